@@ -1,0 +1,3 @@
+//! The memcached operator's API types.
+
+pub mod v1alpha1;

@@ -1,0 +1,340 @@
+//! `#[derive(CustomResource)]`: checks a root kind and generates its kube and serde impls.
+
+use operator_gen::diagnostics::Diagnostics;
+use operator_gen::markers::{self, ResourceMarker, Scope};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::spanned::Spanned;
+
+use crate::checks;
+use crate::crate_crd;
+
+pub fn expand(input: syn::DeriveInput) -> TokenStream {
+    let mut diags = Diagnostics::new();
+    let (resource, subresources, _columns) =
+        operator_gen::crd::crd_markers(&input.attrs, &mut diags);
+    markers::parse_field_markers(&input.attrs, markers::MarkerTarget::Type, &mut diags);
+    checks::check_fields(&input.data, &mut diags);
+
+    let fields = match &input.data {
+        syn::Data::Struct(syn::DataStruct {
+            fields: syn::Fields::Named(named),
+            ..
+        }) => Some(&named.named),
+        _ => {
+            diags.push(input.ident.span(), "#[derive(CustomResource)] goes on a struct with named fields (metadata, spec, status)");
+            None
+        }
+    };
+    if !input.generics.params.is_empty() {
+        diags.push(
+            input.generics.span(),
+            "a custom resource type cannot be generic",
+        );
+    }
+    let resource = match resource {
+        Some(r) => Some(r),
+        None if diags.is_empty() => {
+            diags.push(
+                input.ident.span(),
+                "#[derive(CustomResource)] needs #[resource(group = \"...\", version = \"...\")] on the struct",
+            );
+            None
+        }
+        None => None,
+    };
+    let field = |name: &str| {
+        fields.and_then(|f| {
+            f.iter()
+                .find(|f| f.ident.as_ref().is_some_and(|i| i == name))
+        })
+    };
+    if fields.is_some() && field("metadata").is_none() {
+        diags.push(
+            input.ident.span(),
+            "a custom resource needs a `metadata: ObjectMeta` field",
+        );
+    }
+    if let Some(span) = subresources.status
+        && fields.is_some()
+        && field("status").is_none()
+    {
+        diags.push(
+            span,
+            format!(
+                "subresource(status) needs a `status` field on `{}`",
+                input.ident
+            ),
+        );
+    }
+    if let Some(status) = field("status")
+        && option_inner(&status.ty).is_none()
+    {
+        diags.push(
+            status.ty.span(),
+            "`status` must be an Option<...>: new objects have no status yet",
+        );
+    }
+
+    let (Some(resource), Some(fields), true) = (resource, fields, diags.is_empty()) else {
+        return diags
+            .into_syn_result()
+            .expect_err("diagnostics are not empty")
+            .to_compile_error();
+    };
+
+    let kind = resource
+        .kind
+        .as_ref()
+        .map_or_else(|| input.ident.to_string(), |k| k.value.clone());
+    let extra_file = local_file(&input);
+    match crate_crd::compile_crd(&resource.group.value, &kind, extra_file) {
+        Ok(crd) => generate(&input, fields, &resource, &kind, &crd),
+        Err(message) => {
+            let err = syn::Error::new(
+                input.ident.span(),
+                format!("cannot generate the CRD for {kind}; operator-gen reports:\n{message}"),
+            )
+            .to_compile_error();
+            err
+        }
+    }
+}
+
+fn local_file(input: &syn::DeriveInput) -> Option<std::path::PathBuf> {
+    // Span::local_file needs a real compiler span; outside a macro expansion (unit tests)
+    // there is none.
+    std::panic::catch_unwind(|| input.ident.span().unwrap().local_file())
+        .ok()
+        .flatten()
+}
+
+fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+fn generate(
+    input: &syn::DeriveInput,
+    fields: &syn::punctuated::Punctuated<syn::Field, syn::Token![,]>,
+    resource: &ResourceMarker,
+    kind: &str,
+    crd: &crate_crd::CompiledCrd,
+) -> TokenStream {
+    let ident = &input.ident;
+    let group = &resource.group.value;
+    let version = &resource.version.value;
+    let api_version = if group.is_empty() {
+        version.clone()
+    } else {
+        format!("{group}/{version}")
+    };
+    let plural = crd_plural(&crd.json).unwrap_or_else(|| operator_gen::crd::default_plural(kind));
+    let scope = match resource.scope {
+        Scope::Namespaced => quote!(::k8s_openapi::NamespaceResourceScope),
+        Scope::Cluster => quote!(::k8s_openapi::ClusterResourceScope),
+    };
+    let crd_json = &crd.json;
+    let tracked = crd.files.iter().map(|f| f.display().to_string());
+
+    let find = |name: &str| {
+        fields
+            .iter()
+            .find(|f| f.ident.as_ref().is_some_and(|i| i == name))
+    };
+    let spec_impl = find("spec").map(|spec| {
+        let ty = &spec.ty;
+        quote! {
+            impl ::kube::core::object::HasSpec for #ident {
+                type Spec = #ty;
+                fn spec(&self) -> &#ty { &self.spec }
+                fn spec_mut(&mut self) -> &mut #ty { &mut self.spec }
+            }
+        }
+    });
+    let status_impl = find("status").and_then(|s| option_inner(&s.ty)).map(|ty| {
+        quote! {
+            impl ::kube::core::object::HasStatus for #ident {
+                type Status = #ty;
+                fn status(&self) -> ::core::option::Option<&#ty> { self.status.as_ref() }
+                fn status_mut(&mut self) -> &mut ::core::option::Option<#ty> { &mut self.status }
+            }
+        }
+    });
+
+    // `new(name, spec)`: everything else starts at its default.
+    let spec_ty = find("spec").map(|s| &s.ty);
+    let init = fields.iter().filter_map(|f| f.ident.as_ref()).map(|name| {
+        if name == "metadata" {
+            quote!(metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                name: ::core::option::Option::Some(::std::string::ToString::to_string(name)),
+                ..::core::default::Default::default()
+            })
+        } else if name == "spec" {
+            quote!(spec)
+        } else {
+            quote!(#name: ::core::default::Default::default())
+        }
+    });
+    let new_fn = match spec_ty {
+        Some(ty) => quote! {
+            /// A new object named `name` with the given spec (metadata and status empty).
+            pub fn new(name: &str, spec: #ty) -> Self { Self { #(#init),* } }
+        },
+        None => quote! {
+            /// A new object named `name` (everything else at its default).
+            pub fn new(name: &str) -> Self { Self { #(#init),* } }
+        },
+    };
+
+    let serde_impls = serde_impls(input, fields, &api_version, kind);
+
+    quote! {
+        impl #ident {
+            /// The API group.
+            pub const GROUP: &'static str = #group;
+            /// The API version within the group.
+            pub const VERSION: &'static str = #version;
+            /// `group/version` (just `version` for the core group).
+            pub const API_VERSION: &'static str = #api_version;
+            /// The kind.
+            pub const KIND: &'static str = #kind;
+            /// The resource name in URLs.
+            pub const PLURAL: &'static str = #plural;
+
+            #new_fn
+
+            /// The CustomResourceDefinition of this kind: the same object `operator-gen`
+            /// writes to `config/crd/bases`.
+            pub fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+                // Rebuild when any scanned source changes, not only this file.
+                #( const _: &[u8] = ::core::include_bytes!(#tracked); )*
+                ::serde_json::from_str(#crd_json).expect("the embedded CRD was produced by operator-gen and parses")
+            }
+        }
+
+        impl ::kube::core::Resource for #ident {
+            type DynamicType = ();
+            type Scope = #scope;
+            fn kind(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#kind) }
+            fn group(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#group) }
+            fn version(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#version) }
+            fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#api_version) }
+            fn plural(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#plural) }
+            fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta { &self.metadata }
+            fn meta_mut(&mut self) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta { &mut self.metadata }
+        }
+
+        #spec_impl
+        #status_impl
+        #serde_impls
+    }
+}
+
+fn crd_plural(json: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(json).ok()?;
+    v.pointer("/spec/names/plural")?.as_str().map(String::from)
+}
+
+/// Serialize/Deserialize through a serde "remote" mirror of the struct with two extra
+/// fields, `apiVersion` and `kind`: written on output, checked when present on input.
+fn serde_impls(
+    input: &syn::DeriveInput,
+    fields: &syn::punctuated::Punctuated<syn::Field, syn::Token![,]>,
+    api_version: &str,
+    kind: &str,
+) -> TokenStream {
+    let ident = &input.ident;
+    let ident_text = ident.to_string();
+    let wire = format_ident!("__{}Wire", ident);
+    let api_tag = format_ident!("__{}ApiVersion", ident);
+    let kind_tag = format_ident!("__{}Kind", ident);
+    let get_api = format_ident!("__{}_api_version", ident.to_string().to_lowercase());
+    let get_kind = format_ident!("__{}_kind", ident.to_string().to_lowercase());
+    let container_serde = input.attrs.iter().filter(|a| a.path().is_ident("serde"));
+    let mirror_fields = fields.iter().map(|f| {
+        let serde_attrs = f.attrs.iter().filter(|a| a.path().is_ident("serde"));
+        let name = &f.ident;
+        let ty = &f.ty;
+        quote!(#(#serde_attrs)* #name: #ty)
+    });
+    let moves = fields
+        .iter()
+        .filter_map(|f| f.ident.as_ref())
+        .map(|n| quote!(#n: w.#n));
+    let tag = |tag: &syn::Ident, expected: &str, what: &str| {
+        quote! {
+            #[derive(Default)]
+            struct #tag;
+            impl ::serde::Serialize for #tag {
+                fn serialize<S: ::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    s.serialize_str(#expected)
+                }
+            }
+            impl<'de> ::serde::Deserialize<'de> for #tag {
+                fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> ::core::result::Result<Self, D::Error> {
+                    let found = <::std::string::String as ::serde::Deserialize>::deserialize(d)?;
+                    if found == #expected {
+                        ::core::result::Result::Ok(#tag)
+                    } else {
+                        ::core::result::Result::Err(<D::Error as ::serde::de::Error>::custom(::std::format!(
+                            "expected {} {:?}, found {:?}", #what, #expected, found
+                        )))
+                    }
+                }
+            }
+        }
+    };
+    let api_tag_def = tag(&api_tag, api_version, "apiVersion");
+    let kind_tag_def = tag(&kind_tag, kind, "kind");
+    let get_api_text = get_api.to_string();
+    let get_kind_text = get_kind.to_string();
+    quote! {
+        const _: () = {
+            #api_tag_def
+            #kind_tag_def
+            fn #get_api(_: &#ident) -> #api_tag { #api_tag }
+            fn #get_kind(_: &#ident) -> #kind_tag { #kind_tag }
+
+            #[derive(::serde::Serialize, ::serde::Deserialize)]
+            #[serde(remote = #ident_text)]
+            #(#container_serde)*
+            struct #wire {
+                #[serde(rename = "apiVersion", getter = #get_api_text, default)]
+                __api_version: #api_tag,
+                #[serde(rename = "kind", getter = #get_kind_text, default)]
+                __kind: #kind_tag,
+                #(#mirror_fields),*
+            }
+
+            impl ::core::convert::From<#wire> for #ident {
+                fn from(w: #wire) -> Self {
+                    let _ = (w.__api_version, w.__kind);
+                    Self { #(#moves),* }
+                }
+            }
+
+            impl ::serde::Serialize for #ident {
+                fn serialize<S: ::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    #wire::serialize(self, s)
+                }
+            }
+
+            impl<'de> ::serde::Deserialize<'de> for #ident {
+                fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> ::core::result::Result<Self, D::Error> {
+                    #wire::deserialize(d)
+                }
+            }
+        };
+    }
+}

@@ -1,0 +1,239 @@
+//! operator-gen: the Rust counterpart of controller-gen.
+//!
+//! It reads marker attributes (`#[resource]`, `#[validation]`, `#[rbac]`, ...) straight
+//! from Rust source files with `syn`, without compiling the operator, and produces
+//! CustomResourceDefinitions and RBAC roles as typed k8s-openapi objects, rendered to YAML.
+//!
+//! The pipeline runs one way:
+//! source files → [`source`] (parse, index) → [`markers`] (typed attributes) →
+//! [`schema`]/[`crd`]/[`rbac`] (k8s-openapi objects) → [`output`] (YAML artifacts) → a sink.
+//!
+//! ```no_run
+//! let generated = operator_gen::generate(&["memcached/src".into()], &operator_gen::Options::default())?;
+//! for artifact in generated.artifacts() {
+//!     println!("{}:\n{}", artifact.file_name, artifact.contents);
+//! }
+//! # Ok::<(), operator_gen::Error>(())
+//! ```
+//!
+//! The marker grammar in [`markers`] is also what `operator-derive` checks at compile time.
+
+pub mod crd;
+pub mod diagnostics;
+pub mod docs;
+pub mod known_types;
+pub mod markers;
+pub mod output;
+pub mod rbac;
+pub mod schema;
+pub mod serde_attrs;
+pub mod source;
+pub mod yaml;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+
+pub use output::{Artifact, ArtifactKind, Layout};
+pub use rbac::RbacRole;
+
+use diagnostics::Diagnostics;
+use source::{Index, SourceFile};
+
+/// Generator settings (controller-gen's `crd:` and `rbac:` options).
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Shorten descriptions to this many bytes; `Some(0)` drops them (`crd:maxDescLen`).
+    pub max_desc_len: Option<usize>,
+    /// Allow `f32`/`f64` fields (`crd:allowDangerousTypes`).
+    pub allow_dangerous_types: bool,
+    /// Name of the role for `#[rbac]` markers without their own `role_name` (`rbac:roleName`).
+    pub role_name: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            max_desc_len: None,
+            allow_dangerous_types: false,
+            role_name: "manager-role".into(),
+        }
+    }
+}
+
+/// A problem in the sources, located at `file:line:column`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LocatedError {
+    pub file: PathBuf,
+    /// 1-based.
+    pub line: usize,
+    /// 1-based, in characters.
+    pub column: usize,
+    pub message: String,
+    /// The source line, for the excerpt under the message.
+    pub snippet: Option<String>,
+    /// 0-based character range on `snippet` to underline.
+    pub highlight: (usize, usize),
+}
+
+impl LocatedError {
+    fn new(file: &SourceFile, span: proc_macro2::Span, message: String) -> Self {
+        let start = span.start();
+        let end = span.end();
+        let end_col = if end.line == start.line {
+            end.column.max(start.column + 1)
+        } else {
+            usize::MAX
+        };
+        let snippet = file
+            .text
+            .lines()
+            .nth(start.line.saturating_sub(1))
+            .map(str::to_string);
+        let width = snippet.as_ref().map_or(0, |s| s.chars().count());
+        Self {
+            file: file.path.clone(),
+            line: start.line,
+            column: start.column + 1,
+            message,
+            highlight: (start.column, end_col.min(width.max(start.column + 1))),
+            snippet,
+        }
+    }
+}
+
+impl fmt::Display for LocatedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: error: {}",
+            self.file.display(),
+            self.line,
+            self.column,
+            self.message
+        )?;
+        if let Some(snippet) = &self.snippet {
+            let gutter = self.line.to_string().len();
+            let (from, to) = self.highlight;
+            writeln!(f)?;
+            writeln!(f, "{:gutter$} |", "")?;
+            writeln!(f, "{} | {}", self.line, snippet)?;
+            write!(
+                f,
+                "{:gutter$} | {}{}",
+                "",
+                " ".repeat(from),
+                "^".repeat(to.saturating_sub(from).max(1))
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Why generation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}", render_errors(.0))]
+    Invalid(Vec<LocatedError>),
+}
+
+fn render_errors(errors: &[LocatedError]) -> String {
+    let mut out = String::new();
+    for e in errors {
+        out.push_str(&e.to_string());
+        out.push_str("\n\n");
+    }
+    out.push_str(&format!(
+        "{} error{} in marker attributes or types; nothing was written",
+        errors.len(),
+        if errors.len() == 1 { "" } else { "s" }
+    ));
+    out
+}
+
+/// What the generator produced: typed objects, ready to render or to use in code.
+#[derive(Debug, Clone, Default)]
+pub struct Generated {
+    /// One per (group, kind), sorted by group then kind.
+    pub crds: Vec<CustomResourceDefinition>,
+    pub roles: Vec<RbacRole>,
+}
+
+/// Reads the Rust sources under `paths` and generates CRDs and RBAC roles.
+pub fn generate(paths: &[PathBuf], options: &Options) -> Result<Generated, Error> {
+    let files = source::load(paths)?;
+    generate_from_files(&files, options)
+}
+
+/// Generates from sources already in memory (`(path, text)` pairs; module paths are taken
+/// relative to `root`).
+pub fn generate_from_texts(
+    root: &Path,
+    texts: Vec<(PathBuf, String)>,
+    options: &Options,
+) -> Result<Generated, Error> {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for (path, text) in texts {
+        match source::parse_text(&path, root, text) {
+            Ok(f) => files.push(f),
+            Err(e) => errors.push(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(Error::Invalid(errors));
+    }
+    generate_from_files(&files, options)
+}
+
+fn generate_from_files(files: &[SourceFile], options: &Options) -> Result<Generated, Error> {
+    let index = Index::build(files);
+    let mut problems: Vec<(&SourceFile, Diagnostics)> = Vec::new();
+
+    let kinds = crd::find_kinds(&index, &mut problems);
+    let mut builder = schema::SchemaBuilder::new(&index, options);
+    let mut crds = crd::build_crds(&kinds, &mut builder, &mut problems);
+    if let Some(max) = options.max_desc_len {
+        for c in &mut crds {
+            output::truncate_descriptions(c, max);
+        }
+    }
+
+    let mut rbac_markers = Vec::new();
+    for site in &index.rbac {
+        let mut diags = Diagnostics::new();
+        if let Some(m) = markers::parse_rbac(markers::MetaSource::Attr(site.attr), &mut diags) {
+            rbac_markers.push(m);
+        }
+        problems.push((site.file, diags));
+    }
+    let roles = rbac::build_roles(&rbac_markers, &options.role_name);
+
+    let mut errors: Vec<LocatedError> = problems
+        .into_iter()
+        .flat_map(|(file, diags)| {
+            diags
+                .into_vec()
+                .into_iter()
+                .map(move |d| LocatedError::new(file, d.span, d.message))
+        })
+        .chain(
+            builder
+                .file_problems
+                .into_iter()
+                .map(|(file, span, msg)| LocatedError::new(file, span, msg)),
+        )
+        .collect();
+    errors.sort();
+    errors.dedup();
+    if !errors.is_empty() {
+        return Err(Error::Invalid(errors));
+    }
+    Ok(Generated { crds, roles })
+}

@@ -1,0 +1,103 @@
+//! `operator-gen`: the generator as a command, for any crate (controller-gen's CLI).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+use operator_gen::{ArtifactKind, Layout, Options, output};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "operator-gen",
+    version,
+    about = "Generate CRDs and RBAC roles from marker attributes in Rust sources",
+    long_about = "Reads #[resource], #[validation], #[schema], #[rbac], ... attributes from the Rust files under \
+                  --paths (without compiling them) and writes kubebuilder's config/ layout: \
+                  <out>/crd/bases/<group>_<plural>.yaml and <out>/rbac/role.yaml."
+)]
+struct Cli {
+    /// What to generate.
+    #[arg(value_enum)]
+    what: What,
+    /// Rust source files or directories to scan (repeatable).
+    #[arg(long = "paths", short = 'p', required = true, num_args = 1..)]
+    paths: Vec<PathBuf>,
+    /// The config directory to write into (kubebuilder layout).
+    #[arg(long, default_value = "config", conflicts_with = "stdout")]
+    out: PathBuf,
+    /// Print the YAML to stdout instead of writing files.
+    #[arg(long)]
+    stdout: bool,
+    /// Write nothing; exit 1 with a diff if the files under --out are stale.
+    #[arg(long, conflicts_with = "stdout")]
+    check: bool,
+    /// Shorten descriptions to this many bytes (0 drops them), like controller-gen's crd:maxDescLen.
+    #[arg(long)]
+    max_desc_len: Option<usize>,
+    /// Allow f32/f64 fields, like controller-gen's crd:allowDangerousTypes.
+    #[arg(long)]
+    allow_dangerous_types: bool,
+    /// Name of the generated ClusterRole/Roles, like controller-gen's rbac:roleName.
+    #[arg(long, default_value = "manager-role")]
+    role_name: String,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum What {
+    Crd,
+    Rbac,
+    All,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("{err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
+    let options = Options {
+        max_desc_len: cli.max_desc_len,
+        allow_dangerous_types: cli.allow_dangerous_types,
+        role_name: cli.role_name.clone(),
+    };
+    let generated = operator_gen::generate(&cli.paths, &options)?;
+    let artifacts: Vec<_> = generated
+        .artifacts()
+        .into_iter()
+        .filter(|a| match cli.what {
+            What::All => true,
+            What::Crd => a.kind == ArtifactKind::Crd,
+            What::Rbac => a.kind == ArtifactKind::Rbac,
+        })
+        .collect();
+    if cli.stdout {
+        for a in &artifacts {
+            print!("{}", a.contents);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let layout = Layout::kubebuilder(&cli.out);
+    if cli.check {
+        let drift = output::check(&artifacts, &layout);
+        if drift.is_empty() {
+            return Ok(ExitCode::SUCCESS);
+        }
+        for d in &drift {
+            eprintln!("{d}");
+        }
+        eprintln!(
+            "generated files are out of date; run operator-gen without --check to update them"
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    for path in output::write_all(&artifacts, &layout)? {
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}

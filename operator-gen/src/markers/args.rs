@@ -1,0 +1,305 @@
+//! Argument parsing shared by every marker: `key = value`, bare flags and nested groups,
+//! with typed values, spans kept, duplicate and unknown keys reported (with a suggestion).
+
+use crate::diagnostics::Diagnostics;
+use proc_macro2::{Span, TokenStream};
+use syn::ext::IdentExt;
+use syn::meta::ParseNestedMeta;
+use syn::parse::Parser;
+use syn::spanned::Spanned as _;
+use syn::{Expr, ExprLit, ExprUnary, Lit, LitStr, Token, UnOp};
+
+/// A value together with the span of the tokens that wrote it.
+#[derive(Debug, Clone)]
+pub struct Spanned<T> {
+    pub value: T,
+    pub span: Span,
+}
+
+impl<T> Spanned<T> {
+    pub fn new(value: T, span: Span) -> Self {
+        Self { value, span }
+    }
+}
+
+/// Where the arguments of a marker come from: a helper attribute on an item, or the
+/// argument tokens of an attribute macro (`#[rbac(...)]` on a function).
+#[derive(Debug, Clone, Copy)]
+pub enum MetaSource<'a> {
+    Attr(&'a syn::Attribute),
+    Tokens(&'a TokenStream, Span),
+}
+
+impl MetaSource<'_> {
+    pub fn span(&self) -> Span {
+        match self {
+            MetaSource::Attr(attr) => attr.span(),
+            MetaSource::Tokens(_, span) => *span,
+        }
+    }
+}
+
+/// Parses `key = value, flag, group(...)` arguments of the marker `marker`.
+///
+/// `allowed` lists the keys; `on_arg` is called once per known key and parses its value.
+/// Unknown keys are reported with the closest allowed key and the full list; duplicates
+/// are reported; a value error stops this attribute (its later arguments are not seen).
+/// Returns whether the arguments parsed cleanly; callers skip their "missing argument"
+/// checks otherwise, so one typo gives one error.
+pub fn parse_args(
+    source: MetaSource<'_>,
+    marker: &str,
+    allowed: &[&str],
+    diags: &mut Diagnostics,
+    mut on_arg: impl FnMut(&str, &ParseNestedMeta<'_>) -> syn::Result<()>,
+) -> bool {
+    let mut seen: Vec<String> = Vec::new();
+    let mut local = Diagnostics::new();
+    let mut handler = |meta: ParseNestedMeta<'_>| -> syn::Result<()> {
+        let Some(ident) = meta.path.get_ident() else {
+            return Err(meta.error(format!(
+                "expected a plain argument name in #[{marker}(...)]; allowed: {}",
+                allowed.join(", ")
+            )));
+        };
+        let key = ident.unraw().to_string();
+        if !allowed.contains(&key.as_str()) {
+            local.push(ident.span(), unknown_key_message(marker, &key, allowed));
+            return skip_value(&meta);
+        }
+        if seen.contains(&key) {
+            local.push(
+                ident.span(),
+                format!("duplicate argument `{key}` in #[{marker}(...)]"),
+            );
+            return skip_value(&meta);
+        }
+        seen.push(key.clone());
+        on_arg(&key, &meta)
+    };
+    let result = match source {
+        MetaSource::Attr(attr) => attr.parse_nested_meta(&mut handler),
+        MetaSource::Tokens(tokens, _) => syn::meta::parser(&mut handler).parse2(tokens.clone()),
+    };
+    let clean = local.is_empty() && result.is_ok();
+    diags.append(local);
+    if let Err(err) = result {
+        diags.push_syn(err);
+    }
+    clean
+}
+
+fn unknown_key_message(marker: &str, key: &str, allowed: &[&str]) -> String {
+    let suggestion = allowed
+        .iter()
+        .map(|candidate| (strsim::jaro_winkler(key, candidate), *candidate))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, candidate)| format!("; did you mean `{candidate}`?"))
+        .unwrap_or_default();
+    format!(
+        "unknown argument `{key}` in #[{marker}(...)]{suggestion} (allowed: {})",
+        allowed.join(", ")
+    )
+}
+
+/// Consumes the value of an argument we are not going to interpret.
+fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let content;
+        syn::parenthesized!(content in meta.input);
+        content.parse::<TokenStream>()?;
+    }
+    Ok(())
+}
+
+/// `key = "text"`.
+pub fn string(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<String>> {
+    let lit: LitStr = meta.value()?.parse()?;
+    Ok(Spanned::new(lit.value(), lit.span()))
+}
+
+/// `key = "a;b;c"` (kubebuilder's list spelling) or `key = ["a", "b", "c"]`.
+pub fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<Vec<String>>> {
+    let expr: Expr = meta.value()?.parse()?;
+    let span = expr.span();
+    let items = match &expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => s
+            .value()
+            .split(';')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect(),
+        Expr::Array(array) => array
+            .elems
+            .iter()
+            .map(|e| match e {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => Ok(s.value()),
+                other => Err(syn::Error::new(other.span(), "expected a string literal")),
+            })
+            .collect::<syn::Result<_>>()?,
+        other => {
+            return Err(syn::Error::new(
+                other.span(),
+                "expected a string such as \"a;b\" or a list such as [\"a\", \"b\"]",
+            ));
+        }
+    };
+    Ok(Spanned::new(items, span))
+}
+
+/// A bare `key` (true) or `key = true|false`.
+pub fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<bool>> {
+    if meta.input.peek(Token![=]) {
+        let lit: syn::LitBool = meta.value()?.parse()?;
+        Ok(Spanned::new(lit.value, lit.span))
+    } else {
+        Ok(Spanned::new(true, meta.path.span()))
+    }
+}
+
+/// `key = 12` (a non-negative integer).
+pub fn unsigned(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<u64>> {
+    let lit: syn::LitInt = meta.value()?.parse()?;
+    Ok(Spanned::new(lit.base10_parse()?, lit.span()))
+}
+
+/// `key = -3` (an integer that fits in i32, as Kubernetes' int32 fields require).
+pub fn int32(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<i32>> {
+    let expr: Expr = meta.value()?.parse()?;
+    let span = expr.span();
+    match literal_json(&expr)? {
+        serde_json::Value::Number(n) => n
+            .as_i64()
+            .and_then(|v| i32::try_from(v).ok())
+            .map(|v| Spanned::new(v, span))
+            .ok_or_else(|| syn::Error::new(span, "expected an integer that fits in int32")),
+        _ => Err(syn::Error::new(span, "expected an integer")),
+    }
+}
+
+/// `key = 1.5` or `key = -2` as a JSON number.
+pub fn number(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<serde_json::Number>> {
+    let expr: Expr = meta.value()?.parse()?;
+    let span = expr.span();
+    match literal_json(&expr)? {
+        serde_json::Value::Number(n) => Ok(Spanned::new(n, span)),
+        _ => Err(syn::Error::new(
+            span,
+            "expected a number such as 0, -1 or 2.5",
+        )),
+    }
+}
+
+/// `key = <literal>`: a string, number, bool or a `[...]` list of those, as JSON.
+pub fn json(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<serde_json::Value>> {
+    let expr: Expr = meta.value()?.parse()?;
+    Ok(Spanned::new(literal_json(&expr)?, expr.span()))
+}
+
+/// Converts a Rust literal expression into the JSON value it spells.
+pub fn literal_json(expr: &Expr) -> syn::Result<serde_json::Value> {
+    use serde_json::Value;
+    match expr {
+        Expr::Lit(ExprLit { lit, .. }) => match lit {
+            Lit::Str(s) => Ok(Value::String(s.value())),
+            Lit::Bool(b) => Ok(Value::Bool(b.value)),
+            Lit::Int(i) => Ok(Value::Number(
+                i.base10_parse::<i64>()
+                    .map(Into::into)
+                    .or_else(|_| i.base10_parse::<u64>().map(Into::into))?,
+            )),
+            Lit::Float(f) => {
+                let v: f64 = f.base10_parse()?;
+                serde_json::Number::from_f64(v)
+                    .map(Value::Number)
+                    .ok_or_else(|| syn::Error::new(f.span(), "expected a finite number"))
+            }
+            other => Err(syn::Error::new(
+                other.span(),
+                "expected a string, number or bool literal",
+            )),
+        },
+        Expr::Unary(ExprUnary {
+            op: UnOp::Neg(_),
+            expr: inner,
+            ..
+        }) => match literal_json(inner)? {
+            Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Ok(Value::Number((-i).into()))
+                } else {
+                    let f = n.as_f64().unwrap_or_default();
+                    Ok(Value::Number(
+                        serde_json::Number::from_f64(-f).unwrap_or_else(|| 0.into()),
+                    ))
+                }
+            }
+            _ => Err(syn::Error::new(inner.span(), "only numbers can be negated")),
+        },
+        Expr::Array(array) => array
+            .elems
+            .iter()
+            .map(literal_json)
+            .collect::<syn::Result<Vec<_>>>()
+            .map(Value::Array),
+        Expr::Group(group) => literal_json(&group.expr),
+        Expr::Paren(paren) => literal_json(&paren.expr),
+        other => Err(syn::Error::new(
+            other.span(),
+            "expected a literal: a string, number, bool or [list] of those",
+        )),
+    }
+}
+
+/// Parses `key(...)` as a nested group with its own allowed keys.
+pub fn nested(
+    meta: &ParseNestedMeta<'_>,
+    marker: &str,
+    allowed: &[&str],
+    diags: &mut Diagnostics,
+    mut on_arg: impl FnMut(&str, &ParseNestedMeta<'_>) -> syn::Result<()>,
+) -> syn::Result<()> {
+    if !meta.input.peek(syn::token::Paren) {
+        return Err(meta.error(format!(
+            "expected `{marker}(...)` with arguments: {}",
+            allowed.join(", ")
+        )));
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let tokens: TokenStream = content.parse()?;
+    let span = meta.path.span();
+    parse_args(
+        MetaSource::Tokens(&tokens, span),
+        marker,
+        allowed,
+        diags,
+        &mut on_arg,
+    );
+    Ok(())
+}
+
+/// Reports a missing required argument at the marker.
+pub fn require<T>(
+    value: Option<T>,
+    source: MetaSource<'_>,
+    marker: &str,
+    key: &str,
+    diags: &mut Diagnostics,
+) -> Option<T> {
+    if value.is_none() {
+        diags.push(
+            source.span(),
+            format!("#[{marker}(...)] needs `{key} = ...`"),
+        );
+    }
+    value
+}

@@ -1,0 +1,393 @@
+//! CRD-level markers, written on the root kind: `#[resource]`, `#[subresource]`,
+//! `#[printcolumn]`.
+
+use super::args::{self, MetaSource, Spanned, parse_args, require};
+use super::{PRINTCOLUMN, RESOURCE, SUBRESOURCE};
+use crate::diagnostics::Diagnostics;
+use proc_macro2::Span;
+
+/// Whether objects of the kind live in a namespace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scope {
+    #[default]
+    Namespaced,
+    Cluster,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Namespaced => "Namespaced",
+            Scope::Cluster => "Cluster",
+        }
+    }
+}
+
+/// `#[resource(group = "...", version = "...", kind = "...", namespaced, plural = "...", ...)]`:
+/// the group/version/kind and the names of a custom resource
+/// (`+groupName`, `+kubebuilder:resource`).
+#[derive(Debug, Clone)]
+pub struct ResourceMarker {
+    pub group: Spanned<String>,
+    pub version: Spanned<String>,
+    /// `None` means the struct's own name.
+    pub kind: Option<Spanned<String>>,
+    pub scope: Scope,
+    pub plural: Option<Spanned<String>>,
+    pub singular: Option<Spanned<String>>,
+    pub shortnames: Vec<String>,
+    pub categories: Vec<String>,
+    pub span: Span,
+}
+
+const RESOURCE_KEYS: &[&str] = &[
+    "group",
+    "version",
+    "kind",
+    "namespaced",
+    "scope",
+    "plural",
+    "singular",
+    "shortnames",
+    "categories",
+];
+
+pub fn parse_resource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option<ResourceMarker> {
+    let (mut group, mut version, mut kind, mut plural, mut singular) =
+        (None, None, None, None, None);
+    let mut namespaced: Option<Spanned<bool>> = None;
+    let mut scope: Option<Spanned<String>> = None;
+    let (mut shortnames, mut categories) = (Vec::new(), Vec::new());
+    let mut checks = Diagnostics::new();
+    let clean = parse_args(source, RESOURCE, RESOURCE_KEYS, diags, |key, meta| {
+        match key {
+            "group" => group = Some(args::string(meta)?),
+            "version" => version = Some(args::string(meta)?),
+            "kind" => kind = Some(args::string(meta)?),
+            "namespaced" => namespaced = Some(args::flag(meta)?),
+            "scope" => scope = Some(args::string(meta)?),
+            "plural" => plural = Some(args::string(meta)?),
+            "singular" => singular = Some(args::string(meta)?),
+            "shortnames" => shortnames = args::string_list(meta)?.value,
+            "categories" => categories = args::string_list(meta)?.value,
+            _ => unreachable!("key {key} is in RESOURCE_KEYS"),
+        }
+        Ok(())
+    });
+    if !clean {
+        return None;
+    }
+    let group = require(group, source, RESOURCE, "group", diags)?;
+    let version = require(version, source, RESOURCE, "version", diags)?;
+
+    let scope = match (scope, namespaced) {
+        (Some(s), ns) => {
+            let parsed = match s.value.as_str() {
+                "Namespaced" => Scope::Namespaced,
+                "Cluster" => Scope::Cluster,
+                other => {
+                    checks.push(
+                        s.span,
+                        format!("unknown scope `{other}`; expected \"Namespaced\" or \"Cluster\""),
+                    );
+                    Scope::Namespaced
+                }
+            };
+            if let Some(ns) = ns
+                && ns.value != (parsed == Scope::Namespaced)
+            {
+                checks.push(ns.span, "`namespaced` contradicts `scope`");
+            }
+            parsed
+        }
+        (None, Some(ns)) if !ns.value => Scope::Cluster,
+        _ => Scope::Namespaced,
+    };
+
+    if !group.value.is_empty() && !is_dns_subdomain(&group.value) {
+        checks.push(
+            group.span,
+            format!(
+                "group `{}` is not a lowercase DNS subdomain such as \"cache.example.com\"",
+                group.value
+            ),
+        );
+    }
+    if !is_dns_label(&version.value) || !version.value.starts_with(|c: char| c.is_ascii_lowercase())
+    {
+        checks.push(
+            version.span,
+            format!(
+                "version `{}` must be a lowercase DNS label starting with a letter, such as \"v1alpha1\"",
+                version.value
+            ),
+        );
+    }
+    if let Some(kind) = &kind
+        && !kind.value.starts_with(|c: char| c.is_ascii_uppercase())
+    {
+        checks.push(
+            kind.span,
+            "kind must be CamelCase, starting with an upper-case letter",
+        );
+    }
+    for name in [&plural, &singular].into_iter().flatten() {
+        if !is_dns_label(&name.value) {
+            checks.push(
+                name.span,
+                format!("`{}` must be a lowercase DNS label", name.value),
+            );
+        }
+    }
+    diags.append(checks);
+    Some(ResourceMarker {
+        group,
+        version,
+        kind,
+        scope,
+        plural,
+        singular,
+        shortnames,
+        categories,
+        span: source.span(),
+    })
+}
+
+/// Lowercase RFC 1123 label: `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, at most 63 characters.
+pub fn is_dns_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+/// Lowercase RFC 1123 subdomain: dot-separated labels, at most 253 characters.
+pub fn is_dns_subdomain(s: &str) -> bool {
+    s.len() <= 253 && s.split('.').all(is_dns_label)
+}
+
+/// `#[subresource(status)]` and/or `#[subresource(scale(spec_path = ..., status_path = ..., selector_path = ...))]`.
+#[derive(Debug, Clone, Default)]
+pub struct SubresourceMarker {
+    pub status: Option<Span>,
+    pub scale: Option<ScaleMarker>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ScaleMarker {
+    pub spec_path: Spanned<String>,
+    pub status_path: Spanned<String>,
+    pub selector_path: Option<Spanned<String>>,
+    pub span: Span,
+}
+
+const SCALE_KEYS: &[&str] = &["spec_path", "status_path", "selector_path"];
+
+pub fn parse_subresource(source: MetaSource<'_>, diags: &mut Diagnostics) -> SubresourceMarker {
+    let mut marker = SubresourceMarker::default();
+    let mut inner = Diagnostics::new();
+    parse_args(
+        source,
+        SUBRESOURCE,
+        &["status", "scale"],
+        diags,
+        |key, meta| {
+            use syn::spanned::Spanned as _;
+            match key {
+                "status" => marker.status = Some(meta.path.span()),
+                "scale" => {
+                    let (mut spec, mut status, mut selector) = (None, None, None);
+                    let span = meta.path.span();
+                    args::nested(meta, "scale", SCALE_KEYS, &mut inner, |key, meta| {
+                        let value = args::string(meta)?;
+                        if !value.value.starts_with('.') {
+                            return Err(syn::Error::new(
+                                value.span,
+                                "a scale path is a JSON path starting with `.`, such as \".spec.replicas\"",
+                            ));
+                        }
+                        match key {
+                            "spec_path" => spec = Some(value),
+                            "status_path" => status = Some(value),
+                            _ => selector = Some(value),
+                        }
+                        Ok(())
+                    })?;
+                    let missing: Vec<&str> = [
+                        ("spec_path", spec.is_none()),
+                        ("status_path", status.is_none()),
+                    ]
+                    .into_iter()
+                    .filter_map(|(k, missing)| missing.then_some(k))
+                    .collect();
+                    if !missing.is_empty() {
+                        return Err(syn::Error::new(
+                            span,
+                            format!("scale(...) needs {}", missing.join(" and ")),
+                        ));
+                    }
+                    if let Some(spec) = &spec
+                        && !spec.value.starts_with(".spec.")
+                    {
+                        inner.push(
+                            spec.span,
+                            "spec_path must point into .spec, such as \".spec.replicas\"",
+                        );
+                    }
+                    if let Some(status) = &status
+                        && !status.value.starts_with(".status.")
+                    {
+                        inner.push(
+                            status.span,
+                            "status_path must point into .status, such as \".status.replicas\"",
+                        );
+                    }
+                    marker.scale = Some(ScaleMarker {
+                        spec_path: spec.expect("checked above"),
+                        status_path: status.expect("checked above"),
+                        selector_path: selector,
+                        span,
+                    });
+                }
+                _ => unreachable!(),
+            }
+            Ok(())
+        },
+    );
+    diags.append(inner);
+    marker
+}
+
+/// The column types kubectl understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnType {
+    Integer,
+    Number,
+    String,
+    Boolean,
+    Date,
+}
+
+impl ColumnType {
+    const ALL: &[(&str, ColumnType)] = &[
+        ("integer", ColumnType::Integer),
+        ("number", ColumnType::Number),
+        ("string", ColumnType::String),
+        ("boolean", ColumnType::Boolean),
+        ("date", ColumnType::Date),
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, t)| *t == self)
+            .map(|(s, _)| *s)
+            .expect("every variant is listed")
+    }
+}
+
+/// `#[printcolumn(name = "...", type = "...", json_path = "...", description, format, priority)]`
+/// (`+kubebuilder:printcolumn`). Repeatable; columns keep their order.
+#[derive(Debug, Clone)]
+pub struct PrintColumnMarker {
+    pub name: String,
+    pub type_: ColumnType,
+    pub json_path: String,
+    pub description: Option<String>,
+    pub format: Option<String>,
+    pub priority: Option<i32>,
+}
+
+const PRINTCOLUMN_KEYS: &[&str] = &[
+    "name",
+    "type",
+    "json_path",
+    "description",
+    "format",
+    "priority",
+];
+const COLUMN_FORMATS: &[&str] = &[
+    "int32",
+    "int64",
+    "float",
+    "double",
+    "byte",
+    "date",
+    "date-time",
+    "password",
+];
+
+pub fn parse_printcolumn(
+    source: MetaSource<'_>,
+    diags: &mut Diagnostics,
+) -> Option<PrintColumnMarker> {
+    let (mut name, mut type_, mut json_path, mut description, mut format, mut priority) =
+        (None, None, None, None, None, None);
+    let clean = parse_args(source, PRINTCOLUMN, PRINTCOLUMN_KEYS, diags, |key, meta| {
+        match key {
+            "name" => name = Some(args::string(meta)?.value),
+            "type" => {
+                let t = args::string(meta)?;
+                type_ = Some(
+                    ColumnType::ALL
+                        .iter()
+                        .find(|(s, _)| *s == t.value)
+                        .map(|(_, c)| *c)
+                        .ok_or_else(|| {
+                            syn::Error::new(
+                                t.span,
+                                format!(
+                                    "unknown column type `{}`; expected one of: integer, number, string, boolean, date",
+                                    t.value
+                                ),
+                            )
+                        })?,
+                );
+            }
+            "json_path" => {
+                let p = args::string(meta)?;
+                if !p.value.starts_with('.') {
+                    return Err(syn::Error::new(
+                        p.span,
+                        "json_path is a JSON path starting with `.`, such as \".spec.size\"",
+                    ));
+                }
+                json_path = Some(p.value);
+            }
+            "description" => description = Some(args::string(meta)?.value),
+            "format" => {
+                let f = args::string(meta)?;
+                if !COLUMN_FORMATS.contains(&f.value.as_str()) {
+                    return Err(syn::Error::new(
+                        f.span,
+                        format!(
+                            "unknown column format `{}`; expected one of: {}",
+                            f.value,
+                            COLUMN_FORMATS.join(", ")
+                        ),
+                    ));
+                }
+                format = Some(f.value);
+            }
+            "priority" => priority = Some(args::int32(meta)?.value),
+            _ => unreachable!(),
+        }
+        Ok(())
+    });
+    if !clean {
+        return None;
+    }
+    let name = require(name, source, PRINTCOLUMN, "name", diags);
+    let type_ = require(type_, source, PRINTCOLUMN, "type", diags);
+    let json_path = require(json_path, source, PRINTCOLUMN, "json_path", diags);
+    Some(PrintColumnMarker {
+        name: name?,
+        type_: type_?,
+        json_path: json_path?,
+        description,
+        format,
+        priority,
+    })
+}

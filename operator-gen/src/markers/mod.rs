@@ -1,0 +1,41 @@
+//! The marker grammar: the one place that says which attributes exist, which arguments
+//! they take and what the values mean. operator-derive parses its helper attributes with
+//! these functions at compile time and operator-gen parses the same attributes from source
+//! files, so whatever compiles is exactly what the generator understands.
+//!
+//! Every marker is a typed value (an enum variant or a struct field) that keeps the span of
+//! the tokens it came from. Adding a marker means: a variant, its parse arm in the same
+//! file, and its apply arm in `crate::schema::apply` (the `match` there is exhaustive, so
+//! the compiler lists every place that must learn about it).
+
+mod args;
+mod crd;
+mod field;
+mod rbac;
+
+pub use args::{MetaSource, Spanned};
+pub use crd::{
+    ColumnType, PrintColumnMarker, ResourceMarker, ScaleMarker, Scope, SubresourceMarker,
+    parse_printcolumn, parse_resource, parse_subresource,
+};
+pub use field::{
+    FieldMarkers, ListType, MarkerTarget, ObjectType, SchemaProp, Validation, parse_field_markers,
+    syntactic_schema_type,
+};
+pub use rbac::{KNOWN_VERBS, RbacMarker, parse_rbac};
+
+/// The attribute names this crate owns, as written by the user (`#[validation(...)]`).
+pub const RESOURCE: &str = "resource";
+pub const SUBRESOURCE: &str = "subresource";
+pub const PRINTCOLUMN: &str = "printcolumn";
+pub const VALIDATION: &str = "validation";
+pub const SCHEMA: &str = "schema";
+pub const RBAC: &str = "rbac";
+
+/// The name of a marker attribute (the last path segment), if `attr` is one of ours.
+pub fn marker_name(attr: &syn::Attribute) -> Option<&'static str> {
+    let last = attr.path().segments.last()?.ident.to_string();
+    [RESOURCE, SUBRESOURCE, PRINTCOLUMN, VALIDATION, SCHEMA, RBAC]
+        .into_iter()
+        .find(|name| *name == last)
+}

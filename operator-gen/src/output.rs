@@ -1,0 +1,284 @@
+//! Stage five: typed objects become YAML artifacts, and artifacts go to a sink: a directory
+//! (all files or none), a check against what is on disk, or memory. What is generated is
+//! separate from where it goes.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use k8s_openapi::Resource as _;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceDefinition, JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
+};
+use serde_json::Value;
+
+use crate::{Generated, RbacRole, docs, yaml};
+
+/// Which generator made an artifact; the sink maps kinds to directories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ArtifactKind {
+    Crd,
+    Rbac,
+}
+
+/// One generated file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Artifact {
+    pub kind: ArtifactKind,
+    pub file_name: String,
+    pub contents: String,
+}
+
+/// Where each kind of artifact goes (kubebuilder: `config/crd/bases`, `config/rbac`).
+#[derive(Debug, Clone)]
+pub struct Layout {
+    pub crd_dir: PathBuf,
+    pub rbac_dir: PathBuf,
+}
+
+impl Layout {
+    /// kubebuilder's layout under a `config/` directory.
+    pub fn kubebuilder(config: &Path) -> Self {
+        Self {
+            crd_dir: config.join("crd").join("bases"),
+            rbac_dir: config.join("rbac"),
+        }
+    }
+
+    pub fn path_of(&self, artifact: &Artifact) -> PathBuf {
+        match artifact.kind {
+            ArtifactKind::Crd => self.crd_dir.join(&artifact.file_name),
+            ArtifactKind::Rbac => self.rbac_dir.join(&artifact.file_name),
+        }
+    }
+}
+
+/// The RBAC file name controller-gen uses.
+pub const ROLE_FILE: &str = "role.yaml";
+
+/// Serialises a k8s-openapi object to JSON the way Go's encoding/json would write it:
+/// integral floats (minimum: 0) print as integers.
+pub fn to_json<T: serde::Serialize>(obj: &T) -> Value {
+    let mut v = serde_json::to_value(obj).expect("k8s-openapi objects always serialise");
+    integral_floats_to_ints(&mut v);
+    v
+}
+
+fn integral_floats_to_ints(v: &mut Value) {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or_default();
+            if f.fract() == 0.0 && f.abs() < 9.0e15 {
+                *v = Value::Number((f as i64).into());
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_floats_to_ints),
+        Value::Object(map) => map.values_mut().for_each(integral_floats_to_ints),
+        _ => {}
+    }
+}
+
+fn with_type_meta(mut v: Value, api_version: &str, kind: &str) -> Value {
+    if let Value::Object(map) = &mut v {
+        map.insert("apiVersion".into(), Value::String(api_version.into()));
+        map.insert("kind".into(), Value::String(kind.into()));
+    }
+    v
+}
+
+/// The file name of a CRD: `<group>_<plural>.yaml`.
+pub fn crd_file_name(crd: &CustomResourceDefinition) -> String {
+    format!("{}_{}.yaml", crd.spec.group, crd.spec.names.plural)
+}
+
+/// The YAML of one CRD, exactly as it is written to disk.
+pub fn crd_yaml(crd: &CustomResourceDefinition) -> String {
+    let v = with_type_meta(
+        to_json(crd),
+        CustomResourceDefinition::API_VERSION,
+        CustomResourceDefinition::KIND,
+    );
+    yaml::to_yaml_stream(&[v])
+}
+
+impl Generated {
+    /// All files, in a fixed order: CRDs by file name, then the role file.
+    pub fn artifacts(&self) -> Vec<Artifact> {
+        let mut out: Vec<Artifact> = self
+            .crds
+            .iter()
+            .map(|crd| Artifact {
+                kind: ArtifactKind::Crd,
+                file_name: crd_file_name(crd),
+                contents: crd_yaml(crd),
+            })
+            .collect();
+        out.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+        if !self.roles.is_empty() {
+            let docs: Vec<Value> = self
+                .roles
+                .iter()
+                .map(|r| match r {
+                    RbacRole::Cluster(c) => {
+                        with_type_meta(to_json(c), "rbac.authorization.k8s.io/v1", "ClusterRole")
+                    }
+                    RbacRole::Namespaced(r) => {
+                        with_type_meta(to_json(r), "rbac.authorization.k8s.io/v1", "Role")
+                    }
+                })
+                .collect();
+            out.push(Artifact {
+                kind: ArtifactKind::Rbac,
+                file_name: ROLE_FILE.into(),
+                contents: yaml::to_yaml_stream(&docs),
+            });
+        }
+        out
+    }
+}
+
+/// Applies `max_desc_len` to every description of a CRD's schemas.
+pub fn truncate_descriptions(crd: &mut CustomResourceDefinition, max: usize) {
+    fn walk(s: &mut JSONSchemaProps, max: usize) {
+        s.description = s.description.take().and_then(|d| docs::truncate(&d, max));
+        for p in s.properties.iter_mut().flat_map(|m| m.values_mut()) {
+            walk(p, max);
+        }
+        match &mut s.items {
+            Some(JSONSchemaPropsOrArray::Schema(i)) => walk(i, max),
+            Some(JSONSchemaPropsOrArray::Schemas(list)) => {
+                list.iter_mut().for_each(|i| walk(i, max))
+            }
+            None => {}
+        }
+        if let Some(JSONSchemaPropsOrBool::Schema(a)) = &mut s.additional_properties {
+            walk(a, max);
+        }
+        for list in [&mut s.all_of, &mut s.any_of, &mut s.one_of]
+            .into_iter()
+            .flatten()
+        {
+            list.iter_mut().for_each(|i| walk(i, max));
+        }
+    }
+    for v in &mut crd.spec.versions {
+        if let Some(schema) = v
+            .schema
+            .as_mut()
+            .and_then(|s| s.open_api_v3_schema.as_mut())
+        {
+            walk(schema, max);
+        }
+    }
+}
+
+/// A difference between generated and committed files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Drift {
+    /// The file on disk differs; `diff` is a unified diff (committed → generated).
+    Changed {
+        path: PathBuf,
+        diff: String,
+    },
+    Missing {
+        path: PathBuf,
+    },
+    /// A file in a generated directory that the generator no longer produces.
+    Stale {
+        path: PathBuf,
+    },
+}
+
+impl std::fmt::Display for Drift {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Drift::Changed { path, diff } => write!(f, "{} is stale:\n{diff}", path.display()),
+            Drift::Missing { path } => write!(f, "{} is missing", path.display()),
+            Drift::Stale { path } => {
+                write!(f, "{} is no longer generated (remove it)", path.display())
+            }
+        }
+    }
+}
+
+/// YAML files in the CRD directory that `artifacts` does not produce. The CRD directory is
+/// wholly generated, so these are leftovers of renamed or removed kinds.
+fn stale_crd_files(artifacts: &[Artifact], layout: &Layout) -> Vec<PathBuf> {
+    let produced: BTreeSet<PathBuf> = artifacts.iter().map(|a| layout.path_of(a)).collect();
+    let Ok(entries) = std::fs::read_dir(&layout.crd_dir) else {
+        return Vec::new();
+    };
+    let mut stale: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml") && !produced.contains(p))
+        .collect();
+    stale.sort();
+    stale
+}
+
+/// Compares `artifacts` with the files on disk without writing anything.
+pub fn check(artifacts: &[Artifact], layout: &Layout) -> Vec<Drift> {
+    let mut drift = Vec::new();
+    for a in artifacts {
+        let path = layout.path_of(a);
+        match std::fs::read_to_string(&path) {
+            Err(_) => drift.push(Drift::Missing { path }),
+            Ok(current) if current != a.contents => {
+                let diff = similar::TextDiff::from_lines(&current, &a.contents)
+                    .unified_diff()
+                    .context_radius(3)
+                    .header(
+                        &format!("{} (committed)", path.display()),
+                        &format!("{} (generated)", path.display()),
+                    )
+                    .to_string();
+                drift.push(Drift::Changed { path, diff });
+            }
+            Ok(_) => {}
+        }
+    }
+    drift.extend(
+        stale_crd_files(artifacts, layout)
+            .into_iter()
+            .map(|path| Drift::Stale { path }),
+    );
+    drift
+}
+
+/// Writes every artifact, or none: each file is first written next to its target under a
+/// temporary name, and only when all are written are they renamed into place. Stale CRD
+/// files are removed afterwards. Files whose contents are unchanged are not touched.
+/// Returns the paths that changed.
+pub fn write_all(artifacts: &[Artifact], layout: &Layout) -> std::io::Result<Vec<PathBuf>> {
+    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let result = (|| {
+        for a in artifacts {
+            let path = layout.path_of(a);
+            if std::fs::read_to_string(&path).is_ok_and(|c| c == a.contents) {
+                continue;
+            }
+            let dir = path.parent().unwrap_or(Path::new("."));
+            std::fs::create_dir_all(dir)?;
+            let tmp = dir.join(format!(".{}.operator-gen.tmp", a.file_name));
+            std::fs::write(&tmp, &a.contents)?;
+            staged.push((tmp, path));
+        }
+        Ok(())
+    })();
+    if let Err(e) = result {
+        for (tmp, _) in &staged {
+            let _ = std::fs::remove_file(tmp);
+        }
+        return Err(e);
+    }
+    let mut changed = Vec::new();
+    for (tmp, path) in staged {
+        std::fs::rename(&tmp, &path)?;
+        changed.push(path);
+    }
+    for stale in stale_crd_files(artifacts, layout) {
+        std::fs::remove_file(&stale)?;
+        changed.push(stale);
+    }
+    Ok(changed)
+}

@@ -1,0 +1,680 @@
+//! Stage three: Rust types to structural OpenAPI v3 schemas. Resolves type paths through
+//! the source index, honours serde's renames, skips, defaults and flattening, applies the
+//! schema markers (checking that each fits the type it lands on), and reports what cannot
+//! be expressed (floats without opt-in, generics, recursion, unknown types) at its span.
+
+use std::collections::{BTreeMap, HashMap};
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    JSON, JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
+};
+use proc_macro2::Span;
+use syn::spanned::Spanned as _;
+
+use crate::Options;
+use crate::diagnostics::Diagnostics;
+use crate::docs;
+use crate::known_types;
+use crate::markers::{self, FieldMarkers, MarkerTarget, SchemaProp, Spanned, Validation};
+use crate::serde_attrs::{self, ContainerAttrs};
+use crate::source::{Index, Resolved, SourceFile, TypeDecl, TypeItem};
+
+/// Builds schemas for the types of one source index, collecting problems as it goes.
+#[derive(Debug)]
+pub struct SchemaBuilder<'a, 'i> {
+    index: &'i Index<'a>,
+    options: &'i Options,
+    /// Types being built, innermost last, to detect recursion.
+    stack: Vec<usize>,
+    cache: HashMap<usize, Option<JSONSchemaProps>>,
+    pub file_problems: Vec<(&'a SourceFile, Span, String)>,
+}
+
+/// Where a type expression was written: its module (for name resolution) and file.
+#[derive(Clone, Copy)]
+struct Site<'a, 'm> {
+    module: &'m [String],
+    file: &'a SourceFile,
+}
+
+impl<'a, 'i> SchemaBuilder<'a, 'i> {
+    pub fn new(index: &'i Index<'a>, options: &'i Options) -> Self {
+        Self {
+            index,
+            options,
+            stack: Vec::new(),
+            cache: HashMap::new(),
+            file_problems: Vec::new(),
+        }
+    }
+
+    fn error(&mut self, file: &'a SourceFile, span: Span, message: impl Into<String>) {
+        self.file_problems.push((file, span, message.into()));
+    }
+
+    fn push_diags(&mut self, file: &'a SourceFile, diags: Diagnostics) {
+        for d in diags.into_vec() {
+            self.file_problems.push((file, d.span, d.message));
+        }
+    }
+
+    /// The schema of a root kind: `apiVersion`, `kind`, `metadata` and the struct's own fields.
+    pub fn root_schema(&mut self, decl: &TypeDecl<'a>) -> Option<JSONSchemaProps> {
+        let TypeItem::Struct(item) = decl.item else {
+            self.error(
+                decl.file,
+                decl.item.ident().span(),
+                "#[resource] goes on a struct with named fields",
+            );
+            return None;
+        };
+        let site = Site {
+            module: &decl.module,
+            file: decl.file,
+        };
+        let container = self.container_attrs(decl.file, decl.item.attrs());
+        let mut schema = self.struct_schema(site, &item.fields, &container, true)?;
+        let props = schema.properties.get_or_insert_with(BTreeMap::new);
+        props.insert(
+            "apiVersion".into(),
+            JSONSchemaProps {
+                description: Some(known_types::API_VERSION_DESCRIPTION.into()),
+                type_: Some("string".into()),
+                ..Default::default()
+            },
+        );
+        props.insert(
+            "kind".into(),
+            JSONSchemaProps {
+                description: Some(known_types::KIND_DESCRIPTION.into()),
+                type_: Some("string".into()),
+                ..Default::default()
+            },
+        );
+        // The API server owns the shape of the top-level metadata.
+        props.insert(
+            "metadata".into(),
+            JSONSchemaProps {
+                type_: Some("object".into()),
+                ..Default::default()
+            },
+        );
+        if let Some(required) = &mut schema.required {
+            required.retain(|r| r != "metadata");
+            if required.is_empty() {
+                schema.required = None;
+            }
+        }
+        schema.description = docs::description(decl.item.attrs());
+        let mut diags = Diagnostics::new();
+        let markers =
+            markers::parse_field_markers(decl.item.attrs(), MarkerTarget::Type, &mut diags);
+        self.push_diags(decl.file, diags);
+        self.apply_markers(decl.file, &mut schema, &markers);
+        Some(schema)
+    }
+
+    fn container_attrs(
+        &mut self,
+        file: &'a SourceFile,
+        attrs: &[syn::Attribute],
+    ) -> ContainerAttrs {
+        match serde_attrs::container_attrs(attrs) {
+            Ok(c) => c,
+            Err(e) => {
+                self.error(file, e.span(), format!("cannot read serde attribute: {e}"));
+                ContainerAttrs::default()
+            }
+        }
+    }
+
+    /// The schema of a named type declared in the sources (cached; recursion is an error).
+    fn decl_schema(
+        &mut self,
+        id: usize,
+        use_span: (&'a SourceFile, Span),
+    ) -> Option<JSONSchemaProps> {
+        if let Some(done) = self.cache.get(&id) {
+            return done.clone();
+        }
+        let decl = self.index.decls[id].clone();
+        if let Some(pos) = self.stack.iter().position(|d| *d == id) {
+            let cycle: Vec<String> = self.stack[pos..]
+                .iter()
+                .map(|d| self.index.decls[*d].name())
+                .chain(std::iter::once(decl.name()))
+                .collect();
+            self.error(
+                use_span.0,
+                use_span.1,
+                format!(
+                    "recursive type: {} cannot be expressed as a structural schema; break the cycle, for example with #[schema(schemaless, preserve_unknown_fields)] on this field",
+                    cycle.join(" -> ")
+                ),
+            );
+            return None;
+        }
+        if !decl.item.generics().params.is_empty() {
+            self.error(
+                decl.file,
+                decl.item.generics().span(),
+                format!(
+                    "generic type `{}` is not supported in a CRD schema; use a concrete type",
+                    decl.name()
+                ),
+            );
+            self.cache.insert(id, None);
+            return None;
+        }
+        self.stack.push(id);
+        let site = Site {
+            module: &decl.module,
+            file: decl.file,
+        };
+        let container = self.container_attrs(decl.file, decl.item.attrs());
+        let mut schema = match decl.item {
+            TypeItem::Struct(s) => match &s.fields {
+                syn::Fields::Named(_) if container.transparent => {
+                    let field = s.fields.iter().find(|f| {
+                        serde_attrs::field_attrs(&f.attrs)
+                            .map(|a| !a.skip_deserializing)
+                            .unwrap_or(true)
+                    });
+                    field.and_then(|f| self.type_schema(site, &f.ty))
+                }
+                syn::Fields::Named(_) => self.struct_schema(site, &s.fields, &container, false),
+                syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+                    self.type_schema(site, &u.unnamed[0].ty)
+                }
+                _ => {
+                    self.error(
+                        decl.file,
+                        s.ident.span(),
+                        format!(
+                            "`{}` serializes as a JSON array or null, which has no structural schema; use named fields",
+                            s.ident
+                        ),
+                    );
+                    None
+                }
+            },
+            TypeItem::Enum(e) => self.enum_schema(site, e, &container),
+            TypeItem::Alias(t) => self.type_schema(site, &t.ty),
+        };
+        self.stack.pop();
+        if let Some(schema) = &mut schema {
+            schema.description = docs::description(decl.item.attrs()).or(schema.description.take());
+            let mut diags = Diagnostics::new();
+            let markers =
+                markers::parse_field_markers(decl.item.attrs(), MarkerTarget::Type, &mut diags);
+            self.push_diags(decl.file, diags);
+            self.apply_markers(decl.file, schema, &markers);
+        }
+        self.cache.insert(id, schema.clone());
+        schema
+    }
+
+    fn struct_schema(
+        &mut self,
+        site: Site<'a, '_>,
+        fields: &'a syn::Fields,
+        container: &ContainerAttrs,
+        is_root: bool,
+    ) -> Option<JSONSchemaProps> {
+        let mut properties = BTreeMap::new();
+        let mut required = Vec::new();
+        let mut ok = true;
+        for field in fields {
+            let Some(ident) = &field.ident else { continue };
+            let attrs = match serde_attrs::field_attrs(&field.attrs) {
+                Ok(a) => a,
+                Err(e) => {
+                    self.error(
+                        site.file,
+                        e.span(),
+                        format!("cannot read serde attribute: {e}"),
+                    );
+                    continue;
+                }
+            };
+            if attrs.skip_serializing && attrs.skip_deserializing {
+                continue;
+            }
+            let rust_name = syn::ext::IdentExt::unraw(ident).to_string();
+            let json_name = attrs.rename.clone().unwrap_or_else(|| {
+                container
+                    .rename_all
+                    .map_or(rust_name.clone(), |r| r.apply_to_field(&rust_name))
+            });
+            if is_root && json_name == "metadata" {
+                continue;
+            }
+            let mut diags = Diagnostics::new();
+            let markers =
+                markers::parse_field_markers(&field.attrs, MarkerTarget::Field, &mut diags);
+            self.push_diags(site.file, diags);
+
+            if attrs.flatten {
+                match self.type_schema(site, &field.ty) {
+                    Some(inner) if inner.properties.is_some() => {
+                        properties.extend(inner.properties.unwrap_or_default());
+                        if !is_option(&field.ty) {
+                            required.extend(inner.required.unwrap_or_default());
+                        }
+                    }
+                    Some(_) => {
+                        self.error(
+                            site.file,
+                            field.ty.span(),
+                            "#[serde(flatten)] is supported for structs with named fields; a flattened map has no structural schema",
+                        );
+                        ok = false;
+                    }
+                    None => ok = false,
+                }
+                continue;
+            }
+
+            let schemaless = markers
+                .has(|p| matches!(p, SchemaProp::Schemaless))
+                .is_some();
+            let schema = if schemaless {
+                Some(JSONSchemaProps::default())
+            } else {
+                self.type_schema(site, &field.ty)
+            };
+            let Some(mut schema) = schema else {
+                ok = false;
+                continue;
+            };
+            if let Some(doc) = docs::description(&field.attrs) {
+                schema.description = Some(doc);
+            }
+            self.apply_markers(site.file, &mut schema, &markers);
+
+            let is_required = if markers.required.is_some() {
+                true
+            } else if markers.optional.is_some() {
+                false
+            } else {
+                !(is_option(&field.ty)
+                    || attrs.default
+                    || container.default
+                    || attrs.skip_deserializing)
+            };
+            if is_required {
+                required.push(json_name.clone());
+            }
+            if properties.insert(json_name.clone(), schema).is_some() {
+                self.error(
+                    site.file,
+                    ident.span(),
+                    format!("two fields serialize to the JSON name `{json_name}`"),
+                );
+            }
+        }
+        if !ok {
+            return None;
+        }
+        required.sort();
+        required.dedup();
+        Some(JSONSchemaProps {
+            type_: Some("object".into()),
+            properties: (!properties.is_empty()).then_some(properties),
+            required: (!required.is_empty()).then_some(required),
+            ..Default::default()
+        })
+    }
+
+    fn enum_schema(
+        &mut self,
+        site: Site<'a, '_>,
+        item: &'a syn::ItemEnum,
+        container: &ContainerAttrs,
+    ) -> Option<JSONSchemaProps> {
+        let mut values = Vec::new();
+        for variant in &item.variants {
+            if !matches!(variant.fields, syn::Fields::Unit) {
+                self.error(
+                    site.file,
+                    variant.ident.span(),
+                    format!(
+                        "enum `{}` has data-carrying variants; only enums of unit variants (string enums) are supported so far",
+                        item.ident
+                    ),
+                );
+                return None;
+            }
+            let attrs = serde_attrs::field_attrs(&variant.attrs).unwrap_or_default();
+            if attrs.skip_deserializing {
+                continue;
+            }
+            let name = variant.ident.to_string();
+            values.push(JSON(serde_json::Value::String(
+                attrs.rename.unwrap_or_else(|| {
+                    container
+                        .rename_all
+                        .map_or(name.clone(), |r| r.apply_to_variant(&name))
+                }),
+            )));
+        }
+        if container.untagged {
+            self.error(
+                site.file,
+                item.ident.span(),
+                "#[serde(untagged)] unit enums serialize as null; not supported",
+            );
+            return None;
+        }
+        Some(JSONSchemaProps {
+            type_: Some("string".into()),
+            enum_: Some(values),
+            ..Default::default()
+        })
+    }
+
+    /// Maps a Rust type expression to a schema.
+    fn type_schema(&mut self, site: Site<'a, '_>, ty: &'a syn::Type) -> Option<JSONSchemaProps> {
+        match ty {
+            syn::Type::Path(tp) if tp.qself.is_none() => self.path_schema(site, ty, &tp.path),
+            syn::Type::Reference(r) => self.type_schema(site, &r.elem),
+            syn::Type::Paren(p) => self.type_schema(site, &p.elem),
+            syn::Type::Group(g) => self.type_schema(site, &g.elem),
+            syn::Type::Array(a) => self.array_of(site, &a.elem),
+            syn::Type::Slice(a) => self.array_of(site, &a.elem),
+            other => {
+                self.error(
+                    site.file,
+                    other.span(),
+                    format!(
+                        "unsupported type `{}`: use a struct, enum, String, integer, bool, Option, Vec or map",
+                        quote::quote!(#other)
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    fn array_of(&mut self, site: Site<'a, '_>, elem: &'a syn::Type) -> Option<JSONSchemaProps> {
+        let items = self.type_schema(site, elem)?;
+        Some(JSONSchemaProps {
+            type_: Some("array".into()),
+            items: Some(JSONSchemaPropsOrArray::Schema(Box::new(items))),
+            ..Default::default()
+        })
+    }
+
+    fn path_schema(
+        &mut self,
+        site: Site<'a, '_>,
+        ty: &'a syn::Type,
+        path: &'a syn::Path,
+    ) -> Option<JSONSchemaProps> {
+        let last = path.segments.last()?;
+        let name = last.ident.to_string();
+        let args: Vec<&'a syn::Type> = match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) => a
+                .args
+                .iter()
+                .filter_map(|arg| match arg {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let resolved = self.index.resolve(site.module, path);
+        let full_path = match resolved {
+            Resolved::Local(id) => return self.decl_schema(id, (site.file, ty.span())),
+            Resolved::Ambiguous(ids) => {
+                let places: Vec<String> = ids
+                    .iter()
+                    .map(|i| {
+                        let d = &self.index.decls[*i];
+                        format!(
+                            "crate::{}",
+                            d.module
+                                .iter()
+                                .cloned()
+                                .chain([d.name()])
+                                .collect::<Vec<_>>()
+                                .join("::")
+                        )
+                    })
+                    .collect();
+                self.error(
+                    site.file,
+                    ty.span(),
+                    format!(
+                        "`{name}` is ambiguous: it could be {}; import the one you mean with `use`",
+                        places.join(" or ")
+                    ),
+                );
+                return None;
+            }
+            Resolved::External(p) => p,
+        };
+        let scalar = |t: &str, format: Option<&str>| {
+            Some(JSONSchemaProps {
+                type_: Some(t.into()),
+                format: format.map(Into::into),
+                ..Default::default()
+            })
+        };
+        match (name.as_str(), args.as_slice()) {
+            ("i8" | "i16" | "u8" | "u16" | "isize" | "usize", []) => scalar("integer", None),
+            ("i32" | "u32", []) => scalar("integer", Some("int32")),
+            ("i64" | "u64", []) => scalar("integer", Some("int64")),
+            ("f32" | "f64", []) => {
+                if self.options.allow_dangerous_types {
+                    scalar("number", None)
+                } else {
+                    self.error(
+                        site.file,
+                        ty.span(),
+                        format!(
+                            "`{name}` fields are discouraged in Kubernetes APIs (floats do not round-trip across languages); use an integer or a Quantity, or pass --allow-dangerous-types"
+                        ),
+                    );
+                    None
+                }
+            }
+            ("bool", []) => scalar("boolean", None),
+            ("String" | "str" | "char", []) => scalar("string", None),
+            ("Option" | "Box" | "Rc" | "Arc", [inner]) => self.type_schema(site, inner),
+            ("Vec", [inner]) if matches!(inner, syn::Type::Path(p) if p.path.is_ident("u8")) => {
+                scalar("string", Some("byte"))
+            }
+            ("Vec" | "VecDeque" | "BTreeSet" | "HashSet", [inner]) => self.array_of(site, inner),
+            ("BTreeMap" | "HashMap", [key, value]) => {
+                let key_schema = self.type_schema(site, key)?;
+                if key_schema.type_.as_deref() != Some("string") {
+                    self.error(
+                        site.file,
+                        key.span(),
+                        "map keys must serialize as strings (String or a string enum)",
+                    );
+                    return None;
+                }
+                let value = self.type_schema(site, value)?;
+                Some(JSONSchemaProps {
+                    type_: Some("object".into()),
+                    additional_properties: Some(JSONSchemaPropsOrBool::Schema(Box::new(value))),
+                    ..Default::default()
+                })
+            }
+            ("Value", [])
+                if full_path.first().is_some_and(|p| p == "serde_json") || full_path.len() == 1 =>
+            {
+                Some(JSONSchemaProps {
+                    x_kubernetes_preserve_unknown_fields: Some(true),
+                    ..Default::default()
+                })
+            }
+            _ => {
+                if (known_types::is_kubernetes_path(&full_path) || full_path.len() == 1)
+                    && let Some(schema) = known_types::kubernetes_schema(&name)
+                {
+                    return Some(schema);
+                }
+                self.error(
+                    site.file,
+                    ty.span(),
+                    format!(
+                        "cannot generate a schema for `{}`: it is not declared in the scanned sources and is not a supported Kubernetes or standard type; add the file that declares it to the generator's paths",
+                        full_path.join("::")
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    /// Applies field or type markers to `schema`, checking that each fits.
+    fn apply_markers(
+        &mut self,
+        file: &'a SourceFile,
+        schema: &mut JSONSchemaProps,
+        markers: &FieldMarkers,
+    ) {
+        for p in &markers.schema {
+            if let Err(msg) = apply_schema_prop(schema, &p.value) {
+                self.error(file, p.span, msg);
+            }
+        }
+        // A `type` override goes first, so the other constraints are checked against it.
+        let (types, others): (Vec<_>, Vec<_>) = markers
+            .validations
+            .iter()
+            .partition(|v| matches!(v.value, Validation::Type(_)));
+        for v in types.into_iter().chain(others) {
+            if let Err(msg) = apply_validation(schema, v) {
+                self.error(file, v.span, msg);
+            }
+        }
+        if !markers.items.is_empty() {
+            match &mut schema.items {
+                Some(JSONSchemaPropsOrArray::Schema(items)) => {
+                    for v in &markers.items {
+                        if let Err(msg) = apply_validation(items, v) {
+                            self.error(file, v.span, format!("items: {msg}"));
+                        }
+                    }
+                }
+                _ => {
+                    let span = markers.items[0].span;
+                    self.error(
+                        file,
+                        span,
+                        "`items(...)` applies to arrays (Vec, sets, fixed arrays)",
+                    );
+                }
+            }
+        }
+        // Defaults must satisfy the schema's type.
+        if let Some(default) = markers.schema.iter().find_map(|p| match &p.value {
+            SchemaProp::Default(v) => Some((v, p.span)),
+            _ => None,
+        }) && let Err(msg) = check_value_type(default.0, schema)
+        {
+            self.error(file, default.1, format!("default {msg}"));
+        }
+    }
+}
+
+fn is_option(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option"))
+}
+
+/// Checks that a JSON value fits the schema's type.
+fn check_value_type(value: &serde_json::Value, schema: &JSONSchemaProps) -> Result<(), String> {
+    use serde_json::Value;
+    let Some(ty) = schema.type_.as_deref() else {
+        return Ok(());
+    };
+    let ok = match (ty, value) {
+        ("integer", Value::Number(n)) => n.is_i64() || n.is_u64(),
+        ("number", Value::Number(_)) => true,
+        ("string", Value::String(_)) => true,
+        ("boolean", Value::Bool(_)) => true,
+        ("array", Value::Array(_)) => true,
+        ("object", Value::Object(_)) => true,
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "value `{value}` does not match the field's type `{ty}`"
+        ))
+    }
+}
+
+fn apply_schema_prop(schema: &mut JSONSchemaProps, prop: &SchemaProp) -> Result<(), String> {
+    prop.check_applies(schema.type_.as_deref())?;
+    match prop {
+        SchemaProp::Default(v) => schema.default = Some(JSON(v.clone())),
+        SchemaProp::Example(v) => schema.example = Some(JSON(v.clone())),
+        SchemaProp::Nullable => schema.nullable = Some(true),
+        SchemaProp::Title(t) => schema.title = Some(t.clone()),
+        SchemaProp::ListType(t) => schema.x_kubernetes_list_type = Some(t.as_str().into()),
+        SchemaProp::ListMapKeys(keys) => schema.x_kubernetes_list_map_keys = Some(keys.clone()),
+        SchemaProp::MapType(t) | SchemaProp::StructType(t) => {
+            schema.x_kubernetes_map_type = Some(t.as_str().into())
+        }
+        SchemaProp::PreserveUnknownFields => {
+            schema.x_kubernetes_preserve_unknown_fields = Some(true)
+        }
+        SchemaProp::EmbeddedResource => schema.x_kubernetes_embedded_resource = Some(true),
+        SchemaProp::IntOrString => {
+            schema.x_kubernetes_int_or_string = Some(true);
+            if schema.any_of.is_none() && schema.type_.is_none() {
+                schema.any_of = Some(vec![
+                    JSONSchemaProps {
+                        type_: Some("integer".into()),
+                        ..Default::default()
+                    },
+                    JSONSchemaProps {
+                        type_: Some("string".into()),
+                        ..Default::default()
+                    },
+                ]);
+            }
+        }
+        SchemaProp::Schemaless => {}
+    }
+    Ok(())
+}
+
+fn apply_validation(schema: &mut JSONSchemaProps, v: &Spanned<Validation>) -> Result<(), String> {
+    v.value.check_applies(
+        schema.type_.as_deref(),
+        schema.x_kubernetes_int_or_string == Some(true),
+    )?;
+    let f = |n: &serde_json::Number| n.as_f64().unwrap_or_default();
+    match &v.value {
+        Validation::Minimum(n) => schema.minimum = Some(f(n)),
+        Validation::Maximum(n) => schema.maximum = Some(f(n)),
+        Validation::ExclusiveMinimum(b) => schema.exclusive_minimum = Some(*b),
+        Validation::ExclusiveMaximum(b) => schema.exclusive_maximum = Some(*b),
+        Validation::MultipleOf(n) => schema.multiple_of = Some(f(n)),
+        Validation::MinLength(n) => schema.min_length = Some(*n as i64),
+        Validation::MaxLength(n) => schema.max_length = Some(*n as i64),
+        Validation::Pattern(p) => schema.pattern = Some(p.clone()),
+        Validation::MinItems(n) => schema.min_items = Some(*n as i64),
+        Validation::MaxItems(n) => schema.max_items = Some(*n as i64),
+        Validation::UniqueItems(b) => schema.unique_items = Some(*b),
+        Validation::MinProperties(n) => schema.min_properties = Some(*n as i64),
+        Validation::MaxProperties(n) => schema.max_properties = Some(*n as i64),
+        Validation::Enum(values) => {
+            for value in values {
+                check_value_type(value, schema).map_err(|m| format!("enum {m}"))?;
+            }
+            schema.enum_ = Some(values.iter().cloned().map(JSON).collect());
+        }
+        Validation::Format(fmt) => schema.format = Some(fmt.clone()),
+        Validation::Type(t) => schema.type_ = Some(t.clone()),
+    }
+    Ok(())
+}

@@ -1,0 +1,461 @@
+//! A YAML writer that lays documents out the way controller-gen (go-yaml v2) does, so a
+//! project moving from Go sees no churn: keys in go-yaml's natural order, two-space
+//! indentation with sequences flush under their key, multi-line strings as `|-` blocks,
+//! long plain strings folded past column 80, and strings quoted only where YAML 1.1 would
+//! read them as something else. Output is a pure function of the value.
+
+use serde_json::Value;
+use std::cmp::Ordering;
+
+const WIDTH: usize = 80;
+
+/// Renders `docs` as one YAML stream, each document introduced by `---`.
+pub fn to_yaml_stream(docs: &[Value]) -> String {
+    let mut out = String::new();
+    for doc in docs {
+        out.push_str("---\n");
+        write_block(&mut out, doc, 0);
+    }
+    out
+}
+
+/// go-yaml v2's key order: a natural sort where runs of digits compare as numbers and
+/// non-letters sort before letters.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let ar: Vec<char> = a.chars().collect();
+    let br: Vec<char> = b.chars().collect();
+    let mut i = 0;
+    while i < ar.len() && i < br.len() {
+        if ar[i] == br[i] {
+            i += 1;
+            continue;
+        }
+        let (al, bl) = (ar[i].is_alphabetic(), br[i].is_alphabetic());
+        if al && bl {
+            return ar[i].cmp(&br[i]);
+        }
+        if al || bl {
+            return if bl {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            };
+        }
+        // Both non-letters: compare digit runs numerically.
+        let (mut an, mut bn) = (0i64, 0i64);
+        if ar[i] == '0' || br[i] == '0' {
+            let mut j = i;
+            while j > 0 && ar[j - 1].is_ascii_digit() {
+                j -= 1;
+                if ar[j] != '0' {
+                    an = 1;
+                    bn = 1;
+                    break;
+                }
+            }
+        }
+        let mut ai = i;
+        while ai < ar.len() && ar[ai].is_ascii_digit() {
+            an = an
+                .saturating_mul(10)
+                .saturating_add(ar[ai] as i64 - '0' as i64);
+            ai += 1;
+        }
+        let mut bi = i;
+        while bi < br.len() && br[bi].is_ascii_digit() {
+            bn = bn
+                .saturating_mul(10)
+                .saturating_add(br[bi] as i64 - '0' as i64);
+            bi += 1;
+        }
+        if an != bn {
+            return an.cmp(&bn);
+        }
+        if ai != bi {
+            return ai.cmp(&bi);
+        }
+        return ar[i].cmp(&br[i]);
+    }
+    ar.len().cmp(&br.len())
+}
+
+fn indent(out: &mut String, n: usize) {
+    out.extend(std::iter::repeat_n(' ', n));
+}
+
+/// Writes `value` as the content of a block at `level` spaces; the caller has already
+/// written whatever precedes it on the current line (nothing, a key, or `- `).
+fn write_block(out: &mut String, value: &Value, level: usize) {
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_by(|a, b| natural_cmp(a, b));
+            for (n, key) in keys.into_iter().enumerate() {
+                if n > 0 {
+                    indent(out, level);
+                }
+                write_entry(out, key, &map[key], level);
+            }
+        }
+        Value::Array(items) if !items.is_empty() => {
+            for (n, item) in items.iter().enumerate() {
+                if n > 0 {
+                    indent(out, level);
+                }
+                out.push_str("- ");
+                match item {
+                    Value::Object(m) if !m.is_empty() => write_block(out, item, level + 2),
+                    Value::Array(a) if !a.is_empty() => write_block(out, item, level + 2),
+                    _ => {
+                        write_scalar(out, item, level + 2, level + 2);
+                        out.push('\n');
+                    }
+                }
+            }
+        }
+        _ => {
+            write_scalar(out, value, level, level);
+            out.push('\n');
+        }
+    }
+}
+
+fn write_entry(out: &mut String, key: &str, value: &Value, level: usize) {
+    write_string(out, key, level, level, false);
+    out.push(':');
+    match value {
+        Value::Object(m) if !m.is_empty() => {
+            out.push('\n');
+            indent(out, level + 2);
+            write_block(out, value, level + 2);
+        }
+        Value::Array(a) if !a.is_empty() => {
+            out.push('\n');
+            indent(out, level);
+            write_block(out, value, level);
+        }
+        _ => {
+            out.push(' ');
+            write_scalar(out, value, level, level + 2);
+            out.push('\n');
+        }
+    }
+}
+
+/// Writes a scalar (or an empty collection) inline. `block_indent` is where a literal
+/// block's lines go; `fold_indent` where folded continuation lines start.
+fn write_scalar(out: &mut String, value: &Value, key_level: usize, fold_indent: usize) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => out.push_str(&format_number(n)),
+        Value::String(s) => write_string(out, s, key_level, fold_indent, true),
+        Value::Array(_) => out.push_str("[]"),
+        Value::Object(_) => out.push_str("{}"),
+    }
+}
+
+fn format_number(n: &serde_json::Number) -> String {
+    if n.is_i64() || n.is_u64() {
+        return n.to_string();
+    }
+    let f = n.as_f64().unwrap_or_default();
+    if f.is_infinite() {
+        return if f > 0.0 {
+            ".inf".into()
+        } else {
+            "-.inf".into()
+        };
+    }
+    // Go's strconv 'g' with the shortest representation: exponent only for very large or
+    // very small magnitudes.
+    let exp = if f == 0.0 {
+        0
+    } else {
+        f.abs().log10().floor() as i32
+    };
+    if !(-4..21).contains(&exp) {
+        let s = format!("{f:e}");
+        let (mantissa, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let e: i32 = e.parse().unwrap_or(0);
+        return format!("{mantissa}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
+    }
+    f.to_string()
+}
+
+#[derive(PartialEq)]
+enum Style {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+}
+
+fn write_string(out: &mut String, s: &str, key_level: usize, fold_indent: usize, is_value: bool) {
+    match choose_style(s, is_value) {
+        Style::Plain => write_folded(out, s, fold_indent, false),
+        Style::SingleQuoted => {
+            out.push('\'');
+            write_folded(out, &s.replace('\'', "''"), fold_indent, true);
+            out.push('\'');
+        }
+        Style::DoubleQuoted => write_double_quoted(out, s),
+        Style::Literal => write_literal(out, s, key_level + 2),
+    }
+}
+
+fn choose_style(s: &str, is_value: bool) -> Style {
+    if s.is_empty() {
+        return Style::DoubleQuoted;
+    }
+    let printable = s.chars().all(|c| c == '\n' || c == '\t' || !c.is_control());
+    if !printable {
+        return Style::DoubleQuoted;
+    }
+    if s.contains('\n') {
+        let lines_ok =
+            !s.lines().any(|l| l.ends_with(' ') || l.ends_with('\t')) && !s.starts_with(' ');
+        return if is_value && lines_ok {
+            Style::Literal
+        } else {
+            Style::DoubleQuoted
+        };
+    }
+    if resolves_to_non_string(s) {
+        return Style::DoubleQuoted;
+    }
+    if plain_allowed(s) {
+        Style::Plain
+    } else {
+        Style::SingleQuoted
+    }
+}
+
+/// Whether YAML 1.1 (as go-yaml v2 resolves plain scalars) would read `s` as a non-string.
+fn resolves_to_non_string(s: &str) -> bool {
+    const SPECIAL: &[&str] = &[
+        "~", "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
+        "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF",
+        ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan",
+        ".NaN", ".NAN", "<<",
+    ];
+    if SPECIAL.contains(&s) {
+        return true;
+    }
+    let first = s.as_bytes()[0];
+    if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
+        return false;
+    }
+    let plain: String = s.chars().filter(|c| *c != '_').collect();
+    let body = plain.trim_start_matches(['+', '-']);
+    let is_int = !body.is_empty()
+        && (body.bytes().all(|b| b.is_ascii_digit())
+            || body
+                .strip_prefix("0x")
+                .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
+            || body
+                .strip_prefix("0b")
+                .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b == b'0' || b == b'1'))
+            || body
+                .strip_prefix("0o")
+                .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| (b'0'..=b'7').contains(&b))));
+    let is_float = {
+        let b = body.as_bytes();
+        let mut i = 0;
+        let mut digits = 0;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+            digits += 1;
+        }
+        if i < b.len() && b[i] == b'.' {
+            i += 1;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+                digits += 1;
+            }
+        }
+        if digits > 0 && i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+            i += 1;
+            if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+                i += 1;
+            }
+            let start = i;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            if i == start {
+                return false;
+            }
+        }
+        digits > 0 && i == b.len()
+    };
+    // Sexagesimal numbers such as 1:20 are numbers to YAML 1.1.
+    let is_base60 = body.contains(':')
+        && body.split(':').enumerate().all(|(n, part)| {
+            let part = if n > 0 {
+                part.split('.').next().unwrap_or(part)
+            } else {
+                part
+            };
+            !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit())
+        });
+    is_int || is_float || is_base60
+}
+
+/// libyaml's rules for a plain scalar in block context.
+fn plain_allowed(s: &str) -> bool {
+    let chars: Vec<char> = s.chars().collect();
+    if s.starts_with("---") || s.starts_with("...") {
+        return false;
+    }
+    if chars[0] == ' ' || chars[chars.len() - 1] == ' ' {
+        return false;
+    }
+    for (i, &c) in chars.iter().enumerate() {
+        let next_is_space = chars.get(i + 1).is_none_or(|n| *n == ' ' || *n == '\t');
+        let prev_is_space = i > 0 && (chars[i - 1] == ' ' || chars[i - 1] == '\t');
+        if i == 0 {
+            if "#,[]{}&*!|>'\"%@`".contains(c) {
+                return false;
+            }
+            if (c == '?' || c == ':' || c == '-') && next_is_space {
+                return false;
+            }
+        } else {
+            if c == ':' && next_is_space {
+                return false;
+            }
+            if c == '#' && prev_is_space {
+                return false;
+            }
+        }
+        if c == '\t' {
+            return false;
+        }
+    }
+    true
+}
+
+/// Writes `s`, replacing a space by a line break when the line is already past the width
+/// (libyaml's folding of plain and single-quoted scalars).
+fn write_folded(out: &mut String, s: &str, fold_indent: usize, quoted: bool) {
+    let mut column = out.len() - out.rfind('\n').map_or(0, |p| p + 1);
+    let chars: Vec<char> = s.chars().collect();
+    let mut prev_space = false;
+    for (i, &c) in chars.iter().enumerate() {
+        if c == ' ' {
+            let next_is_space = chars.get(i + 1) == Some(&' ');
+            let allow =
+                !prev_space && column > WIDTH && !next_is_space && i != 0 && i + 1 != chars.len();
+            if allow && (!quoted || i + 1 < chars.len()) {
+                out.push('\n');
+                indent(out, fold_indent);
+                column = fold_indent;
+            } else {
+                out.push(' ');
+                column += 1;
+            }
+            prev_space = true;
+        } else {
+            out.push(c);
+            column += 1;
+            prev_space = false;
+        }
+    }
+}
+
+fn write_double_quoted(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn write_literal(out: &mut String, s: &str, level: usize) {
+    let chomp = if s.ends_with("\n\n") {
+        "+"
+    } else if s.ends_with('\n') {
+        ""
+    } else {
+        "-"
+    };
+    out.push('|');
+    out.push_str(chomp);
+    let body = s.strip_suffix('\n').unwrap_or(s);
+    for line in body.split('\n') {
+        out.push('\n');
+        if !line.is_empty() {
+            indent(out, level);
+            out.push_str(line);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn natural_order_puts_digits_numerically_and_symbols_first() {
+        let mut keys = vec!["b", "a10", "a2", "x-kubernetes-list-type", "A", "$ref", "a"];
+        keys.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            keys,
+            vec!["$ref", "A", "a", "a2", "a10", "b", "x-kubernetes-list-type"]
+        );
+    }
+
+    #[test]
+    fn layout_matches_go_yaml() {
+        let doc = json!({
+            "kind": "X",
+            "list": ["a", {"k": 1, "j": [true]}],
+            "empty": {},
+            "none": [],
+            "text": "line one\nline two",
+            "num": "124",
+            "flag": "true",
+            "bang": "!has(self.x)",
+            "colon": "a: b",
+            "float": 1.5,
+        });
+        let yaml = to_yaml_stream(&[doc]);
+        assert_eq!(
+            yaml,
+            "---\nbang: '!has(self.x)'\ncolon: 'a: b'\nempty: {}\nflag: \"true\"\nfloat: 1.5\nkind: X\nlist:\n- a\n- j:\n  - true\n  k: 1\nnone: []\nnum: \"124\"\ntext: |-\n  line one\n  line two\n"
+        );
+    }
+
+    #[test]
+    fn long_plain_strings_fold_after_column_80() {
+        let doc = json!({"description": "Condition contains details for one aspect of the current state of this API Resource."});
+        let yaml = to_yaml_stream(&[doc]);
+        assert_eq!(
+            yaml,
+            "---\ndescription: Condition contains details for one aspect of the current state of this\n  API Resource.\n"
+        );
+    }
+
+    #[test]
+    fn output_parses_back_to_the_same_value() {
+        let doc = json!({
+            "a": "it's: quoted", "b": "#hash", "c": "- dash", "d": "tab\there", "e": "",
+            "f": "0x1F", "g": "1e3", "h": "1:20", "i": "null", "j": " lead", "k": "multi\n\nline\n",
+            "l": -3, "m": 0.25, "n": null, "o": ["x", ["y", "z"]], "p": "ünïcode",
+            "q": "a very long string that keeps going and going past the eighty column limit of the emitter, surely",
+        });
+        let yaml = to_yaml_stream(std::slice::from_ref(&doc));
+        let back: Value = serde_yaml::from_str(&yaml).expect("valid YAML");
+        assert_eq!(back, doc, "{yaml}");
+    }
+}
