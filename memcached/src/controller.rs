@@ -54,10 +54,14 @@ pub enum Error {
 )]
 #[rbac(groups = "core", resources = "pods", verbs = "get;list;watch")]
 #[rbac(groups = "events.k8s.io", resources = "events", verbs = "create;patch")]
+// Leader election only touches Leases in the operator's own namespace (kustomize rewrites
+// `system` to the deployment namespace), so it gets a namespaced Role, not cluster-wide rights.
 #[rbac(
     groups = "coordination.k8s.io",
     resources = "leases",
-    verbs = "get;list;watch;create;update;patch;delete"
+    verbs = "get;list;watch;create;update;patch;delete",
+    namespace = "system",
+    role_name = "leader-election-role"
 )]
 pub async fn reconcile(
     obj: Arc<Memcached>,

@@ -353,6 +353,7 @@ fn first_line(s: &str) -> String {
         .last()
         .unwrap_or(s)
         .trim()
+        .trim_start_matches("error: ")
         .to_string()
 }
 

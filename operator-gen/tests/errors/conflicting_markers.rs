@@ -1,0 +1,16 @@
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+#[derive(CustomResource)]
+#[resource(group = "test.example.com", version = "v1")]
+pub struct Thing {
+    pub metadata: ObjectMeta,
+    pub spec: ThingSpec,
+}
+
+#[derive(Schema)]
+pub struct ThingSpec {
+    #[validation(min_length = 10, max_length = 2)]
+    pub name: String,
+    #[validation(optional, required)]
+    pub other: String,
+}

@@ -1,0 +1,18 @@
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+#[derive(CustomResource)]
+#[resource(group = "test.example.com", version = "v1")]
+pub struct Thing {
+    pub metadata: ObjectMeta,
+    pub spec: ThingSpec,
+}
+
+#[derive(Schema)]
+pub struct ThingSpec {
+    pub root: Node,
+}
+
+#[derive(Schema)]
+pub struct Node {
+    pub children: Vec<Node>,
+}

@@ -1,0 +1,9 @@
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use other_crate::Settings;
+
+#[derive(CustomResource)]
+#[resource(group = "test.example.com", version = "v1")]
+pub struct Thing {
+    pub metadata: ObjectMeta,
+    pub spec: Settings,
+}
