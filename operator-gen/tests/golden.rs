@@ -163,7 +163,7 @@ fn max_desc_len_shortens_and_zero_drops_descriptions() {
     };
     let yaml = &operator_gen::generate(&[case], &opts).unwrap().artifacts()[0].contents;
     assert!(
-        yaml.contains("description: Between 0 and 10, ends..."),
+        yaml.contains("description: Between 0 and 10,..."),
         "{yaml}"
     );
 }
