@@ -1,0 +1,12 @@
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use operator_derive::CustomResource;
+
+#[derive(CustomResource)]
+#[resource(group = "test.example.com", version = "v1")]
+#[subresource(status)]
+pub struct Thing {
+    pub metadata: ObjectMeta,
+    pub spec: String,
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use operator_derive::Schema;
+
+#[derive(Schema)]
+pub struct Spec {
+    #[validation(minimum = 10, maximum = 1)]
+    pub size: i32,
+    #[validation(max_items = 3)]
+    pub tags: Option<String>,
+}
+
+fn main() {}
