@@ -8,7 +8,8 @@ const CRD_YAML: &str = include_str!("../../config/crd/bases/cache.example.com_me
 
 #[test]
 fn crd_matches_the_generated_yaml() {
-    let from_file: CustomResourceDefinition = serde_yaml::from_str(CRD_YAML).expect("the committed CRD parses");
+    let from_file: CustomResourceDefinition =
+        serde_yaml::from_str(CRD_YAML).expect("the committed CRD parses");
     assert_eq!(Memcached::crd(), from_file);
 }
 
@@ -43,8 +44,10 @@ fn objects_serialise_with_api_version_and_kind() {
             "spec": {"size": 3}
         })
     );
-    let sample: Memcached =
-        serde_yaml::from_str(include_str!("../../config/samples/cache_v1alpha1_memcached.yaml")).unwrap();
+    let sample: Memcached = serde_yaml::from_str(include_str!(
+        "../../config/samples/cache_v1alpha1_memcached.yaml"
+    ))
+    .unwrap();
     assert_eq!(sample.spec.size, 3);
     assert_eq!(sample.metadata.name.as_deref(), Some("memcached-sample"));
 }

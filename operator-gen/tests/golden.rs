@@ -162,8 +162,5 @@ fn max_desc_len_shortens_and_zero_drops_descriptions() {
         ..options()
     };
     let yaml = &operator_gen::generate(&[case], &opts).unwrap().artifacts()[0].contents;
-    assert!(
-        yaml.contains("description: Between 0 and 10,..."),
-        "{yaml}"
-    );
+    assert!(yaml.contains("description: Between 0 and 10,..."), "{yaml}");
 }

@@ -188,7 +188,10 @@ mod tests {
     /// A copy of the parts of the workspace `manifests` reads and writes.
     fn scratch_workspace() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        copy_tree(&root().join("memcached/src"), &dir.path().join("memcached/src"));
+        copy_tree(
+            &root().join("memcached/src"),
+            &dir.path().join("memcached/src"),
+        );
         copy_tree(&root().join("config"), &dir.path().join("config"));
         dir
     }
@@ -225,39 +228,84 @@ mod tests {
 
     #[test]
     fn committed_manifests_are_up_to_date() {
-        assert!(matches!(run_manifests(&root(), true).unwrap(), ManifestsOutcome::UpToDate(2)));
+        assert!(matches!(
+            run_manifests(&root(), true).unwrap(),
+            ManifestsOutcome::UpToDate(2)
+        ));
     }
 
     #[test]
     fn check_names_the_crd_after_a_doc_comment_changes() {
         let ws = scratch_workspace();
-        edit(&ws.path().join("memcached/src/api/v1alpha1.rs"), "/// Nodes are the names", "/// Nodes list the names");
-        let ManifestsOutcome::Stale(drift) = run_manifests(ws.path(), true).unwrap() else { panic!("expected drift") };
+        edit(
+            &ws.path().join("memcached/src/api/v1alpha1.rs"),
+            "/// Nodes are the names",
+            "/// Nodes list the names",
+        );
+        let ManifestsOutcome::Stale(drift) = run_manifests(ws.path(), true).unwrap() else {
+            panic!("expected drift")
+        };
         assert_eq!(drift.len(), 1, "{drift:?}");
         let text = drift[0].to_string();
-        assert!(text.starts_with("config/crd/bases/cache.example.com_memcacheds.yaml is stale"), "{text}");
-        assert!(text.contains("+                description: Nodes list the names"), "{text}");
+        assert!(
+            text.starts_with("config/crd/bases/cache.example.com_memcacheds.yaml is stale"),
+            "{text}"
+        );
+        assert!(
+            text.contains("+                description: Nodes list the names"),
+            "{text}"
+        );
     }
 
     #[test]
     fn check_names_the_role_after_a_marker_changes() {
         let ws = scratch_workspace();
-        edit(&ws.path().join("memcached/src/controller.rs"), "resources = \"pods\", verbs = \"get;list;watch\"", "resources = \"pods\", verbs = \"get;list\"");
-        let ManifestsOutcome::Stale(drift) = run_manifests(ws.path(), true).unwrap() else { panic!("expected drift") };
+        edit(
+            &ws.path().join("memcached/src/controller.rs"),
+            "resources = \"pods\", verbs = \"get;list;watch\"",
+            "resources = \"pods\", verbs = \"get;list\"",
+        );
+        let ManifestsOutcome::Stale(drift) = run_manifests(ws.path(), true).unwrap() else {
+            panic!("expected drift")
+        };
         assert_eq!(drift.len(), 1, "{drift:?}");
-        assert!(drift[0].to_string().starts_with("config/rbac/role.yaml is stale"), "{}", drift[0]);
+        assert!(
+            drift[0]
+                .to_string()
+                .starts_with("config/rbac/role.yaml is stale"),
+            "{}",
+            drift[0]
+        );
     }
 
     #[test]
     fn a_malformed_marker_fails_with_its_location_and_changes_nothing() {
         let ws = scratch_workspace();
         // A change that would alter the role, plus a typo in a validation marker.
-        edit(&ws.path().join("memcached/src/controller.rs"), "verbs = \"get;list;watch\")]", "verbs = \"get\")]");
-        edit(&ws.path().join("memcached/src/api/v1alpha1.rs"), "#[validation(minimum = 0)]", "#[validation(minimun = 0)]");
+        edit(
+            &ws.path().join("memcached/src/controller.rs"),
+            "verbs = \"get;list;watch\")]",
+            "verbs = \"get\")]",
+        );
+        edit(
+            &ws.path().join("memcached/src/api/v1alpha1.rs"),
+            "#[validation(minimum = 0)]",
+            "#[validation(minimun = 0)]",
+        );
         let before = snapshot(ws.path());
-        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else { panic!("expected an error") };
-        assert!(message.contains("memcached/src/api/v1alpha1.rs:"), "{message}");
-        assert!(message.contains("unknown argument `minimun` in #[validation(...)]; did you mean `minimum`?"), "{message}");
+        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else {
+            panic!("expected an error")
+        };
+        assert!(
+            message.contains("memcached/src/api/v1alpha1.rs:"),
+            "{message}"
+        );
+        assert!(
+            message.contains(
+                "unknown argument `minimun` in #[validation(...)]; did you mean `minimum`?"
+            ),
+            "{message}"
+        );
         assert!(message.contains("(allowed: minimum, maximum,"), "{message}");
         assert_eq!(snapshot(ws.path()), before, "no file may change");
     }
@@ -265,9 +313,21 @@ mod tests {
     #[test]
     fn an_unsupported_type_fails_with_its_location() {
         let ws = scratch_workspace();
-        edit(&ws.path().join("memcached/src/api/v1alpha1.rs"), "pub size: i32,", "pub size: std::time::Instant,");
-        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else { panic!("expected an error") };
-        assert!(message.contains("memcached/src/api/v1alpha1.rs:"), "{message}");
-        assert!(message.contains("cannot generate a schema for `std::time::Instant`"), "{message}");
+        edit(
+            &ws.path().join("memcached/src/api/v1alpha1.rs"),
+            "pub size: i32,",
+            "pub size: std::time::Instant,",
+        );
+        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else {
+            panic!("expected an error")
+        };
+        assert!(
+            message.contains("memcached/src/api/v1alpha1.rs:"),
+            "{message}"
+        );
+        assert!(
+            message.contains("cannot generate a schema for `std::time::Instant`"),
+            "{message}"
+        );
     }
 }
