@@ -90,14 +90,11 @@ pub fn expand(input: syn::DeriveInput) -> TokenStream {
     let extra_file = local_file(&input);
     match crate_crd::compile_crd(&resource.group.value, &kind, extra_file) {
         Ok(crd) => generate(&input, fields, &resource, &kind, &crd),
-        Err(message) => {
-            let err = syn::Error::new(
-                input.ident.span(),
-                format!("cannot generate the CRD for {kind}; operator-gen reports:\n{message}"),
-            )
-            .to_compile_error();
-            err
-        }
+        Err(message) => syn::Error::new(
+            input.ident.span(),
+            format!("cannot generate the CRD for {kind}; operator-gen reports:\n{message}"),
+        )
+        .to_compile_error(),
     }
 }
 

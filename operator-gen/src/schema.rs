@@ -483,7 +483,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             ("bool", []) => scalar("boolean", None),
             ("String" | "str" | "char", []) => scalar("string", None),
             ("Option" | "Box" | "Rc" | "Arc", [inner]) => self.type_schema(site, inner),
-            ("Vec", [inner]) if matches!(inner, syn::Type::Path(p) if p.path.is_ident("u8")) => {
+            ("Vec", [syn::Type::Path(p)]) if p.path.is_ident("u8") => {
                 scalar("string", Some("byte"))
             }
             ("Vec" | "VecDeque" | "BTreeSet" | "HashSet", [inner]) => self.array_of(site, inner),

@@ -224,7 +224,7 @@ impl<'a> Index<'a> {
         // Module paths are collected first so decls can borrow them for the index's lifetime.
         let mut pending: Vec<(usize, Vec<String>, TypeItem<'a>)> = Vec::new();
         for (file_no, file) in files.iter().enumerate() {
-            index.collect_items(file_no, file, &file.module, &file.ast.items, &mut pending);
+            index.collect_items(file_no, &file.module, &file.ast.items, &mut pending);
         }
         for (file_no, module, item) in pending {
             let id = index.decls.len();
@@ -247,7 +247,6 @@ impl<'a> Index<'a> {
     fn collect_items(
         &mut self,
         file_no: usize,
-        file: &'a SourceFile,
         module: &[String],
         items: &'a [syn::Item],
         pending: &mut Vec<(usize, Vec<String>, TypeItem<'a>)>,
@@ -267,7 +266,7 @@ impl<'a> Index<'a> {
                     if let Some((_, inner)) = &m.content {
                         let mut sub = module.to_vec();
                         sub.push(m.ident.to_string());
-                        self.collect_items(file_no, file, &sub, inner, pending);
+                        self.collect_items(file_no, &sub, inner, pending);
                     }
                 }
                 _ => {}
