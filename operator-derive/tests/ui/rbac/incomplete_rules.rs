@@ -9,3 +9,7 @@ pub async fn reconcile() {}
 const NOT_A_FUNCTION: u8 = 0;
 
 fn main() {}
+
+#[rbac(urls = "/metrics", resources = "pods", groups = "", verbs = "get")]
+#[rbac(group = "apps", resources = "deployments", verbs = "get")]
+pub fn second() {}
