@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 /// The CRD for (`group`, `kind`) as JSON, plus the files read (for rebuild tracking).
 pub struct CompiledCrd {
     pub json: String,
+    pub plural: String,
     pub files: Vec<PathBuf>,
 }
 
@@ -31,7 +32,11 @@ pub fn compile_crd(group: &str, kind: &str, extra: Option<PathBuf>) -> Result<Co
     if paths.is_empty() {
         return Err(format!("no sources found under {}", src.display()));
     }
-    let files = list_files(&paths);
+    let files: Vec<PathBuf> = operator_gen::source::rust_files(&paths)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|(file, _root)| file)
+        .collect();
 
     // Parse with proc-macro2's own implementation so spans carry real file positions (for
     // error messages) instead of this macro's call site; switch back before emitting tokens.
@@ -52,7 +57,11 @@ pub fn compile_crd(group: &str, kind: &str, extra: Option<PathBuf>) -> Result<Co
         })?;
     let json =
         serde_json::to_string(&operator_gen::output::to_json(crd)).map_err(|e| e.to_string())?;
-    Ok(CompiledCrd { json, files })
+    Ok(CompiledCrd {
+        json,
+        plural: crd.spec.names.plural.clone(),
+        files,
+    })
 }
 
 fn paths_text(paths: &[PathBuf]) -> String {
@@ -61,30 +70,4 @@ fn paths_text(paths: &[PathBuf]) -> String {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-fn list_files(paths: &[PathBuf]) -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                out.push(p);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            walk(p, &mut out);
-        } else {
-            out.push(p.clone());
-        }
-    }
-    out.sort();
-    out
 }

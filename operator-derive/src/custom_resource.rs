@@ -136,7 +136,7 @@ fn generate(
     } else {
         format!("{group}/{version}")
     };
-    let plural = crd_plural(&crd.json).unwrap_or_else(|| operator_gen::crd::default_plural(kind));
+    let plural = &crd.plural;
     let scope = match resource.scope {
         Scope::Namespaced => quote!(::k8s_openapi::NamespaceResourceScope),
         Scope::Cluster => quote!(::k8s_openapi::ClusterResourceScope),
@@ -236,11 +236,6 @@ fn generate(
         #status_impl
         #serde_impls
     }
-}
-
-fn crd_plural(json: &str) -> Option<String> {
-    let v: serde_json::Value = serde_json::from_str(json).ok()?;
-    v.pointer("/spec/names/plural")?.as_str().map(String::from)
 }
 
 /// Serialize/Deserialize through a serde "remote" mirror of the struct with two extra

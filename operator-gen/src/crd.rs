@@ -7,7 +7,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionNames,
     CustomResourceDefinitionSpec, CustomResourceDefinitionVersion, CustomResourceSubresourceScale,
     CustomResourceSubresourceStatus, CustomResourceSubresources, CustomResourceValidation,
-    JSONSchemaProps, JSONSchemaPropsOrArray,
+    JSONSchemaProps,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use proc_macro2::Span;
@@ -228,7 +228,6 @@ fn check_kind(kind: &KindDecl<'_>, schema: &JSONSchemaProps, diags: &mut Diagnos
             }
         }
     }
-    let _ = JSONSchemaPropsOrArray::Schema;
 }
 
 fn crd_for(

@@ -21,6 +21,29 @@ pub struct SourceFile {
 /// Reads and parses every `.rs` file under `paths` (files are taken as they are), in a
 /// fixed order. Syntax errors are reported with their location; nothing is half-read.
 pub fn load(paths: &[PathBuf]) -> Result<Vec<SourceFile>, Error> {
+    let mut files = rust_files(paths)?;
+    files.dedup_by(|a, b| a.0 == b.0);
+    let mut parsed = Vec::with_capacity(files.len());
+    let mut syntax_errors = Vec::new();
+    for (path, root) in files {
+        let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        match parse_text(&path, &root, text) {
+            Ok(file) => parsed.push(file),
+            Err(located) => syntax_errors.push(located),
+        }
+    }
+    if !syntax_errors.is_empty() {
+        return Err(Error::Invalid(syntax_errors));
+    }
+    Ok(parsed)
+}
+
+/// The `.rs` files under `paths` (files are taken as they are), sorted within each
+/// directory, each with the root its module path is relative to.
+pub fn rust_files(paths: &[PathBuf]) -> Result<Vec<(PathBuf, PathBuf)>, Error> {
     let mut files = Vec::new();
     for root in paths {
         if root.is_file() {
@@ -46,23 +69,7 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<SourceFile>, Error> {
             });
         }
     }
-    files.dedup_by(|a, b| a.0 == b.0);
-    let mut parsed = Vec::with_capacity(files.len());
-    let mut syntax_errors = Vec::new();
-    for (path, root) in files {
-        let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        match parse_text(&path, &root, text) {
-            Ok(file) => parsed.push(file),
-            Err(located) => syntax_errors.push(located),
-        }
-    }
-    if !syntax_errors.is_empty() {
-        return Err(Error::Invalid(syntax_errors));
-    }
-    Ok(parsed)
+    Ok(files)
 }
 
 /// Parses one file's text; `root` is the directory its module path is relative to.
@@ -175,8 +182,6 @@ pub struct TypeDecl<'a> {
     pub item: TypeItem<'a>,
     pub module: Vec<String>,
     pub file: &'a SourceFile,
-    /// Index into `Index::decls`, stable for the whole run.
-    pub id: usize,
 }
 
 impl TypeDecl<'_> {
@@ -232,7 +237,6 @@ impl<'a> Index<'a> {
                 item,
                 module,
                 file: &files[file_no],
-                id,
             };
             index.by_path.insert((decl.module.clone(), decl.name()), id);
             index.by_name.entry(decl.name()).or_default().push(id);
