@@ -1,12 +1,16 @@
 //! `cargo xtask <command>`: the project's Makefile targets (kubebuilder's `make manifests`,
-//! `make test`, ...), written in Rust so they run wherever cargo does.
+//! `make install`, `make run`, `make test`, ...) and the local control plane, written in Rust so
+//! they run wherever cargo does.
+
+mod cluster;
+mod manifests;
+mod test;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use anyhow::{Context as _, Result, bail};
 use clap::{Parser, Subcommand};
-use operator_gen::{Layout, Options, output};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -27,9 +31,32 @@ enum Cmd {
         #[arg(long)]
         check: bool,
     },
-    /// Run every check and test: formatting, clippy, manifests --check, cargo test (make test).
+    /// The local control plane: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and
+    /// kwok, built from Go modules on first use.
+    Envtest {
+        #[command(subcommand)]
+        command: cluster::EnvtestCmd,
+    },
+    /// Server-side apply config/crd/bases/*.yaml and wait until each CRD is Established
+    /// (make install).
+    Install(cluster::Target),
+    /// Delete the CRDs of config/crd/bases, and with them every object of their kinds
+    /// (make uninstall).
+    Uninstall(cluster::Target),
+    /// Install the CRDs, then build and run the operator out of cluster against the current
+    /// kubeconfig (make run).
+    Run {
+        #[command(flatten)]
+        target: cluster::Target,
+        /// Arguments for the operator (after `--`), e.g. `-- --log-format=json`.
+        #[arg(last = true)]
+        operator_args: Vec<String>,
+    },
+    /// Every check and test: formatting, clippy, manifests --check, then the whole cargo test
+    /// suite including the cluster tests, on the local control plane (started and stopped around
+    /// the run unless one is already up) (make test).
     Test {
-        /// Extra arguments for `cargo test` (after `--`).
+        /// Extra arguments for `cargo test` (after `--`), e.g. `-- -p memcached`.
         #[arg(last = true)]
         cargo_test_args: Vec<String>,
     },
@@ -43,16 +70,18 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The sources `cargo xtask manifests` scans.
-fn api_paths(root: &Path) -> Vec<PathBuf> {
-    vec![root.join("memcached").join("src")]
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Cmd::Manifests { check } => manifests(check),
-        Cmd::Test { cargo_test_args } => test(&cargo_test_args),
+        Cmd::Manifests { check } => manifests::manifests(check),
+        Cmd::Envtest { command } => cluster::envtest(command),
+        Cmd::Install(target) => cluster::install(&target),
+        Cmd::Uninstall(target) => cluster::uninstall(&target),
+        Cmd::Run {
+            target,
+            operator_args,
+        } => cluster::run(&target, &operator_args),
+        Cmd::Test { cargo_test_args } => test::test(&cargo_test_args),
     };
     match result {
         Ok(code) => code,
@@ -61,76 +90,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// What `manifests` found or did.
-#[derive(Debug)]
-enum ManifestsOutcome {
-    UpToDate(usize),
-    Written(Vec<PathBuf>),
-    /// `--check` found differences.
-    Stale(Vec<output::Drift>),
-    /// The sources have errors; nothing was written.
-    Invalid(String),
-}
-
-/// Generates the manifests of the workspace at `root` (paths in messages are relative to it).
-fn run_manifests(root: &Path, check: bool) -> Result<ManifestsOutcome> {
-    let rel = |p: PathBuf| p.strip_prefix(root).map(Path::to_path_buf).unwrap_or(p);
-    let paths: Vec<PathBuf> = api_paths(root).into_iter().map(rel).collect();
-    // The working directory is process-wide; keep concurrent callers (tests) apart.
-    static CWD: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _guard = CWD.lock().unwrap_or_else(|e| e.into_inner());
-    let previous = std::env::current_dir()?;
-    std::env::set_current_dir(root).context("entering the workspace root")?;
-    let generated = operator_gen::generate(&paths, &Options::default());
-    let result = (|| {
-        let generated = match generated {
-            Ok(g) => g,
-            Err(err) => return Ok(ManifestsOutcome::Invalid(err.to_string())),
-        };
-        let artifacts = generated.artifacts();
-        let layout = Layout::kubebuilder(Path::new("config"));
-        if check {
-            let drift = output::check(&artifacts, &layout);
-            return Ok(if drift.is_empty() {
-                ManifestsOutcome::UpToDate(artifacts.len())
-            } else {
-                ManifestsOutcome::Stale(drift)
-            });
-        }
-        let changed = output::write_all(&artifacts, &layout).context("writing manifests")?;
-        Ok(if changed.is_empty() {
-            ManifestsOutcome::UpToDate(artifacts.len())
-        } else {
-            ManifestsOutcome::Written(changed)
-        })
-    })();
-    std::env::set_current_dir(previous)?;
-    result
-}
-
-fn manifests(check: bool) -> Result<ExitCode> {
-    match run_manifests(&root(), check)? {
-        ManifestsOutcome::UpToDate(n) => eprintln!("manifests are up to date ({n} files)"),
-        ManifestsOutcome::Written(paths) => {
-            for path in paths {
-                eprintln!("wrote {}", path.display());
-            }
-        }
-        ManifestsOutcome::Stale(drift) => {
-            for d in &drift {
-                eprintln!("{d}");
-            }
-            eprintln!("manifests are stale: run `cargo xtask manifests` and commit the result");
-            return Ok(ExitCode::FAILURE);
-        }
-        ManifestsOutcome::Invalid(message) => {
-            eprintln!("{message}");
-            return Ok(ExitCode::FAILURE);
-        }
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn cargo() -> Command {
@@ -146,188 +105,4 @@ fn run_step(name: &str, cmd: &mut Command) -> Result<()> {
         bail!("{name} failed ({status})");
     }
     Ok(())
-}
-
-fn test(extra: &[String]) -> Result<ExitCode> {
-    run_step(
-        "cargo fmt --check",
-        cargo().args(["fmt", "--all", "--", "--check"]),
-    )?;
-    run_step(
-        "cargo clippy",
-        cargo().args([
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ]),
-    )?;
-    if manifests(true)? != ExitCode::SUCCESS {
-        bail!("cargo xtask manifests --check failed");
-    }
-    run_step(
-        "cargo test",
-        cargo()
-            .args(["test", "--workspace", "--all-targets"])
-            .args(extra),
-    )?;
-    run_step(
-        "cargo test --doc",
-        cargo().args(["test", "--workspace", "--doc"]),
-    )?;
-    eprintln!("all tests passed");
-    Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A copy of the parts of the workspace `manifests` reads and writes.
-    fn scratch_workspace() -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        copy_tree(
-            &root().join("memcached/src"),
-            &dir.path().join("memcached/src"),
-        );
-        copy_tree(&root().join("config"), &dir.path().join("config"));
-        dir
-    }
-
-    fn copy_tree(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            if entry.file_type().unwrap().is_dir() {
-                copy_tree(&entry.path(), &to.join(entry.file_name()));
-            } else {
-                std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-            }
-        }
-    }
-
-    fn edit(path: &Path, from: &str, to: &str) {
-        let text = std::fs::read_to_string(path).unwrap();
-        assert!(text.contains(from), "{from:?} not in {}", path.display());
-        std::fs::write(path, text.replacen(from, to, 1)).unwrap();
-    }
-
-    fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-        let mut out = Vec::new();
-        for sub in ["config/crd/bases", "config/rbac"] {
-            for e in std::fs::read_dir(dir.join(sub)).unwrap() {
-                let p = e.unwrap().path();
-                out.push((p.clone(), std::fs::read(&p).unwrap()));
-            }
-        }
-        out.sort();
-        out
-    }
-
-    #[test]
-    fn committed_manifests_are_up_to_date() {
-        assert!(matches!(
-            run_manifests(&root(), true).unwrap(),
-            ManifestsOutcome::UpToDate(2)
-        ));
-    }
-
-    #[test]
-    fn check_names_the_crd_after_a_doc_comment_changes() {
-        let ws = scratch_workspace();
-        edit(
-            &ws.path().join("memcached/src/api/v1alpha1.rs"),
-            "/// Nodes are the names",
-            "/// Nodes list the names",
-        );
-        let ManifestsOutcome::Stale(drift) = run_manifests(ws.path(), true).unwrap() else {
-            panic!("expected drift")
-        };
-        assert_eq!(drift.len(), 1, "{drift:?}");
-        let text = drift[0].to_string();
-        assert!(
-            text.starts_with("config/crd/bases/cache.example.com_memcacheds.yaml is stale"),
-            "{text}"
-        );
-        assert!(
-            text.contains("+                description: Nodes list the names"),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn check_names_the_role_after_a_marker_changes() {
-        let ws = scratch_workspace();
-        edit(
-            &ws.path().join("memcached/src/controller.rs"),
-            "resources = \"pods\", verbs = \"get;list;watch\"",
-            "resources = \"pods\", verbs = \"get;list\"",
-        );
-        let ManifestsOutcome::Stale(drift) = run_manifests(ws.path(), true).unwrap() else {
-            panic!("expected drift")
-        };
-        assert_eq!(drift.len(), 1, "{drift:?}");
-        assert!(
-            drift[0]
-                .to_string()
-                .starts_with("config/rbac/role.yaml is stale"),
-            "{}",
-            drift[0]
-        );
-    }
-
-    #[test]
-    fn a_malformed_marker_fails_with_its_location_and_changes_nothing() {
-        let ws = scratch_workspace();
-        // A change that would alter the role, plus a typo in a validation marker.
-        edit(
-            &ws.path().join("memcached/src/controller.rs"),
-            "verbs = \"get;list;watch\")]",
-            "verbs = \"get\")]",
-        );
-        edit(
-            &ws.path().join("memcached/src/api/v1alpha1.rs"),
-            "#[validation(minimum = 0)]",
-            "#[validation(minimun = 0)]",
-        );
-        let before = snapshot(ws.path());
-        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else {
-            panic!("expected an error")
-        };
-        assert!(
-            message.contains("memcached/src/api/v1alpha1.rs:"),
-            "{message}"
-        );
-        assert!(
-            message.contains(
-                "unknown argument `minimun` in #[validation(...)]; did you mean `minimum`?"
-            ),
-            "{message}"
-        );
-        assert!(message.contains("(allowed: minimum, maximum,"), "{message}");
-        assert_eq!(snapshot(ws.path()), before, "no file may change");
-    }
-
-    #[test]
-    fn an_unsupported_type_fails_with_its_location() {
-        let ws = scratch_workspace();
-        edit(
-            &ws.path().join("memcached/src/api/v1alpha1.rs"),
-            "pub size: i32,",
-            "pub size: std::time::Instant,",
-        );
-        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else {
-            panic!("expected an error")
-        };
-        assert!(
-            message.contains("memcached/src/api/v1alpha1.rs:"),
-            "{message}"
-        );
-        assert!(
-            message.contains("cannot generate a schema for `std::time::Instant`"),
-            "{message}"
-        );
-    }
 }

@@ -1,0 +1,446 @@
+//! Which components the control plane runs, at which versions, and how they are built from
+//! published Go modules and cached.
+//!
+//! `k8s.io/kubernetes` cannot be `go install`ed: its go.mod replaces every `k8s.io/*` staging
+//! module with a directory of its own repository. So we generate a small module that requires it and
+//! replaces each staging module with the published `v0.<minor>.<patch>` of the same release, plus
+//! etcd and kwok, and build all five commands in one `go build` so they share one dependency graph
+//! and Go's build cache.
+
+use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::Error;
+
+/// Kubernetes release of the control plane. Keep in step with the k8s-openapi feature of the
+/// workspace (`v1_36`): the API the operator is compiled against is the API it is tested against.
+pub const KUBERNETES_VERSION: &str = "1.36.3";
+/// etcd release that Kubernetes 1.36.3 itself requires in its go.mod.
+pub const ETCD_VERSION: &str = "3.6.8";
+/// kwok release built against Kubernetes 1.36 client libraries.
+pub const KWOK_VERSION: &str = "0.8.0";
+/// Kubernetes 1.36's go.mod says `go 1.26.0`.
+pub const MIN_GO: (u32, u32) = (1, 26);
+/// Bumped whenever the generated module or build flags change, so caches are rebuilt.
+const RECIPE: u32 = 1;
+
+/// The staging modules of Kubernetes 1.36 that its go.mod replaces with local directories. Each
+/// is published as `k8s.io/<name> v0.36.x`. (`sample-cli-plugin` is replaced too but has no
+/// published release and nothing we build imports it.)
+const STAGING_MODULES: &[&str] = &[
+    "api",
+    "apiextensions-apiserver",
+    "apimachinery",
+    "apiserver",
+    "cli-runtime",
+    "client-go",
+    "cloud-provider",
+    "cluster-bootstrap",
+    "code-generator",
+    "component-base",
+    "component-helpers",
+    "controller-manager",
+    "cri-api",
+    "cri-client",
+    "cri-streaming",
+    "csi-translation-lib",
+    "dynamic-resource-allocation",
+    "endpointslice",
+    "externaljwt",
+    "kms",
+    "kube-aggregator",
+    "kube-controller-manager",
+    "kube-proxy",
+    "kube-scheduler",
+    "kubectl",
+    "kubelet",
+    "metrics",
+    "mount-utils",
+    "pod-security-admission",
+    "sample-apiserver",
+    "sample-controller",
+    "streaming",
+];
+
+/// The commands we build: (Go package, binary name in the cache).
+const COMMANDS: &[(&str, &str)] = &[
+    ("k8s.io/kubernetes/cmd/kube-apiserver", "kube-apiserver"),
+    (
+        "k8s.io/kubernetes/cmd/kube-controller-manager",
+        "kube-controller-manager",
+    ),
+    ("k8s.io/kubernetes/cmd/kube-scheduler", "kube-scheduler"),
+    ("go.etcd.io/etcd/server/v3", "etcd"),
+    ("sigs.k8s.io/kwok/cmd/kwok", "kwok"),
+];
+
+/// kwok's published default stages (in its module), in the order kwokctl loads them: nodes become
+/// Ready and keep a lease, pods become Running, finish, and go away when deleted.
+const KWOK_STAGES: &[&str] = &[
+    "kustomize/stage/node/fast/node-initialize.yaml",
+    "kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml",
+    "kustomize/stage/pod/fast/pod-ready.yaml",
+    "kustomize/stage/pod/fast/pod-complete.yaml",
+    "kustomize/stage/pod/fast/pod-delete.yaml",
+];
+
+/// Paths of a complete, cached build.
+#[derive(Debug, Clone)]
+pub struct Binaries {
+    pub dir: PathBuf,
+}
+
+impl Binaries {
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+    /// kwok's configuration: its default stages.
+    pub fn kwok_config(&self) -> PathBuf {
+        self.dir.join("kwok-stages.yaml")
+    }
+}
+
+/// The cache root: `$ENVTEST_CACHE_DIR`, else `$XDG_CACHE_HOME/operator-rs/envtest`, else
+/// `~/.cache/operator-rs/envtest`.
+pub fn cache_root() -> Result<PathBuf, Error> {
+    if let Some(dir) = std::env::var_os("ENVTEST_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    let base = match std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            let home = std::env::var_os("HOME")
+                .filter(|d| !d.is_empty())
+                .ok_or_else(|| {
+                    Error::Build(
+                        "neither ENVTEST_CACHE_DIR, XDG_CACHE_HOME nor HOME is set; \
+                         set ENVTEST_CACHE_DIR to a directory for the control-plane binaries"
+                            .into(),
+                    )
+                })?;
+            PathBuf::from(home).join(".cache")
+        }
+    };
+    Ok(base.join("operator-rs").join("envtest"))
+}
+
+/// The cache key: every version that goes into the binaries, and the recipe revision.
+pub fn cache_key() -> String {
+    format!("k8s-v{KUBERNETES_VERSION}-etcd-v{ETCD_VERSION}-kwok-v{KWOK_VERSION}-r{RECIPE}")
+}
+
+/// The binaries if they are already built.
+pub fn cached() -> Result<Option<Binaries>, Error> {
+    let dir = cache_root()?.join(cache_key()).join("bin");
+    Ok(complete(&dir).then_some(Binaries { dir }))
+}
+
+fn complete(bin: &Path) -> bool {
+    COMMANDS
+        .iter()
+        .all(|(_, name)| bin.join(name).is_file())
+        && bin.join("kwok-stages.yaml").is_file()
+}
+
+/// Returns the cached binaries, building them first if needed. Progress goes to stderr. Two
+/// processes asking at once build once: the second waits on a lock file.
+pub fn ensure_built() -> Result<Binaries, Error> {
+    if let Some(bins) = cached()? {
+        return Ok(bins);
+    }
+    let root = cache_root()?.join(cache_key());
+    std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
+    let lock_path = root.join("build.lock");
+    let lock = std::fs::File::create(&lock_path).map_err(|e| Error::io(&lock_path, e))?;
+    lock.lock().map_err(|e| Error::io(&lock_path, e))?;
+    // Someone else may have finished while we waited.
+    if let Some(bins) = cached()? {
+        return Ok(bins);
+    }
+    let result = build(&root);
+    drop(lock);
+    result
+}
+
+fn build(root: &Path) -> Result<Binaries, Error> {
+    let go = check_go()?;
+    let src = root.join("src");
+    let partial = root.join("bin.partial");
+    let bin = root.join("bin");
+    let log_path = root.join("build.log");
+    for dir in [&src, &partial] {
+        if dir.exists() {
+            std::fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    }
+    let go_mod = src.join("go.mod");
+    std::fs::write(&go_mod, generated_go_mod()).map_err(|e| Error::io(&go_mod, e))?;
+    let mut log = std::fs::File::create(&log_path).map_err(|e| Error::io(&log_path, e))?;
+
+    eprintln!(
+        "envtest: building Kubernetes v{KUBERNETES_VERSION}, etcd v{ETCD_VERSION} and kwok \
+         v{KWOK_VERSION} with {go} (first use only; takes a while on a cold Go cache)"
+    );
+    eprintln!("envtest: build log: {}", log_path.display());
+    let started = Instant::now();
+
+    eprintln!("envtest: resolving modules through the Go module proxy…");
+    run_logged(go_command(&src).args(["mod", "tidy"]), &mut log, &log_path, "go mod tidy")?;
+
+    let packages: Vec<&str> = COMMANDS.iter().map(|(pkg, _)| *pkg).collect();
+    let total = count_packages(&src, &packages);
+    let ldflags = format!(
+        "-s -w -X k8s.io/component-base/version.gitVersion=v{KUBERNETES_VERSION} \
+         -X k8s.io/component-base/version.gitMajor=1 \
+         -X k8s.io/component-base/version.gitMinor={minor} \
+         -X k8s.io/component-base/version.gitTreeState=clean \
+         -X k8s.io/client-go/pkg/version.gitVersion=v{KUBERNETES_VERSION}",
+        minor = KUBERNETES_VERSION.split('.').nth(1).unwrap_or_default(),
+    );
+    let mut cmd = go_command(&src);
+    cmd.args(["build", "-v", "-trimpath", "-ldflags", &ldflags, "-o"])
+        .arg(&partial)
+        .args(&packages)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let status = stream_build(cmd, &mut log, &log_path, total, started)?;
+    if !status.success() {
+        return Err(build_failed("go build", &log_path));
+    }
+
+    // `go build -o dir` names a binary after the last path element that is not a major version.
+    let etcd_built = partial.join("server");
+    std::fs::rename(&etcd_built, partial.join("etcd")).map_err(|e| Error::io(&etcd_built, e))?;
+    write_kwok_stages(&src, &partial.join("kwok-stages.yaml"))?;
+
+    if bin.exists() {
+        std::fs::remove_dir_all(&bin).map_err(|e| Error::io(&bin, e))?;
+    }
+    std::fs::rename(&partial, &bin).map_err(|e| Error::io(&partial, e))?;
+    eprintln!(
+        "envtest: built in {}; cached in {}",
+        human(started.elapsed()),
+        bin.display()
+    );
+    Ok(Binaries { dir: bin })
+}
+
+fn generated_go_mod() -> String {
+    let minor_patch = KUBERNETES_VERSION.split_once('.').map_or("", |(_, rest)| rest);
+    let mut out = String::from(
+        "// Generated by operator-rs envtest: builds the control-plane components from published\n\
+         // modules. Edit envtest/src/components.rs instead.\n\
+         module operator-rs.dev/envtest-build\n\ngo 1.26.0\n\nrequire (\n",
+    );
+    out.push_str(&format!("\tk8s.io/kubernetes v{KUBERNETES_VERSION}\n"));
+    out.push_str(&format!("\tgo.etcd.io/etcd/server/v3 v{ETCD_VERSION}\n"));
+    out.push_str(&format!("\tsigs.k8s.io/kwok v{KWOK_VERSION}\n)\n\ntool (\n"));
+    for (pkg, _) in COMMANDS {
+        out.push_str(&format!("\t{pkg}\n"));
+    }
+    out.push_str(")\n\nreplace (\n");
+    for module in STAGING_MODULES {
+        out.push_str(&format!(
+            "\tk8s.io/{module} => k8s.io/{module} v0.{minor_patch}\n"
+        ));
+    }
+    out.push_str(")\n");
+    out
+}
+
+fn go_command(dir: &Path) -> Command {
+    let mut cmd = Command::new("go");
+    cmd.current_dir(dir)
+        // Never fetch another Go toolchain behind the user's back; check_go reports an old one.
+        .env("GOTOOLCHAIN", "local")
+        .env("GOWORK", "off")
+        .env("GOFLAGS", "-mod=mod")
+        // Pure-Go binaries: no C toolchain needed, nothing linked against the host's libc.
+        .env("CGO_ENABLED", "0");
+    cmd
+}
+
+/// Checks that Go is installed and new enough; returns its version string.
+pub fn check_go() -> Result<String, Error> {
+    let out = Command::new("go")
+        .args(["env", "GOVERSION"])
+        .env("GOTOOLCHAIN", "local")
+        .output()
+        .map_err(|e| {
+            Error::Build(format!(
+                "cannot run `go` ({e}). The control plane is built from Go modules: install Go \
+                 {}.{} or newer (https://go.dev/dl/) and put it on PATH",
+                MIN_GO.0, MIN_GO.1
+            ))
+        })?;
+    let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    match parse_go_version(&version) {
+        Some(v) if v >= MIN_GO => Ok(version),
+        Some(_) => Err(Error::Build(format!(
+            "{version} is too old: Kubernetes v{KUBERNETES_VERSION} needs Go {}.{} or newer",
+            MIN_GO.0, MIN_GO.1
+        ))),
+        None => Err(Error::Build(format!(
+            "`go env GOVERSION` printed {version:?}, which is not a Go version; is `go` on PATH \
+             really the Go toolchain?"
+        ))),
+    }
+}
+
+/// `go1.26.8` -> (1, 26); `go1.27rc1` -> (1, 27).
+pub fn parse_go_version(v: &str) -> Option<(u32, u32)> {
+    let rest = v.strip_prefix("go")?;
+    let mut parts = rest.split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor: String = parts
+        .next()?
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    Some((major, minor.parse().ok()?))
+}
+
+fn run_logged(
+    cmd: &mut Command,
+    log: &mut std::fs::File,
+    log_path: &Path,
+    what: &str,
+) -> Result<(), Error> {
+    let out = cmd.output().map_err(|e| Error::Build(format!("{what}: {e}")))?;
+    let _ = log.write_all(&out.stdout);
+    let _ = log.write_all(&out.stderr);
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(build_failed(what, log_path))
+    }
+}
+
+/// How many packages the build may compile, for the progress line. Zero if `go list` fails; the
+/// build itself will then report the real error.
+fn count_packages(src: &Path, packages: &[&str]) -> usize {
+    let out = go_command(src)
+        .args(["list", "-deps", "-f", "{{.ImportPath}}"])
+        .args(packages)
+        .output();
+    match out {
+        Ok(out) if out.status.success() => out.stdout.split(|b| *b == b'\n').filter(|l| !l.is_empty()).count(),
+        _ => 0,
+    }
+}
+
+/// Runs `go build -v`, counting the packages it names on stderr as it compiles them. On a
+/// terminal the progress line is redrawn in place; otherwise a line every 30 seconds.
+fn stream_build(
+    mut cmd: Command,
+    log: &mut std::fs::File,
+    log_path: &Path,
+    total: usize,
+    started: Instant,
+) -> Result<std::process::ExitStatus, Error> {
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| Error::Build(format!("go build: {e}")))?;
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let tty = std::io::stderr().is_terminal();
+    let mut built = 0usize;
+    let mut last_report = Instant::now();
+    for line in BufReader::new(stderr).lines() {
+        let Ok(line) = line else { break };
+        let _ = writeln!(log, "{line}");
+        // -v prints bare import paths; anything else (errors) goes only to the log and the tail
+        // shown on failure.
+        if line.contains(' ') || line.starts_with('#') {
+            continue;
+        }
+        built += 1;
+        let report_every = if tty { Duration::from_millis(200) } else { Duration::from_secs(30) };
+        if last_report.elapsed() >= report_every {
+            last_report = Instant::now();
+            let progress = if total > 0 {
+                format!("{built}/{total} packages", built = built.min(total))
+            } else {
+                format!("{built} packages")
+            };
+            if tty {
+                eprint!("\r\x1b[2Kenvtest: compiling {progress} ({})", human(started.elapsed()));
+            } else {
+                eprintln!("envtest: compiling {progress} ({})", human(started.elapsed()));
+            }
+        }
+    }
+    if tty {
+        eprintln!();
+    }
+    let _ = log_path;
+    child
+        .wait()
+        .map_err(|e| Error::Build(format!("go build: {e}")))
+}
+
+fn write_kwok_stages(src: &Path, dest: &Path) -> Result<(), Error> {
+    let out = go_command(src)
+        .args(["list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/kwok"])
+        .output()
+        .map_err(|e| Error::Build(format!("go list -m sigs.k8s.io/kwok: {e}")))?;
+    let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let mut config = String::new();
+    for stage in KWOK_STAGES {
+        let path = dir.join(stage);
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        config.push_str("---\n");
+        config.push_str(text.trim_end());
+        config.push('\n');
+    }
+    std::fs::write(dest, config).map_err(|e| Error::io(dest, e))
+}
+
+fn build_failed(what: &str, log_path: &Path) -> Error {
+    let tail = std::fs::read_to_string(log_path)
+        .map(|text| {
+            let lines: Vec<&str> = text.lines().collect();
+            lines[lines.len().saturating_sub(30)..].join("\n")
+        })
+        .unwrap_or_default();
+    Error::Build(format!(
+        "{what} failed; last lines of {}:\n{tail}",
+        log_path.display()
+    ))
+}
+
+pub(crate) fn human(d: Duration) -> String {
+    let secs = d.as_secs();
+    if secs >= 60 {
+        format!("{}m{:02}s", secs / 60, secs % 60)
+    } else {
+        format!("{:.1}s", d.as_secs_f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_versions() {
+        assert_eq!(parse_go_version("go1.26.8"), Some((1, 26)));
+        assert_eq!(parse_go_version("go1.27rc1"), Some((1, 27)));
+        assert_eq!(parse_go_version("go1.9"), Some((1, 9)));
+        assert_eq!(parse_go_version("devel"), None);
+        assert!(parse_go_version("go1.25.3").unwrap() < MIN_GO);
+    }
+
+    #[test]
+    fn generated_module_pins_every_staging_module_to_the_release() {
+        let go_mod = generated_go_mod();
+        assert!(go_mod.contains("\tk8s.io/kubernetes v1.36.3\n"));
+        assert!(go_mod.contains("\tk8s.io/client-go => k8s.io/client-go v0.36.3\n"));
+        assert_eq!(go_mod.matches(" => ").count(), STAGING_MODULES.len());
+        for (pkg, _) in COMMANDS {
+            assert!(go_mod.contains(&format!("\t{pkg}\n")), "{pkg} is not a tool");
+        }
+    }
+}

@@ -1,0 +1,57 @@
+//! A real local Kubernetes control plane for development and tests, built from published Go
+//! modules with the machine's Go (no container engine, no binary downloads), and the helpers
+//! cluster tests share.
+//!
+//! - [`components`]: pinned versions; builds kube-apiserver, kube-controller-manager,
+//!   kube-scheduler (Kubernetes), etcd and kwok once and caches them outside the repository.
+//! - [`plane`]: starts them on free loopback ports with fresh certificates, waits until the
+//!   cluster is usable (API ready, default service account, kwok nodes Ready), stops them.
+//! - [`crds`]: server-side apply of generated CRDs, waiting until Established.
+//! - [`testing`]: a client, a namespace per test, waiting with deadlines.
+//!
+//! `cargo xtask envtest up|down|status|env` is the command-line face of this crate.
+
+pub mod certs;
+pub mod components;
+pub mod crds;
+pub mod plane;
+pub mod testing;
+
+use std::path::{Path, PathBuf};
+
+pub use plane::{ControlPlane, Options, State};
+pub use testing::{TestEnv, TestNamespace, wait_until};
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Go is missing or too old, or a build step failed (the message names the log).
+    #[error("building the control plane: {0}")]
+    Build(String),
+    #[error("generating the control plane's certificates: {0}")]
+    Pki(String),
+    #[error("{0}")]
+    Start(String),
+    #[error("{0}")]
+    NotRunning(String),
+    #[error("{0}")]
+    Timeout(String),
+    #[error("{0}")]
+    Manifest(String),
+    #[error(transparent)]
+    Kube(#[from] kube::Error),
+}
+
+impl Error {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,675 @@
+//! Starting, inspecting and stopping the control plane.
+//!
+//! A running control plane is described by `state.json` in its state directory: the pid, binary
+//! and log of each component. `up`, `status` and `down` may run in different processes, so that
+//! file is the only link between them; it is rewritten after each component starts, so a failure
+//! half-way (or a killed `up`) still leaves enough behind for `down` to stop everything.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::{Namespace, Node, ServiceAccount};
+use kube::api::{Api, ObjectMeta, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+use nix::errno::Errno;
+use nix::sys::signal::{Signal, kill};
+use nix::sys::wait::{WaitPidFlag, waitpid};
+use nix::unistd::Pid;
+use serde::{Deserialize, Serialize};
+
+use crate::certs::{CertPair, Pki};
+use crate::components::{self, Binaries, KUBERNETES_VERSION, human};
+use crate::Error;
+
+/// Service addresses of the cluster; the API server's certificate names the first one.
+const SERVICE_CIDR: &str = "10.0.0.0/24";
+/// Pod addresses handed out by kwok; apart from the service range.
+const POD_CIDR: &str = "10.244.0.1/16";
+/// Annotation by which kwok recognises the nodes it simulates.
+const KWOK_NODE_ANNOTATION: (&str, &str) = ("kwok.x-k8s.io/node", "fake");
+const STATE_FILE: &str = "state.json";
+
+/// How to start a control plane.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Holds state.json, the kubeconfig, certificates, etcd's data and the logs.
+    pub state_dir: PathBuf,
+    /// Simulated nodes (kwok) for Pods to be scheduled on.
+    pub nodes: usize,
+    /// How long to wait for the whole control plane to become ready.
+    pub ready_timeout: Duration,
+}
+
+impl Options {
+    pub fn new(state_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            state_dir: state_dir.into(),
+            nodes: 3,
+            ready_timeout: Duration::from_secs(120),
+        }
+    }
+}
+
+/// What `state.json` records about a running control plane.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct State {
+    pub kubernetes_version: String,
+    pub state_dir: PathBuf,
+    pub kubeconfig: PathBuf,
+    pub server: String,
+    pub components: Vec<ComponentState>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ComponentState {
+    pub name: String,
+    pub pid: i32,
+    pub exe: PathBuf,
+    pub log: PathBuf,
+    /// The port it serves on (loopback).
+    pub port: u16,
+}
+
+/// What `status` found for one component.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComponentStatus {
+    pub name: String,
+    pub pid: i32,
+    pub port: u16,
+    pub running: bool,
+    pub log: PathBuf,
+}
+
+/// A control plane started by this process. Dropping it does not stop it: call [`ControlPlane::stop`]
+/// (or `cargo xtask envtest down` from anywhere).
+#[derive(Debug)]
+pub struct ControlPlane {
+    pub state: State,
+    /// Our own children, reaped on stop so none is left a zombie while this process lives.
+    children: Vec<Child>,
+}
+
+impl ControlPlane {
+    pub fn kubeconfig(&self) -> &Path {
+        &self.state.kubeconfig
+    }
+
+    /// An admin client for this control plane.
+    pub async fn client(&self) -> Result<Client, Error> {
+        admin_client(&self.state.kubeconfig).await
+    }
+
+    /// Stops every component and removes the state directory.
+    pub async fn stop(mut self) -> Result<(), Error> {
+        let result = stop_state(&self.state).await;
+        for child in &mut self.children {
+            let _ = child.wait();
+        }
+        result
+    }
+}
+
+/// Reads the state of the control plane in `state_dir`, if one was started there.
+pub fn read_state(state_dir: &Path) -> Result<Option<State>, Error> {
+    let path = state_dir.join(STATE_FILE);
+    match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+            Error::Start(format!(
+                "{} is not a control-plane state file ({e}); remove {} and retry",
+                path.display(),
+                state_dir.display()
+            ))
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(&path, e)),
+    }
+}
+
+/// The processes of a recorded control plane, and whether each still runs.
+pub fn component_status(state: &State) -> Vec<ComponentStatus> {
+    state
+        .components
+        .iter()
+        .map(|c| ComponentStatus {
+            name: c.name.clone(),
+            pid: c.pid,
+            port: c.port,
+            running: is_running(c),
+            log: c.log.clone(),
+        })
+        .collect()
+}
+
+/// Asks the API server whether it is ready (`/readyz`).
+pub async fn api_ready(state: &State) -> Result<(), Error> {
+    let client = admin_client(&state.kubeconfig).await?;
+    readyz(&client).await
+}
+
+/// Starts a control plane in `options.state_dir`. If one is already running there and healthy,
+/// returns `Ok(None)` and leaves it alone; a dead or half-started one is cleaned up first.
+pub async fn start(options: &Options) -> Result<Option<ControlPlane>, Error> {
+    if let Some(state) = read_state(&options.state_dir)? {
+        let all_running = component_status(&state).iter().all(|c| c.running);
+        if all_running && api_ready(&state).await.is_ok() {
+            return Ok(None);
+        }
+        eprintln!(
+            "envtest: the control plane recorded in {} is not healthy; stopping what is left of it",
+            options.state_dir.display()
+        );
+        stop_state(&state).await?;
+    } else if options.state_dir.exists() {
+        // Left over from a failed start: only logs remain there.
+        remove_dir(&options.state_dir)?;
+    }
+
+    let binaries = components::ensure_built()?;
+    let mut starting = Starting {
+        state: State {
+            kubernetes_version: KUBERNETES_VERSION.to_string(),
+            state_dir: options.state_dir.clone(),
+            kubeconfig: options.state_dir.join("kubeconfig"),
+            server: String::new(),
+            components: Vec::new(),
+        },
+        children: Vec::new(),
+    };
+    match starting.run(options, &binaries).await {
+        Ok(()) => Ok(Some(ControlPlane {
+            state: starting.state.clone(),
+            children: std::mem::take(&mut starting.children),
+        })),
+        Err(err) => {
+            let logs: Vec<String> = starting
+                .state
+                .components
+                .iter()
+                .map(|c| format!("  {}: {}", c.name, c.log.display()))
+                .collect();
+            let _ = starting.abort().await;
+            if logs.is_empty() {
+                Err(err)
+            } else {
+                Err(Error::Start(format!("{err}\nlogs:\n{}", logs.join("\n"))))
+            }
+        }
+    }
+}
+
+/// Stops the control plane recorded in `state_dir`. Returns false if none was recorded there.
+pub async fn stop(state_dir: &Path) -> Result<bool, Error> {
+    match read_state(state_dir)? {
+        Some(state) => {
+            stop_state(&state).await?;
+            Ok(true)
+        }
+        None => {
+            if state_dir.exists() {
+                remove_dir(state_dir)?;
+            }
+            Ok(false)
+        }
+    }
+}
+
+struct Starting {
+    state: State,
+    children: Vec<Child>,
+}
+
+impl Drop for Starting {
+    /// Normally the children have been handed over (success) or stopped (`abort`) by now. If a
+    /// panic unwinds through `start`, kill them here so no stray process is left behind.
+    fn drop(&mut self) {
+        for child in &mut self.children {
+            if let Ok(None) = child.try_wait() {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+        }
+    }
+}
+
+struct Ports {
+    etcd: u16,
+    etcd_peer: u16,
+    apiserver: u16,
+    controller_manager: u16,
+    scheduler: u16,
+    kwok: u16,
+}
+
+impl Starting {
+    async fn run(&mut self, options: &Options, bins: &Binaries) -> Result<(), Error> {
+        let dir = options.state_dir.clone();
+        for sub in ["logs", "pki", "etcd"] {
+            std::fs::create_dir_all(dir.join(sub)).map_err(|e| Error::io(&dir.join(sub), e))?;
+        }
+        let pki = Pki::generate(&dir.join("pki"))?;
+        let ports = free_ports()?;
+        let server = format!("https://127.0.0.1:{}", ports.apiserver);
+        self.state.server = server.clone();
+
+        let kubeconfig = |file: &str, user: &CertPair| -> Result<PathBuf, Error> {
+            let path = dir.join(file);
+            write_kubeconfig(&path, &server, &pki.ca.cert_path, user)?;
+            Ok(path)
+        };
+        let admin_kubeconfig = kubeconfig("kubeconfig", &pki.admin)?;
+        let kcm_kubeconfig = kubeconfig("pki/controller-manager.kubeconfig", &pki.controller_manager)?;
+        let scheduler_kubeconfig = kubeconfig("pki/scheduler.kubeconfig", &pki.scheduler)?;
+        let kwok_kubeconfig = kubeconfig("pki/kwok.kubeconfig", &pki.kwok)?;
+        let p = |path: &Path| path.display().to_string();
+        let loopback = |port: u16| format!("http://127.0.0.1:{port}");
+
+        self.spawn(
+            bins,
+            "etcd",
+            ports.etcd,
+            vec![
+                "--name=envtest".into(),
+                format!("--data-dir={}", p(&dir.join("etcd"))),
+                format!("--listen-client-urls={}", loopback(ports.etcd)),
+                format!("--advertise-client-urls={}", loopback(ports.etcd)),
+                format!("--listen-peer-urls={}", loopback(ports.etcd_peer)),
+                format!("--initial-advertise-peer-urls={}", loopback(ports.etcd_peer)),
+                format!("--initial-cluster=envtest={}", loopback(ports.etcd_peer)),
+                // Test data: durability across a machine crash is not worth the fsyncs.
+                "--unsafe-no-fsync=true".into(),
+                "--log-level=warn".into(),
+            ],
+        )?;
+
+        self.spawn(
+            bins,
+            "kube-apiserver",
+            ports.apiserver,
+            vec![
+                format!("--etcd-servers={}", loopback(ports.etcd)),
+                "--bind-address=127.0.0.1".into(),
+                "--advertise-address=127.0.0.1".into(),
+                format!("--secure-port={}", ports.apiserver),
+                format!("--cert-dir={}", p(&dir.join("pki"))),
+                format!("--tls-cert-file={}", p(&pki.serving.cert_path)),
+                format!("--tls-private-key-file={}", p(&pki.serving.key_path)),
+                format!("--client-ca-file={}", p(&pki.ca.cert_path)),
+                "--authorization-mode=RBAC".into(),
+                format!("--service-cluster-ip-range={SERVICE_CIDR}"),
+                "--service-account-issuer=https://kubernetes.default.svc.cluster.local".into(),
+                format!("--service-account-key-file={}", p(&pki.service_account_pub)),
+                format!(
+                    "--service-account-signing-key-file={}",
+                    p(&pki.service_account_key)
+                ),
+                "--allow-privileged=true".into(),
+                // The `kubernetes` Service cannot point at a loopback address; nothing in the
+                // control plane needs its endpoints.
+                "--endpoint-reconciler-type=none".into(),
+                "--profiling=false".into(),
+            ],
+        )?;
+        let client = admin_client(&admin_kubeconfig).await?;
+        self.wait("the API server to be ready (/readyz)", options, || {
+            let client = client.clone();
+            async move { readyz(&client).await.is_ok().then_some(()) }
+        })
+        .await?;
+
+        let kcm_args = |port: u16, kubeconfig: &Path| {
+            vec![
+                format!("--kubeconfig={}", p(kubeconfig)),
+                format!("--authentication-kubeconfig={}", p(kubeconfig)),
+                format!("--authorization-kubeconfig={}", p(kubeconfig)),
+                "--bind-address=127.0.0.1".into(),
+                format!("--secure-port={port}"),
+                "--leader-elect=false".into(),
+            ]
+        };
+        let mut args = kcm_args(ports.controller_manager, &kcm_kubeconfig);
+        args.extend([
+            format!("--cert-dir={}", p(&dir.join("pki/controller-manager"))),
+            // Each controller acts as its own service account, as in a kubeadm cluster; this needs
+            // the token signing key and the CA to put into the tokens' namespaces.
+            "--use-service-account-credentials=true".into(),
+            format!(
+                "--service-account-private-key-file={}",
+                p(&pki.service_account_key)
+            ),
+            format!("--root-ca-file={}", p(&pki.ca.cert_path)),
+            format!("--cluster-signing-cert-file={}", p(&pki.ca.cert_path)),
+            format!("--cluster-signing-key-file={}", p(&pki.ca.key_path)),
+            format!("--service-cluster-ip-range={SERVICE_CIDR}"),
+            "--cluster-name=envtest".into(),
+        ]);
+        self.spawn(bins, "kube-controller-manager", ports.controller_manager, args)?;
+
+        let mut args = kcm_args(ports.scheduler, &scheduler_kubeconfig);
+        args.push(format!("--cert-dir={}", p(&dir.join("pki/scheduler"))));
+        self.spawn(bins, "kube-scheduler", ports.scheduler, args)?;
+
+        let (key, value) = KWOK_NODE_ANNOTATION;
+        self.spawn(
+            bins,
+            "kwok",
+            ports.kwok,
+            vec![
+                format!("--kubeconfig={}", p(&kwok_kubeconfig)),
+                format!("--config={}", p(&bins.kwok_config())),
+                "--manage-all-nodes=false".into(),
+                format!("--manage-nodes-with-annotation-selector={key}={value}"),
+                format!("--cidr={POD_CIDR}"),
+                "--node-ip=127.0.0.1".into(),
+                format!("--node-port={}", ports.kwok),
+                format!("--server-address=127.0.0.1:{}", ports.kwok),
+                "--node-lease-duration-seconds=40".into(),
+            ],
+        )?;
+
+        create_nodes(&client, options.nodes).await?;
+        self.wait("the default service account", options, || {
+            let sas: Api<ServiceAccount> = Api::namespaced(client.clone(), "default");
+            async move { sas.get_opt("default").await.ok().flatten().map(|_| ()) }
+        })
+        .await?;
+        let nodes: Api<Node> = Api::all(client.clone());
+        let want = options.nodes;
+        self.wait(&format!("{want} kwok nodes to be Ready"), options, || {
+            let nodes = nodes.clone();
+            async move {
+                let list = nodes.list(&Default::default()).await.ok()?;
+                let ready = list.items.iter().filter(|n| node_ready(n)).count();
+                (ready >= want).then_some(())
+            }
+        })
+        .await?;
+        let namespaces: Api<Namespace> = Api::all(client);
+        namespaces.get("default").await?;
+        Ok(())
+    }
+
+    fn spawn(
+        &mut self,
+        bins: &Binaries,
+        name: &str,
+        port: u16,
+        args: Vec<String>,
+    ) -> Result<(), Error> {
+        use std::os::unix::process::CommandExt;
+        let exe = bins.path(name);
+        let log = self.state.state_dir.join("logs").join(format!("{name}.log"));
+        let file = std::fs::File::create(&log).map_err(|e| Error::io(&log, e))?;
+        let err_file = file.try_clone().map_err(|e| Error::io(&log, e))?;
+        let child = Command::new(&exe)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(file)
+            .stderr(err_file)
+            // Own process group: a Ctrl-C meant for `cargo xtask envtest up` or a test run does
+            // not take the control plane down half-way; `down` stops it.
+            .process_group(0)
+            .spawn()
+            .map_err(|e| Error::Start(format!("cannot start {}: {e}", exe.display())))?;
+        eprintln!(
+            "envtest: started {name} (pid {}, port {port}, log {})",
+            child.id(),
+            log.display()
+        );
+        self.state.components.push(ComponentState {
+            name: name.to_string(),
+            pid: child.id() as i32,
+            exe,
+            log,
+            port,
+        });
+        self.children.push(child);
+        self.save()
+    }
+
+    fn save(&self) -> Result<(), Error> {
+        let path = self.state.state_dir.join(STATE_FILE);
+        let tmp = path.with_extension("json.tmp");
+        let json = serde_json::to_vec_pretty(&self.state).expect("state serialises");
+        std::fs::write(&tmp, json).map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))
+    }
+
+    /// Polls `probe` until it yields, failing early when a component exits.
+    async fn wait<F, Fut>(&mut self, what: &str, options: &Options, probe: F) -> Result<(), Error>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Option<()>>,
+    {
+        let started = Instant::now();
+        loop {
+            if probe().await.is_some() {
+                return Ok(());
+            }
+            for (child, component) in self.children.iter_mut().zip(&self.state.components) {
+                if let Ok(Some(status)) = child.try_wait() {
+                    return Err(Error::Start(format!(
+                        "{} exited ({status}) while waiting for {what}; its log {} ends with:\n{}",
+                        component.name,
+                        component.log.display(),
+                        log_tail(&component.log, 20)
+                    )));
+                }
+            }
+            if started.elapsed() > options.ready_timeout {
+                return Err(Error::Start(format!(
+                    "timed out after {} waiting for {what}",
+                    human(options.ready_timeout)
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// Stops what was started and removes everything but the logs.
+    async fn abort(&mut self) -> Result<(), Error> {
+        let result = stop_components(&self.state.components).await;
+        for child in &mut self.children {
+            let _ = child.wait();
+        }
+        let entries = std::fs::read_dir(&self.state.state_dir)
+            .map_err(|e| Error::io(&self.state.state_dir, e))?;
+        for entry in entries.flatten() {
+            if entry.file_name() != "logs" {
+                let path = entry.path();
+                if path.is_dir() {
+                    let _ = std::fs::remove_dir_all(&path);
+                } else {
+                    let _ = std::fs::remove_file(&path);
+                }
+            }
+        }
+        result
+    }
+}
+
+async fn stop_state(state: &State) -> Result<(), Error> {
+    stop_components(&state.components).await?;
+    remove_dir(&state.state_dir)
+}
+
+/// SIGTERM to every component still running (in reverse start order), SIGKILL to any that has
+/// not exited ten seconds later, then wait until all are gone.
+async fn stop_components(components: &[ComponentState]) -> Result<(), Error> {
+    let alive: Vec<&ComponentState> = components.iter().rev().filter(|c| is_running(c)).collect();
+    for c in &alive {
+        let _ = kill(Pid::from_raw(c.pid), Signal::SIGTERM);
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left: Vec<&&ComponentState> = alive.iter().filter(|c| !gone(c.pid)).collect();
+        if left.is_empty() {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            for c in &left {
+                let _ = kill(Pid::from_raw(c.pid), Signal::SIGKILL);
+            }
+            let hard_deadline = Instant::now() + Duration::from_secs(5);
+            while left.iter().any(|c| !gone(c.pid)) {
+                if Instant::now() > hard_deadline {
+                    let names: Vec<String> =
+                        left.iter().map(|c| format!("{} (pid {})", c.name, c.pid)).collect();
+                    return Err(Error::Start(format!(
+                        "could not stop {}",
+                        names.join(", ")
+                    )));
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// True when the recorded pid is still the recorded binary (a reused pid is not ours).
+fn is_running(c: &ComponentState) -> bool {
+    match std::fs::read_link(format!("/proc/{}/exe", c.pid)) {
+        Ok(exe) => exe == c.exe,
+        Err(_) => false,
+    }
+}
+
+/// Reaps the pid if it is our child, then asks the kernel whether it still exists.
+fn gone(pid: i32) -> bool {
+    let pid = Pid::from_raw(pid);
+    let _ = waitpid(pid, Some(WaitPidFlag::WNOHANG));
+    matches!(kill(pid, None), Err(Errno::ESRCH))
+}
+
+fn remove_dir(dir: &Path) -> Result<(), Error> {
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(dir, e)),
+    }
+}
+
+fn free_ports() -> Result<Ports, Error> {
+    // Hold all listeners until every port is chosen so the six are distinct.
+    let listeners: Vec<TcpListener> = (0..6)
+        .map(|_| TcpListener::bind("127.0.0.1:0"))
+        .collect::<Result<_, _>>()
+        .map_err(|e| Error::Start(format!("cannot bind a loopback port: {e}")))?;
+    let ports: Vec<u16> = listeners
+        .iter()
+        .map(|l| l.local_addr().map(|a| a.port()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| Error::Start(format!("cannot read a loopback port: {e}")))?;
+    Ok(Ports {
+        etcd: ports[0],
+        etcd_peer: ports[1],
+        apiserver: ports[2],
+        controller_manager: ports[3],
+        scheduler: ports[4],
+        kwok: ports[5],
+    })
+}
+
+fn write_kubeconfig(path: &Path, server: &str, ca: &Path, user: &CertPair) -> Result<(), Error> {
+    let yaml = format!(
+        "apiVersion: v1\n\
+         kind: Config\n\
+         clusters:\n\
+         - name: envtest\n  \
+           cluster:\n    \
+             server: {server}\n    \
+             certificate-authority: {ca}\n\
+         users:\n\
+         - name: envtest\n  \
+           user:\n    \
+             client-certificate: {cert}\n    \
+             client-key: {key}\n\
+         contexts:\n\
+         - name: envtest\n  \
+           context:\n    \
+             cluster: envtest\n    \
+             user: envtest\n    \
+             namespace: default\n\
+         current-context: envtest\n",
+        ca = ca.display(),
+        cert = user.cert_path.display(),
+        key = user.key_path.display(),
+    );
+    std::fs::write(path, yaml).map_err(|e| Error::io(path, e))
+}
+
+/// A client from a kubeconfig file, ignoring the environment.
+pub async fn admin_client(kubeconfig: &Path) -> Result<Client, Error> {
+    let kc = Kubeconfig::read_from(kubeconfig)
+        .map_err(|e| Error::Start(format!("{}: {e}", kubeconfig.display())))?;
+    let mut config = Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+        .await
+        .map_err(|e| Error::Start(format!("{}: {e}", kubeconfig.display())))?;
+    config.read_timeout = Some(Duration::from_secs(30));
+    Ok(Client::try_from(config)?)
+}
+
+async fn readyz(client: &Client) -> Result<(), Error> {
+    let request = http::Request::get("/readyz")
+        .body(Vec::new())
+        .expect("static request");
+    let body = client.request_text(request).await?;
+    if body.trim() == "ok" {
+        Ok(())
+    } else {
+        Err(Error::Start(format!("/readyz said {body:?}")))
+    }
+}
+
+async fn create_nodes(client: &Client, count: usize) -> Result<(), Error> {
+    let nodes: Api<Node> = Api::all(client.clone());
+    for i in 0..count {
+        let name = format!("envtest-node-{i}");
+        let node = Node {
+            metadata: ObjectMeta {
+                name: Some(name.clone()),
+                annotations: Some(
+                    [(KWOK_NODE_ANNOTATION.0.to_string(), KWOK_NODE_ANNOTATION.1.to_string())]
+                        .into(),
+                ),
+                labels: Some(
+                    [
+                        ("kubernetes.io/hostname", name.as_str()),
+                        ("kubernetes.io/os", "linux"),
+                        ("kubernetes.io/arch", std::env::consts::ARCH),
+                        ("type", "kwok"),
+                    ]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+                ),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        match nodes.create(&PostParams::default(), &node).await {
+            Ok(_) => {}
+            Err(kube::Error::Api(e)) if e.code == 409 => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
+}
+
+fn node_ready(node: &Node) -> bool {
+    node.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
+}
+
+/// The last `lines` lines of a log file, for error messages.
+pub fn log_tail(path: &Path, lines: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}

@@ -1,0 +1,336 @@
+//! The commands that talk to a cluster: `envtest up|down|status|env` (the local control plane),
+//! `install` / `uninstall` (the CRDs, kubebuilder's `make install`) and `run` (the operator out of
+//! cluster, `make run`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Duration;
+
+use anyhow::{Context as _, Result, bail};
+use clap::{Args, Subcommand};
+use envtest::plane::{self, Options};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+
+use crate::root;
+
+#[derive(Subcommand, Debug)]
+pub enum EnvtestCmd {
+    /// Build the components on first use, start them, wait until the cluster is usable, and print
+    /// `export KUBECONFIG=...` (use: eval "$(cargo xtask envtest up)").
+    Up {
+        /// Simulated (kwok) nodes to create.
+        #[arg(long, default_value_t = 3)]
+        nodes: usize,
+    },
+    /// Stop every component started by `up` and remove the control plane's state.
+    Down,
+    /// Report each component, the API server's readiness and the log files.
+    Status,
+    /// Print `export KUBECONFIG=...` for the running control plane.
+    Env,
+    /// Build the components if they are not cached yet, without starting them.
+    Build,
+}
+
+/// Which cluster to talk to.
+#[derive(Args, Debug, Clone, Default)]
+pub struct Target {
+    /// Kubeconfig file to use (its current context). Without it: KUBECONFIG, ~/.kube/config,
+    /// in-cluster config, and last the local control plane if it is running.
+    #[arg(long, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+}
+
+/// Where the local control plane keeps its state: `$ENVTEST_STATE_DIR`, else `target/envtest` of
+/// this workspace, so each checkout has its own control plane.
+pub fn state_dir() -> PathBuf {
+    match std::env::var_os("ENVTEST_STATE_DIR").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => root().join("target").join("envtest"),
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+pub fn envtest(cmd: EnvtestCmd) -> Result<ExitCode> {
+    let dir = state_dir();
+    let rt = runtime()?;
+    match cmd {
+        EnvtestCmd::Up { nodes } => {
+            let mut options = Options::new(&dir);
+            options.nodes = nodes;
+            match rt.block_on(plane::start(&options))? {
+                Some(plane) => eprintln!(
+                    "envtest: Kubernetes v{} is up at {} ({} kwok nodes); stop it with `cargo xtask envtest down`",
+                    plane.state.kubernetes_version, plane.state.server, nodes
+                ),
+                None => eprintln!("envtest: already running ({})", dir.display()),
+            }
+            print_env(&dir)?;
+        }
+        EnvtestCmd::Down => {
+            if rt.block_on(plane::stop(&dir))? {
+                eprintln!("envtest: stopped; removed {}", dir.display());
+            } else {
+                eprintln!("envtest: no control plane was running ({})", dir.display());
+            }
+        }
+        EnvtestCmd::Status => {
+            let Some(state) = plane::read_state(&dir)? else {
+                eprintln!("envtest: not running (no state in {})", dir.display());
+                return Ok(ExitCode::FAILURE);
+            };
+            let components = plane::component_status(&state);
+            println!(
+                "Kubernetes v{} at {} (kubeconfig {})",
+                state.kubernetes_version,
+                state.server,
+                state.kubeconfig.display()
+            );
+            for c in &components {
+                println!(
+                    "  {:<24} {:<8} pid {:<8} port {:<6} log {}",
+                    c.name,
+                    if c.running { "running" } else { "STOPPED" },
+                    c.pid,
+                    c.port,
+                    c.log.display()
+                );
+            }
+            let ready = rt.block_on(plane::api_ready(&state));
+            match &ready {
+                Ok(()) => println!("  API server ready (/readyz ok)"),
+                Err(e) => println!("  API server NOT ready: {e}"),
+            }
+            if ready.is_err() || components.iter().any(|c| !c.running) {
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+        EnvtestCmd::Env => {
+            if plane::read_state(&dir)?.is_none() {
+                bail!(
+                    "the local control plane is not running ({}); start it with `cargo xtask envtest up`",
+                    dir.display()
+                );
+            }
+            print_env(&dir)?;
+        }
+        EnvtestCmd::Build => {
+            let bins = envtest::components::ensure_built()?;
+            eprintln!("envtest: binaries in {}", bins.dir.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_env(dir: &Path) -> Result<()> {
+    let state = plane::read_state(dir)?.context("the control plane state disappeared")?;
+    println!("export KUBECONFIG={}", state.kubeconfig.display());
+    Ok(())
+}
+
+/// A client for the target cluster, with the kubeconfig path it came from (if any) and a
+/// description for messages. Fails with what to do when nothing is configured or reachable.
+pub struct Connected {
+    pub client: Client,
+    pub kubeconfig: Option<PathBuf>,
+    pub source: String,
+}
+
+pub async fn connect(target: &Target) -> Result<Connected> {
+    let options = KubeConfigOptions::default();
+    let home_config = std::env::var_os("HOME").map(|h| Path::new(&h).join(".kube/config"));
+    let (config, kubeconfig, source) = if let Some(path) = &target.kubeconfig {
+        let kc = Kubeconfig::read_from(path)
+            .with_context(|| format!("reading kubeconfig {}", path.display()))?;
+        let config = Config::from_custom_kubeconfig(kc, &options)
+            .await
+            .with_context(|| format!("using kubeconfig {}", path.display()))?;
+        (config, Some(path.clone()), format!("--kubeconfig {}", path.display()))
+    } else if std::env::var_os("KUBECONFIG").is_some_and(|v| !v.is_empty())
+        || home_config.as_ref().is_some_and(|p| p.is_file())
+        || std::env::var_os("KUBERNETES_SERVICE_HOST").is_some()
+    {
+        let config = Config::from_kubeconfig(&options)
+            .await
+            .or_else(|kubeconfig_err| {
+                Config::incluster().map_err(|_| kubeconfig_err)
+            })
+            .context("loading the kubeconfig (KUBECONFIG, ~/.kube/config, in-cluster)")?;
+        let path = std::env::var_os("KUBECONFIG")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or(home_config.filter(|p| p.is_file()));
+        let source = match &path {
+            Some(p) => format!("kubeconfig {}", p.display()),
+            None => "in-cluster configuration".to_string(),
+        };
+        (config, path, source)
+    } else if let Some(state) = plane::read_state(&state_dir())? {
+        eprintln!(
+            "no KUBECONFIG or ~/.kube/config; using the local control plane ({})",
+            state.kubeconfig.display()
+        );
+        let kc = Kubeconfig::read_from(&state.kubeconfig)?;
+        let config = Config::from_custom_kubeconfig(kc, &options).await?;
+        let source = format!("the local control plane ({})", state.kubeconfig.display());
+        (config, Some(state.kubeconfig), source)
+    } else {
+        bail!(
+            "no cluster to talk to: no --kubeconfig, KUBECONFIG, ~/.kube/config or in-cluster \
+             configuration, and the local control plane is not running. Start it with \
+             `cargo xtask envtest up`"
+        );
+    };
+    let url = config.cluster_url.clone();
+    let client = Client::try_from(config).context("building the Kubernetes client")?;
+    let version = tokio::time::timeout(Duration::from_secs(15), client.apiserver_version()).await;
+    match version {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => bail!(
+            "cannot reach the cluster at {url} (from {source}): {e}. If it is the local control \
+             plane, start it with `cargo xtask envtest up`"
+        ),
+        Err(_) => bail!(
+            "the cluster at {url} (from {source}) did not answer within 15s. If it is the local \
+             control plane, start it with `cargo xtask envtest up`"
+        ),
+    }
+    Ok(Connected {
+        client,
+        kubeconfig,
+        source,
+    })
+}
+
+fn crd_dir() -> PathBuf {
+    root().join("config").join("crd").join("bases")
+}
+
+/// Applies config/crd/bases to `client`'s cluster and waits until each CRD is Established.
+pub async fn install_crds(client: &Client) -> Result<Vec<String>> {
+    let crds: Vec<_> = envtest::crds::read_dir(&crd_dir())?
+        .into_iter()
+        .map(|(_, crd)| crd)
+        .collect();
+    envtest::crds::install(client, &crds, Duration::from_secs(60)).await?;
+    Ok(crds.iter().filter_map(|c| c.metadata.name.clone()).collect())
+}
+
+pub fn install(target: &Target) -> Result<ExitCode> {
+    runtime()?.block_on(async {
+        let cluster = connect(target).await?;
+        for name in install_crds(&cluster.client).await? {
+            eprintln!("customresourcedefinition {name} applied and Established ({})", cluster.source);
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub fn uninstall(target: &Target) -> Result<ExitCode> {
+    runtime()?.block_on(async {
+        let cluster = connect(target).await?;
+        let crds: Vec<_> = envtest::crds::read_dir(&crd_dir())?
+            .into_iter()
+            .map(|(_, crd)| crd)
+            .collect();
+        let deleted =
+            envtest::crds::uninstall(&cluster.client, &crds, Duration::from_secs(60)).await?;
+        for crd in &crds {
+            let name = crd.metadata.name.as_deref().unwrap_or_default();
+            if deleted.iter().any(|d| d == name) {
+                eprintln!("customresourcedefinition {name} deleted");
+            } else {
+                eprintln!("customresourcedefinition {name} was not installed");
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// Builds the operator and runs it in the foreground against the target cluster (after
+/// installing the CRDs, as `make run` depends on `make install`).
+pub fn run(target: &Target, operator_args: &[String]) -> Result<ExitCode> {
+    let cluster = runtime()?.block_on(async {
+        let cluster = connect(target).await?;
+        install_crds(&cluster.client).await?;
+        anyhow::Ok(cluster)
+    })?;
+    eprintln!("running the memcached operator against {}", cluster.source);
+    let mut cmd = crate::cargo();
+    cmd.args(["run", "--package", "memcached", "--bin", "memcached", "--"]);
+    cmd.args(operator_args);
+    if let Some(path) = &cluster.kubeconfig {
+        cmd.env("KUBECONFIG", path);
+    }
+    let status = cmd.status().context("starting cargo run")?;
+    Ok(if status.success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Used by `cargo xtask test`: the control plane this run started (stopped at the end), or none
+/// when one was already running (left running).
+pub struct TestPlane {
+    started: Option<envtest::ControlPlane>,
+    pub kubeconfig: PathBuf,
+}
+
+pub fn test_plane_up() -> Result<TestPlane> {
+    let rt = runtime()?;
+    let dir = state_dir();
+    let started = rt.block_on(plane::start(&Options::new(&dir)))?;
+    let state = plane::read_state(&dir)?.context("the control plane state disappeared")?;
+    match &started {
+        Some(_) => eprintln!("envtest: control plane up at {}", state.server),
+        None => eprintln!(
+            "envtest: reusing the running control plane at {} (left running afterwards)",
+            state.server
+        ),
+    }
+    let plane = TestPlane {
+        started,
+        kubeconfig: state.kubeconfig.clone(),
+    };
+    let target = Target {
+        kubeconfig: Some(state.kubeconfig),
+    };
+    // The same path as `cargo xtask install`, so the test run proves the command too.
+    let installed = rt.block_on(async {
+        let cluster = connect(&target).await?;
+        for name in install_crds(&cluster.client).await? {
+            eprintln!("envtest: installed CRD {name}");
+        }
+        anyhow::Ok(())
+    });
+    drop(rt);
+    if let Err(err) = installed {
+        let _ = plane.down();
+        return Err(err);
+    }
+    Ok(plane)
+}
+
+impl TestPlane {
+    pub fn down(self) -> Result<()> {
+        if let Some(plane) = self.started {
+            runtime()?.block_on(plane.stop())?;
+            eprintln!("envtest: control plane stopped");
+        }
+        Ok(())
+    }
+}
+
+/// Runs `cmd` with KUBECONFIG pointing at the test control plane.
+pub fn with_kubeconfig<'a>(cmd: &'a mut Command, plane: &TestPlane) -> &'a mut Command {
+    cmd.env("KUBECONFIG", &plane.kubeconfig)
+}
