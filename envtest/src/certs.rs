@@ -54,7 +54,8 @@ impl Pki {
         let pki = |what: &str, e: rcgen::Error| Error::Pki(format!("{what}: {e}"));
 
         let ca_key = KeyPair::generate().map_err(|e| pki("CA key", e))?;
-        let mut ca_params = CertificateParams::new(Vec::<String>::new()).map_err(|e| pki("CA", e))?;
+        let mut ca_params =
+            CertificateParams::new(Vec::<String>::new()).map_err(|e| pki("CA", e))?;
         ca_params.distinguished_name = name("envtest-ca", None);
         ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         ca_params.key_usages = vec![
@@ -93,7 +94,13 @@ impl Pki {
             ExtendedKeyUsagePurpose::ServerAuth,
         )?;
         let client = ExtendedKeyUsagePurpose::ClientAuth;
-        let admin = leaf("admin", &[], "envtest-admin", Some("system:masters"), client.clone())?;
+        let admin = leaf(
+            "admin",
+            &[],
+            "envtest-admin",
+            Some("system:masters"),
+            client.clone(),
+        )?;
         // The bootstrap RBAC policy binds these two user names to the components' cluster roles.
         let controller_manager = leaf(
             "controller-manager",
@@ -102,7 +109,13 @@ impl Pki {
             None,
             client.clone(),
         )?;
-        let scheduler = leaf("scheduler", &[], "system:kube-scheduler", None, client.clone())?;
+        let scheduler = leaf(
+            "scheduler",
+            &[],
+            "system:kube-scheduler",
+            None,
+            client.clone(),
+        )?;
         let kwok = leaf("kwok", &[], "kwok", Some("system:masters"), client)?;
 
         let sa = KeyPair::generate().map_err(|e| pki("service-account key", e))?;
@@ -133,7 +146,12 @@ fn name(common_name: &str, organization: Option<&str>) -> DistinguishedName {
     dn
 }
 
-fn write_pair(dir: &Path, stem: &str, cert_pem: String, key_pem: String) -> Result<CertPair, Error> {
+fn write_pair(
+    dir: &Path,
+    stem: &str,
+    cert_pem: String,
+    key_pem: String,
+) -> Result<CertPair, Error> {
     let cert_path = dir.join(format!("{stem}.crt"));
     let key_path = dir.join(format!("{stem}.key"));
     write(&cert_path, &cert_pem)?;

@@ -123,7 +123,12 @@ pub async fn uninstall(
                 deleted.push(name);
             }
             Err(kube::Error::Api(e)) if e.code == 404 => {}
-            Err(e) => return Err(Error::Manifest(format!("deleting CRD {name}: {}", describe(&e)))),
+            Err(e) => {
+                return Err(Error::Manifest(format!(
+                    "deleting CRD {name}: {}",
+                    describe(&e)
+                )));
+            }
         }
     }
     Ok(deleted)

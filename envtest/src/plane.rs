@@ -20,9 +20,9 @@ use nix::sys::wait::{WaitPidFlag, waitpid};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
 
+use crate::Error;
 use crate::certs::{CertPair, Pki};
 use crate::components::{self, Binaries, KUBERNETES_VERSION, human};
-use crate::Error;
 
 /// Service addresses of the cluster; the API server's certificate names the first one.
 const SERVICE_CIDR: &str = "10.0.0.0/24";
@@ -260,7 +260,8 @@ impl Starting {
             Ok(path)
         };
         let admin_kubeconfig = kubeconfig("kubeconfig", &pki.admin)?;
-        let kcm_kubeconfig = kubeconfig("pki/controller-manager.kubeconfig", &pki.controller_manager)?;
+        let kcm_kubeconfig =
+            kubeconfig("pki/controller-manager.kubeconfig", &pki.controller_manager)?;
         let scheduler_kubeconfig = kubeconfig("pki/scheduler.kubeconfig", &pki.scheduler)?;
         let kwok_kubeconfig = kubeconfig("pki/kwok.kubeconfig", &pki.kwok)?;
         let p = |path: &Path| path.display().to_string();
@@ -276,7 +277,10 @@ impl Starting {
                 format!("--listen-client-urls={}", loopback(ports.etcd)),
                 format!("--advertise-client-urls={}", loopback(ports.etcd)),
                 format!("--listen-peer-urls={}", loopback(ports.etcd_peer)),
-                format!("--initial-advertise-peer-urls={}", loopback(ports.etcd_peer)),
+                format!(
+                    "--initial-advertise-peer-urls={}",
+                    loopback(ports.etcd_peer)
+                ),
                 format!("--initial-cluster=envtest={}", loopback(ports.etcd_peer)),
                 // Test data: durability across a machine crash is not worth the fsyncs.
                 "--unsafe-no-fsync=true".into(),
@@ -345,7 +349,12 @@ impl Starting {
             format!("--service-cluster-ip-range={SERVICE_CIDR}"),
             "--cluster-name=envtest".into(),
         ]);
-        self.spawn(bins, "kube-controller-manager", ports.controller_manager, args)?;
+        self.spawn(
+            bins,
+            "kube-controller-manager",
+            ports.controller_manager,
+            args,
+        )?;
 
         let mut args = kcm_args(ports.scheduler, &scheduler_kubeconfig);
         args.push(format!("--cert-dir={}", p(&dir.join("pki/scheduler"))));
@@ -400,7 +409,11 @@ impl Starting {
     ) -> Result<(), Error> {
         use std::os::unix::process::CommandExt;
         let exe = bins.path(name);
-        let log = self.state.state_dir.join("logs").join(format!("{name}.log"));
+        let log = self
+            .state
+            .state_dir
+            .join("logs")
+            .join(format!("{name}.log"));
         let file = std::fs::File::create(&log).map_err(|e| Error::io(&log, e))?;
         let err_file = file.try_clone().map_err(|e| Error::io(&log, e))?;
         let child = Command::new(&exe)
@@ -515,12 +528,11 @@ async fn stop_components(components: &[ComponentState]) -> Result<(), Error> {
             let hard_deadline = Instant::now() + Duration::from_secs(5);
             while left.iter().any(|c| !gone(c.pid)) {
                 if Instant::now() > hard_deadline {
-                    let names: Vec<String> =
-                        left.iter().map(|c| format!("{} (pid {})", c.name, c.pid)).collect();
-                    return Err(Error::Start(format!(
-                        "could not stop {}",
-                        names.join(", ")
-                    )));
+                    let names: Vec<String> = left
+                        .iter()
+                        .map(|c| format!("{} (pid {})", c.name, c.pid))
+                        .collect();
+                    return Err(Error::Start(format!("could not stop {}", names.join(", "))));
                 }
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
@@ -633,8 +645,11 @@ async fn create_nodes(client: &Client, count: usize) -> Result<(), Error> {
             metadata: ObjectMeta {
                 name: Some(name.clone()),
                 annotations: Some(
-                    [(KWOK_NODE_ANNOTATION.0.to_string(), KWOK_NODE_ANNOTATION.1.to_string())]
-                        .into(),
+                    [(
+                        KWOK_NODE_ANNOTATION.0.to_string(),
+                        KWOK_NODE_ANNOTATION.1.to_string(),
+                    )]
+                    .into(),
                 ),
                 labels: Some(
                     [

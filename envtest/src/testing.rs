@@ -182,6 +182,9 @@ mod tests {
         assert_ne!(a, b);
         assert!(a.starts_with("deployment-gc-test-"), "{a}");
         assert!(a.len() <= 63);
-        assert!(a.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'));
+        assert!(
+            a.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        );
     }
 }

@@ -153,16 +153,18 @@ pub async fn connect(target: &Target) -> Result<Connected> {
         let config = Config::from_custom_kubeconfig(kc, &options)
             .await
             .with_context(|| format!("using kubeconfig {}", path.display()))?;
-        (config, Some(path.clone()), format!("--kubeconfig {}", path.display()))
+        (
+            config,
+            Some(path.clone()),
+            format!("--kubeconfig {}", path.display()),
+        )
     } else if std::env::var_os("KUBECONFIG").is_some_and(|v| !v.is_empty())
         || home_config.as_ref().is_some_and(|p| p.is_file())
         || std::env::var_os("KUBERNETES_SERVICE_HOST").is_some()
     {
         let config = Config::from_kubeconfig(&options)
             .await
-            .or_else(|kubeconfig_err| {
-                Config::incluster().map_err(|_| kubeconfig_err)
-            })
+            .or_else(|kubeconfig_err| Config::incluster().map_err(|_| kubeconfig_err))
             .context("loading the kubeconfig (KUBECONFIG, ~/.kube/config, in-cluster)")?;
         let path = std::env::var_os("KUBECONFIG")
             .filter(|v| !v.is_empty())
@@ -221,14 +223,20 @@ pub async fn install_crds(client: &Client) -> Result<Vec<String>> {
         .map(|(_, crd)| crd)
         .collect();
     envtest::crds::install(client, &crds, Duration::from_secs(60)).await?;
-    Ok(crds.iter().filter_map(|c| c.metadata.name.clone()).collect())
+    Ok(crds
+        .iter()
+        .filter_map(|c| c.metadata.name.clone())
+        .collect())
 }
 
 pub fn install(target: &Target) -> Result<ExitCode> {
     runtime()?.block_on(async {
         let cluster = connect(target).await?;
         for name in install_crds(&cluster.client).await? {
-            eprintln!("customresourcedefinition {name} applied and Established ({})", cluster.source);
+            eprintln!(
+                "customresourcedefinition {name} applied and Established ({})",
+                cluster.source
+            );
         }
         Ok(ExitCode::SUCCESS)
     })

@@ -13,7 +13,6 @@ fn api_paths(root: &Path) -> Vec<PathBuf> {
     vec![root.join("memcached").join("src")]
 }
 
-
 /// What `manifests` found or did.
 #[derive(Debug)]
 enum ManifestsOutcome {
