@@ -1,4 +1,15 @@
-//! The memcached operator: API types (`api`) and the reconciler (`controller`).
+//! The memcached operator of the kubebuilder and operator-sdk tutorials, on kube-rs:
+//!
+//! - [`api`]: the `cache.example.com/v1alpha1` Memcached kind, with its markers;
+//! - [`resources`]: the Deployment and Service a Memcached owns, as pure functions;
+//! - [`status`]: its status and conditions from what was observed, pure as well;
+//! - [`controller`]: the reconciler (with the RBAC markers) and the controller around it;
+//! - [`manager`]: leader election, metrics and health endpoints, shutdown;
+//! - [`metrics`]: controller-runtime's metric names.
 
 pub mod api;
 pub mod controller;
+pub mod manager;
+pub mod metrics;
+pub mod resources;
+pub mod status;

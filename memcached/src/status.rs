@@ -1,0 +1,302 @@
+//! `status` of a Memcached from what was observed: its Deployment and its pods. Pure, so every
+//! condition is unit-tested; the reconciler writes the result only when it differs.
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::jiff::Timestamp;
+
+use crate::api::v1alpha1::{Memcached, MemcachedStatus};
+
+pub const AVAILABLE: &str = "Available";
+pub const PROGRESSING: &str = "Progressing";
+pub const DEGRADED: &str = "Degraded";
+
+/// What the reconciler saw of a Memcached's world.
+#[derive(Debug, Clone, Default)]
+pub struct Observed<'a> {
+    pub deployment: Option<&'a Deployment>,
+    /// Names of this Memcached's pods that are not being deleted.
+    pub pods: Vec<String>,
+    /// The Memcached is being deleted and its finalizer runs.
+    pub finalizing: bool,
+}
+
+/// The status the Memcached should have. Conditions whose status, reason and message are
+/// unchanged keep their `lastTransitionTime`, so recomputing an unchanged world yields an equal
+/// status and no write.
+pub fn desired(mc: &Memcached, observed: &Observed<'_>, now: Timestamp) -> MemcachedStatus {
+    let size = mc.spec.size;
+    let generation = mc.metadata.generation;
+    let (ready, rollout_done, replica_failure) = match observed.deployment {
+        Some(d) => {
+            let status = d.status.clone().unwrap_or_default();
+            let observed_current = match (status.observed_generation, d.metadata.generation) {
+                (Some(seen), Some(current)) => seen >= current,
+                _ => false,
+            };
+            let failure = status.conditions.unwrap_or_default().into_iter().find(|c| {
+                c.type_ == "ReplicaFailure" && c.status == "True"
+            });
+            let ready = status.ready_replicas.unwrap_or(0);
+            let updated = status.updated_replicas.unwrap_or(0);
+            let total = status.replicas.unwrap_or(0);
+            let done = observed_current
+                && d.spec.as_ref().and_then(|s| s.replicas) == Some(size)
+                && ready == size
+                && updated == size
+                && total == size;
+            (ready, done, failure)
+        }
+        None => (0, false, None),
+    };
+
+    let mut conditions = Vec::with_capacity(3);
+    let available = ready == size && observed.deployment.is_some();
+    conditions.push(if available {
+        condition(AVAILABLE, true, "Ready", format!("{ready}/{size} pods are ready"))
+    } else {
+        condition(
+            AVAILABLE,
+            false,
+            "Unavailable",
+            format!("{ready}/{size} pods are ready"),
+        )
+    });
+    conditions.push(if rollout_done {
+        condition(
+            PROGRESSING,
+            false,
+            "Complete",
+            format!("the Deployment runs {size} ready pods"),
+        )
+    } else {
+        condition(
+            PROGRESSING,
+            true,
+            "Scaling",
+            format!("scaling the Deployment to {size} pods ({ready} ready)"),
+        )
+    });
+    conditions.push(if observed.finalizing {
+        condition(
+            DEGRADED,
+            true,
+            "Finalizing",
+            "the Memcached is being deleted".to_string(),
+        )
+    } else if let Some(failure) = replica_failure {
+        condition(
+            DEGRADED,
+            true,
+            "ReplicaFailure",
+            failure
+                .message
+                .unwrap_or_else(|| "the Deployment cannot create pods".into()),
+        )
+    } else {
+        condition(DEGRADED, false, "AsExpected", "no problem found".to_string())
+    });
+
+    let previous = mc
+        .status
+        .as_ref()
+        .map(|s| s.conditions.as_slice())
+        .unwrap_or_default();
+    for c in &mut conditions {
+        c.observed_generation = generation;
+        c.last_transition_time = match previous.iter().find(|p| p.type_ == c.type_) {
+            Some(p) if p.status == c.status => p.last_transition_time.clone(),
+            _ => Time(now),
+        };
+    }
+
+    let mut pods = observed.pods.clone();
+    pods.sort();
+    pods.dedup();
+    MemcachedStatus {
+        nodes: pods,
+        conditions,
+    }
+}
+
+fn condition(type_: &str, status: bool, reason: &str, message: String) -> Condition {
+    Condition {
+        type_: type_.to_string(),
+        status: if status { "True" } else { "False" }.to_string(),
+        reason: reason.to_string(),
+        message,
+        observed_generation: None,
+        last_transition_time: Time(Timestamp::UNIX_EPOCH),
+    }
+}
+
+/// The condition of `type_` in `status`, if any.
+pub fn find<'a>(status: &'a MemcachedStatus, type_: &str) -> Option<&'a Condition> {
+    status.conditions.iter().find(|c| c.type_ == type_)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::v1alpha1::MemcachedSpec;
+    use k8s_openapi::api::apps::v1::{DeploymentCondition, DeploymentSpec, DeploymentStatus};
+
+    fn mc(size: i32, generation: i64) -> Memcached {
+        let mut mc = Memcached::new("cache", MemcachedSpec { size });
+        mc.metadata.generation = Some(generation);
+        mc
+    }
+
+    fn deployment(replicas: i32, ready: i32, observed_current: bool) -> Deployment {
+        Deployment {
+            metadata: kube::api::ObjectMeta {
+                generation: Some(4),
+                ..Default::default()
+            },
+            spec: Some(DeploymentSpec {
+                replicas: Some(replicas),
+                ..Default::default()
+            }),
+            status: Some(DeploymentStatus {
+                observed_generation: Some(if observed_current { 4 } else { 3 }),
+                replicas: Some(ready),
+                updated_replicas: Some(ready),
+                ready_replicas: Some(ready),
+                ..Default::default()
+            }),
+        }
+    }
+
+    fn t(secs: i64) -> Timestamp {
+        Timestamp::from_second(secs).unwrap()
+    }
+
+    fn summary(status: &MemcachedStatus) -> Vec<(String, String, String)> {
+        status
+            .conditions
+            .iter()
+            .map(|c| (c.type_.clone(), c.status.clone(), c.reason.clone()))
+            .collect()
+    }
+
+    fn triple(t: &str, s: &str, r: &str) -> (String, String, String) {
+        (t.into(), s.into(), r.into())
+    }
+
+    #[test]
+    fn converged_deployment_is_available_and_done() {
+        let d = deployment(3, 3, true);
+        let observed = Observed {
+            deployment: Some(&d),
+            pods: vec!["c".into(), "a".into(), "b".into()],
+            finalizing: false,
+        };
+        let status = desired(&mc(3, 2), &observed, t(100));
+        assert_eq!(status.nodes, ["a", "b", "c"]);
+        assert_eq!(
+            summary(&status),
+            [
+                triple(AVAILABLE, "True", "Ready"),
+                triple(PROGRESSING, "False", "Complete"),
+                triple(DEGRADED, "False", "AsExpected"),
+            ]
+        );
+        for c in &status.conditions {
+            assert_eq!(c.observed_generation, Some(2));
+            assert_eq!(c.last_transition_time, Time(t(100)));
+        }
+        assert_eq!(find(&status, AVAILABLE).unwrap().message, "3/3 pods are ready");
+    }
+
+    #[test]
+    fn scaling_up_is_progressing_and_not_available() {
+        let d = deployment(5, 3, true);
+        let observed = Observed {
+            deployment: Some(&d),
+            ..Default::default()
+        };
+        let status = desired(&mc(5, 3), &observed, t(100));
+        assert_eq!(
+            summary(&status)[..2],
+            [
+                triple(AVAILABLE, "False", "Unavailable"),
+                triple(PROGRESSING, "True", "Scaling"),
+            ]
+        );
+        assert_eq!(find(&status, AVAILABLE).unwrap().message, "3/5 pods are ready");
+    }
+
+    #[test]
+    fn a_deployment_that_has_not_seen_its_spec_is_still_progressing() {
+        let d = deployment(3, 3, false);
+        let observed = Observed {
+            deployment: Some(&d),
+            ..Default::default()
+        };
+        let status = desired(&mc(3, 1), &observed, t(1));
+        assert_eq!(find(&status, PROGRESSING).unwrap().status, "True");
+    }
+
+    #[test]
+    fn no_deployment_yet_is_unavailable_even_at_size_zero() {
+        let status = desired(&mc(0, 1), &Observed::default(), t(1));
+        assert_eq!(find(&status, AVAILABLE).unwrap().status, "False");
+        let d = deployment(0, 0, true);
+        let observed = Observed {
+            deployment: Some(&d),
+            ..Default::default()
+        };
+        let status = desired(&mc(0, 1), &observed, t(1));
+        assert_eq!(find(&status, AVAILABLE).unwrap().status, "True");
+    }
+
+    #[test]
+    fn replica_failure_and_finalizing_are_degraded() {
+        let mut d = deployment(2, 0, true);
+        d.status.as_mut().unwrap().conditions = Some(vec![DeploymentCondition {
+            type_: "ReplicaFailure".into(),
+            status: "True".into(),
+            message: Some("exceeded quota".into()),
+            ..Default::default()
+        }]);
+        let observed = Observed {
+            deployment: Some(&d),
+            ..Default::default()
+        };
+        let degraded = find(&desired(&mc(2, 1), &observed, t(1)), DEGRADED).unwrap().clone();
+        assert_eq!((degraded.status.as_str(), degraded.reason.as_str()), ("True", "ReplicaFailure"));
+        assert_eq!(degraded.message, "exceeded quota");
+
+        let finalizing = Observed {
+            finalizing: true,
+            ..Default::default()
+        };
+        let degraded = find(&desired(&mc(2, 1), &finalizing, t(1)), DEGRADED).unwrap().clone();
+        assert_eq!((degraded.status.as_str(), degraded.reason.as_str()), ("True", "Finalizing"));
+    }
+
+    #[test]
+    fn recomputing_an_unchanged_world_gives_an_equal_status() {
+        let d = deployment(3, 3, true);
+        let observed = Observed {
+            deployment: Some(&d),
+            pods: vec!["a".into()],
+            finalizing: false,
+        };
+        let mut m = mc(3, 2);
+        let first = desired(&m, &observed, t(100));
+        m.status = Some(first.clone());
+        let second = desired(&m, &observed, t(500));
+        assert_eq!(first, second, "nothing changed, so nothing may be written");
+
+        // A transition moves only the transitioning condition's time.
+        let scaling = deployment(3, 2, true);
+        let observed = Observed {
+            deployment: Some(&scaling),
+            ..observed
+        };
+        let third = desired(&m, &observed, t(900));
+        assert_eq!(find(&third, AVAILABLE).unwrap().last_transition_time, Time(t(900)));
+        assert_eq!(find(&third, DEGRADED).unwrap().last_transition_time, Time(t(100)));
+    }
+}
