@@ -71,6 +71,9 @@ pub struct ComponentState {
     pub log: PathBuf,
     /// The port it serves on (loopback).
     pub port: u16,
+    /// Its command line, for restarts.
+    #[serde(default)]
+    pub args: Vec<String>,
 }
 
 /// What `status` found for one component.
@@ -100,6 +103,32 @@ impl ControlPlane {
     /// An admin client for this control plane.
     pub async fn client(&self) -> Result<Client, Error> {
         admin_client(&self.state.kubeconfig).await
+    }
+
+    /// Stops one component (SIGTERM, then SIGKILL) and starts it again with the same command
+    /// line, ports and certificates; returns once it runs again. For tests of what survives an
+    /// API server restart.
+    pub async fn restart(&mut self, name: &str) -> Result<(), Error> {
+        let index = self
+            .state
+            .components
+            .iter()
+            .position(|c| c.name == name)
+            .ok_or_else(|| Error::Start(format!("no component named {name}")))?;
+        let component = self.state.components[index].clone();
+        stop_components(std::slice::from_ref(&component)).await?;
+        if let Some(i) = self
+            .children
+            .iter()
+            .position(|c| c.id() as i32 == component.pid)
+        {
+            let mut old = self.children.remove(i);
+            let _ = old.wait();
+        }
+        let (child, pid) = spawn_process(&component.exe, &component.args, &component.log, true)?;
+        self.children.push(child);
+        self.state.components[index].pid = pid;
+        save_state(&self.state)
     }
 
     /// Stops every component and removes the state directory.
@@ -437,17 +466,14 @@ impl Starting {
             exe,
             log,
             port,
+            args,
         });
         self.children.push(child);
         self.save()
     }
 
     fn save(&self) -> Result<(), Error> {
-        let path = self.state.state_dir.join(STATE_FILE);
-        let tmp = path.with_extension("json.tmp");
-        let json = serde_json::to_vec_pretty(&self.state).expect("state serialises");
-        std::fs::write(&tmp, json).map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))
+        save_state(&self.state)
     }
 
     /// Polls `probe` until it yields, failing early when a component exits.
@@ -501,6 +527,44 @@ impl Starting {
         }
         result
     }
+}
+
+fn save_state(state: &State) -> Result<(), Error> {
+    let path = state.state_dir.join(STATE_FILE);
+    let tmp = path.with_extension("json.tmp");
+    let json = serde_json::to_vec_pretty(state).expect("state serialises");
+    std::fs::write(&tmp, json).map_err(|e| Error::io(&tmp, e))?;
+    std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))
+}
+
+/// Starts one component with its output going to `log` (appended to on restarts).
+fn spawn_process(
+    exe: &Path,
+    args: &[String],
+    log: &Path,
+    append: bool,
+) -> Result<(Child, i32), Error> {
+    use std::os::unix::process::CommandExt;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(append)
+        .truncate(!append)
+        .open(log)
+        .map_err(|e| Error::io(log, e))?;
+    let err_file = file.try_clone().map_err(|e| Error::io(log, e))?;
+    let child = Command::new(exe)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(file)
+        .stderr(err_file)
+        // Own process group: a Ctrl-C meant for `cargo xtask envtest up` or a test run does not
+        // take the control plane down half-way; `down` stops it.
+        .process_group(0)
+        .spawn()
+        .map_err(|e| Error::Start(format!("cannot start {}: {e}", exe.display())))?;
+    let pid = child.id() as i32;
+    Ok((child, pid))
 }
 
 async fn stop_state(state: &State) -> Result<(), Error> {

@@ -219,9 +219,13 @@ async fn write_status(
         return Ok(());
     }
     let api: Api<Memcached> = Api::namespaced(ctx.client.clone(), ns);
-    let patch = serde_json::json!({ "status": status });
-    api.patch_status(&mc.name_any(), &PatchParams::default(), &Patch::Merge(&patch))
-        .await?;
+    let patch = serde_json::json!({ "status": status_patch(&status) });
+    api.patch_status(
+        &mc.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(&patch),
+    )
+    .await?;
     let was = status::find(&previous, AVAILABLE).map(|c| c.status.as_str());
     if let Some(now) = status::find(&status, AVAILABLE)
         && was != Some(now.status.as_str())
@@ -234,6 +238,18 @@ async fn write_status(
         publish(ctx, mc, ty, reason, now.message.clone()).await;
     }
     Ok(())
+}
+
+/// A JSON merge patch body for `status`. Empty lists are not serialised, and a merge patch keeps
+/// what it does not mention, so they are sent as `null` (removing them) to take effect.
+fn status_patch(status: &MemcachedStatus) -> serde_json::Value {
+    let mut value = serde_json::to_value(status).expect("status serialises");
+    if let Some(fields) = value.as_object_mut() {
+        for key in ["nodes", "conditions"] {
+            fields.entry(key).or_insert(serde_json::Value::Null);
+        }
+    }
+    value
 }
 
 /// Events are best effort: failing to record one must not fail the reconcile.
@@ -344,7 +360,8 @@ pub async fn run(
     let memcached_store = controller.store();
     let pods_ready = pod_store.clone();
     tokio::spawn(async move {
-        if memcached_store.wait_until_ready().await.is_ok() && pods_ready.wait_until_ready().await.is_ok()
+        if memcached_store.wait_until_ready().await.is_ok()
+            && pods_ready.wait_until_ready().await.is_ok()
         {
             synced();
         }
@@ -369,6 +386,20 @@ pub async fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn emptied_lists_are_removed_by_the_status_patch() {
+        let patch = status_patch(&MemcachedStatus::default());
+        assert_eq!(
+            patch,
+            serde_json::json!({ "nodes": null, "conditions": null })
+        );
+        let patch = status_patch(&MemcachedStatus {
+            nodes: vec!["a".into()],
+            ..Default::default()
+        });
+        assert_eq!(patch["nodes"], serde_json::json!(["a"]));
+    }
 
     #[test]
     fn backoff_doubles_from_5ms_and_caps_at_1000s() {

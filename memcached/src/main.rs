@@ -20,7 +20,11 @@ struct Flags {
     #[arg(long, env = "METRICS_BIND_ADDRESS", default_value = "0.0.0.0:8080")]
     metrics_bind_address: String,
     /// Address of /healthz and /readyz; `0` turns them off.
-    #[arg(long, env = "HEALTH_PROBE_BIND_ADDRESS", default_value = "0.0.0.0:8081")]
+    #[arg(
+        long,
+        env = "HEALTH_PROBE_BIND_ADDRESS",
+        default_value = "0.0.0.0:8081"
+    )]
     health_probe_bind_address: String,
     /// Elect a leader on a Lease so that only one instance reconciles.
     #[arg(long, env = "LEADER_ELECT")]
@@ -87,7 +91,11 @@ fn pod_namespace() -> Option<String> {
 fn identity() -> String {
     let host = std::env::var("POD_NAME")
         .ok()
-        .or_else(|| std::fs::read_to_string("/etc/hostname").ok().map(|h| h.trim().to_string()))
+        .or_else(|| {
+            std::fs::read_to_string("/etc/hostname")
+                .ok()
+                .map(|h| h.trim().to_string())
+        })
         .unwrap_or_else(|| "memcached-operator".into());
     format!("{host}_{}", std::process::id())
 }
@@ -116,7 +124,10 @@ async fn main() -> Result<()> {
     });
     let options = ManagerOptions {
         metrics_addr: address("metrics-bind-address", &flags.metrics_bind_address)?,
-        health_addr: address("health-probe-bind-address", &flags.health_probe_bind_address)?,
+        health_addr: address(
+            "health-probe-bind-address",
+            &flags.health_probe_bind_address,
+        )?,
         leader_election,
         controller: Settings {
             namespace: flags.watch_namespace.filter(|ns| !ns.is_empty()),

@@ -143,6 +143,25 @@ impl Metrics {
         self.leader.set(i64::from(leader));
     }
 
+    /// Reconciles finished so far by `controller`, whatever their result.
+    pub fn reconciles(&self, controller: &str) -> u64 {
+        ["success", "error"]
+            .iter()
+            .map(|result| {
+                self.reconcile_total
+                    .get_or_create(&ResultLabels {
+                        controller: controller.to_string(),
+                        result: result.to_string(),
+                    })
+                    .get()
+            })
+            .sum()
+    }
+
+    pub fn is_leader(&self) -> bool {
+        self.leader.get() == 1
+    }
+
     /// Total API requests so far (all methods).
     pub fn requests_total(&self) -> u64 {
         ["GET", "POST", "PUT", "PATCH", "DELETE"]

@@ -175,7 +175,11 @@ mod tests {
         let selector = spec.selector.match_labels.unwrap();
         let template_labels = spec.template.metadata.unwrap().labels.unwrap();
         for (k, v) in &selector {
-            assert_eq!(template_labels.get(k), Some(v), "template lacks selector label {k}");
+            assert_eq!(
+                template_labels.get(k),
+                Some(v),
+                "template lacks selector label {k}"
+            );
         }
     }
 
@@ -207,7 +211,10 @@ mod tests {
             ["memcached", "-m=64", "-o", "modern", "-v"]
         );
         let port = &c.ports.as_ref().unwrap()[0];
-        assert_eq!((port.container_port, port.name.as_deref()), (11211, Some("memcached")));
+        assert_eq!(
+            (port.container_port, port.name.as_deref()),
+            (11211, Some("memcached"))
+        );
         let sc = c.security_context.as_ref().unwrap();
         assert_eq!(sc.allow_privilege_escalation, Some(false));
         assert_eq!(sc.run_as_non_root, Some(true));

@@ -34,9 +34,11 @@ pub fn desired(mc: &Memcached, observed: &Observed<'_>, now: Timestamp) -> Memca
                 (Some(seen), Some(current)) => seen >= current,
                 _ => false,
             };
-            let failure = status.conditions.unwrap_or_default().into_iter().find(|c| {
-                c.type_ == "ReplicaFailure" && c.status == "True"
-            });
+            let failure = status
+                .conditions
+                .unwrap_or_default()
+                .into_iter()
+                .find(|c| c.type_ == "ReplicaFailure" && c.status == "True");
             let ready = status.ready_replicas.unwrap_or(0);
             let updated = status.updated_replicas.unwrap_or(0);
             let total = status.replicas.unwrap_or(0);
@@ -53,7 +55,12 @@ pub fn desired(mc: &Memcached, observed: &Observed<'_>, now: Timestamp) -> Memca
     let mut conditions = Vec::with_capacity(3);
     let available = ready == size && observed.deployment.is_some();
     conditions.push(if available {
-        condition(AVAILABLE, true, "Ready", format!("{ready}/{size} pods are ready"))
+        condition(
+            AVAILABLE,
+            true,
+            "Ready",
+            format!("{ready}/{size} pods are ready"),
+        )
     } else {
         condition(
             AVAILABLE,
@@ -94,7 +101,12 @@ pub fn desired(mc: &Memcached, observed: &Observed<'_>, now: Timestamp) -> Memca
                 .unwrap_or_else(|| "the Deployment cannot create pods".into()),
         )
     } else {
-        condition(DEGRADED, false, "AsExpected", "no problem found".to_string())
+        condition(
+            DEGRADED,
+            false,
+            "AsExpected",
+            "no problem found".to_string(),
+        )
     });
 
     let previous = mc
@@ -205,7 +217,10 @@ mod tests {
             assert_eq!(c.observed_generation, Some(2));
             assert_eq!(c.last_transition_time, Time(t(100)));
         }
-        assert_eq!(find(&status, AVAILABLE).unwrap().message, "3/3 pods are ready");
+        assert_eq!(
+            find(&status, AVAILABLE).unwrap().message,
+            "3/3 pods are ready"
+        );
     }
 
     #[test]
@@ -223,7 +238,10 @@ mod tests {
                 triple(PROGRESSING, "True", "Scaling"),
             ]
         );
-        assert_eq!(find(&status, AVAILABLE).unwrap().message, "3/5 pods are ready");
+        assert_eq!(
+            find(&status, AVAILABLE).unwrap().message,
+            "3/5 pods are ready"
+        );
     }
 
     #[test]
@@ -263,16 +281,26 @@ mod tests {
             deployment: Some(&d),
             ..Default::default()
         };
-        let degraded = find(&desired(&mc(2, 1), &observed, t(1)), DEGRADED).unwrap().clone();
-        assert_eq!((degraded.status.as_str(), degraded.reason.as_str()), ("True", "ReplicaFailure"));
+        let degraded = find(&desired(&mc(2, 1), &observed, t(1)), DEGRADED)
+            .unwrap()
+            .clone();
+        assert_eq!(
+            (degraded.status.as_str(), degraded.reason.as_str()),
+            ("True", "ReplicaFailure")
+        );
         assert_eq!(degraded.message, "exceeded quota");
 
         let finalizing = Observed {
             finalizing: true,
             ..Default::default()
         };
-        let degraded = find(&desired(&mc(2, 1), &finalizing, t(1)), DEGRADED).unwrap().clone();
-        assert_eq!((degraded.status.as_str(), degraded.reason.as_str()), ("True", "Finalizing"));
+        let degraded = find(&desired(&mc(2, 1), &finalizing, t(1)), DEGRADED)
+            .unwrap()
+            .clone();
+        assert_eq!(
+            (degraded.status.as_str(), degraded.reason.as_str()),
+            ("True", "Finalizing")
+        );
     }
 
     #[test]
@@ -296,7 +324,13 @@ mod tests {
             ..observed
         };
         let third = desired(&m, &observed, t(900));
-        assert_eq!(find(&third, AVAILABLE).unwrap().last_transition_time, Time(t(900)));
-        assert_eq!(find(&third, DEGRADED).unwrap().last_transition_time, Time(t(100)));
+        assert_eq!(
+            find(&third, AVAILABLE).unwrap().last_transition_time,
+            Time(t(900))
+        );
+        assert_eq!(
+            find(&third, DEGRADED).unwrap().last_transition_time,
+            Time(t(100))
+        );
     }
 }

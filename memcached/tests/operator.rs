@@ -1,0 +1,482 @@
+//! The memcached operator end to end on the local control plane, running in this process:
+//! scaling, self-healing, finalizer and garbage collection, isolation between objects, a
+//! steady state that writes nothing, the same lifecycle under the generated RBAC role, leader
+//! election, an API server restart, and the metrics and probe endpoints.
+//!
+//! Each test owns a namespace and an operator that watches only it. They need the control plane:
+//! `cargo xtask test` provides one (plain `cargo test` skips them).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use envtest::{TestEnv, wait_until};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Pod, Service, ServiceAccount};
+use k8s_openapi::api::events::v1::Event;
+use k8s_openapi::api::rbac::v1::{
+    ClusterRole, ClusterRoleBinding, Role, RoleBinding, RoleRef, Subject,
+};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostParams};
+use kube::runtime::{WatchStreamExt, reflector, watcher};
+use kube::{Client, ResourceExt};
+use memcached::api::v1alpha1::{Memcached, MemcachedSpec};
+use memcached::controller::{self, CONTROLLER_NAME, Context, FINALIZER, Settings};
+use memcached::manager::{self, LeaderElection, ManagerError, ManagerOptions};
+use memcached::metrics::{Metrics, counting_client};
+use memcached::resources;
+use memcached::status::{self, AVAILABLE};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+fn workspace() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
+
+async fn env() -> TestEnv {
+    let env = TestEnv::connect().await.expect("a cluster to test against");
+    install_crds(&env.client()).await;
+    env
+}
+
+async fn install_crds(client: &Client) {
+    let crds: Vec<CustomResourceDefinition> =
+        envtest::crds::read_dir(&workspace().join("config/crd/bases"))
+            .unwrap()
+            .into_iter()
+            .map(|(_, crd)| crd)
+            .collect();
+    envtest::crds::install(client, &crds, TIMEOUT)
+        .await
+        .unwrap();
+}
+
+/// An operator running in this process.
+struct Operator {
+    stop: CancellationToken,
+    task: JoinHandle<Result<(), ManagerError>>,
+    metrics: Arc<Metrics>,
+}
+
+impl Operator {
+    fn start(
+        config: kube::Config,
+        namespace: &str,
+        customise: impl FnOnce(&mut ManagerOptions),
+    ) -> Self {
+        let metrics = Arc::new(Metrics::new());
+        let client = counting_client(config, metrics.clone()).unwrap();
+        let mut options = ManagerOptions {
+            metrics_addr: None,
+            health_addr: None,
+            leader_election: None,
+            controller: Settings {
+                namespace: Some(namespace.to_string()),
+                concurrency: 2,
+                image: resources::DEFAULT_IMAGE.to_string(),
+            },
+        };
+        customise(&mut options);
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(manager::run(client, metrics.clone(), options, stop.clone()));
+        Self {
+            stop,
+            task,
+            metrics,
+        }
+    }
+
+    async fn shutdown(self) {
+        self.stop.cancel();
+        tokio::time::timeout(TIMEOUT, self.task)
+            .await
+            .expect("the operator stops on shutdown")
+            .unwrap()
+            .expect("a clean shutdown");
+    }
+}
+
+fn memcached(name: &str, size: i32) -> Memcached {
+    Memcached::new(name, MemcachedSpec { size })
+}
+
+fn running(pod: &Pod) -> bool {
+    pod.metadata.deletion_timestamp.is_none()
+        && pod.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")
+}
+
+/// Waits until `name` has `size` Running pods, lists exactly them in status.nodes, and reports
+/// Available=True for its current generation. Returns the converged object.
+async fn converged(client: &Client, ns: &str, name: &str, size: usize) -> Memcached {
+    let mcs: Api<Memcached> = Api::namespaced(client.clone(), ns);
+    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
+    let what = format!("{name} to converge on {size} pods");
+    wait_until(&what, TIMEOUT, || {
+        let (mcs, pods) = (mcs.clone(), pods.clone());
+        async move {
+            let mc = mcs.get(name).await.ok()?;
+            let status = mc.status.clone()?;
+            let available = status::find(&status, AVAILABLE)?;
+            if available.status != "True" || available.observed_generation != mc.metadata.generation
+            {
+                return None;
+            }
+            let selector = format!("{}={name}", resources::INSTANCE_LABEL);
+            let list = pods
+                .list(&ListParams::default().labels(&selector))
+                .await
+                .ok()?;
+            let mut names: Vec<String> = list
+                .items
+                .iter()
+                .filter(|p| running(p))
+                .map(|p| p.name_any())
+                .collect();
+            names.sort();
+            (names.len() == size && status.nodes == names).then_some(mc)
+        }
+    })
+    .await
+    .unwrap()
+}
+
+async fn deployment_replicas(client: &Client, ns: &str, name: &str) -> Option<i32> {
+    let api: Api<Deployment> = Api::namespaced(client.clone(), ns);
+    api.get_opt(name).await.ok()??.spec?.replicas
+}
+
+/// The lifecycle of the issue: create 3, scale 1 and 5, revert a hand edit, recreate a deleted
+/// Deployment, a steady state that writes nothing, and deletion through the finalizer. `admin`
+/// observes and edits; the operator runs with `operator_config`.
+async fn lifecycle(env: &TestEnv, ns: &str, operator: &Operator) {
+    let admin = env.client();
+    let mcs: Api<Memcached> = Api::namespaced(admin.clone(), ns);
+    let deployments: Api<Deployment> = Api::namespaced(admin.clone(), ns);
+    let services: Api<Service> = Api::namespaced(admin.clone(), ns);
+
+    mcs.create(&PostParams::default(), &memcached("cache", 3))
+        .await
+        .unwrap();
+    let mc = converged(&admin, ns, "cache", 3).await;
+    assert!(
+        mc.finalizers().iter().any(|f| f == FINALIZER),
+        "{:?}",
+        mc.finalizers()
+    );
+    let deployment = deployments.get("cache").await.unwrap();
+    let owner = &deployment.owner_references()[0];
+    assert_eq!(
+        (owner.kind.as_str(), owner.controller),
+        ("Memcached", Some(true))
+    );
+    assert_eq!(owner.uid, mc.uid().unwrap());
+    let service = services.get("cache").await.unwrap();
+    assert_eq!(service.owner_references()[0].uid, mc.uid().unwrap());
+
+    for size in [1, 5] {
+        mcs.patch(
+            "cache",
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({"spec": {"size": size}})),
+        )
+        .await
+        .unwrap();
+        converged(&admin, ns, "cache", size as usize).await;
+        assert_eq!(deployment_replicas(&admin, ns, "cache").await, Some(size));
+    }
+
+    // A hand edit of the replicas is reverted.
+    deployments
+        .patch(
+            "cache",
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({"spec": {"replicas": 2}})),
+        )
+        .await
+        .unwrap();
+    wait_until(
+        "the hand-edited replicas to be reverted to 5",
+        TIMEOUT,
+        || {
+            let admin = admin.clone();
+            async move { (deployment_replicas(&admin, ns, "cache").await == Some(5)).then_some(()) }
+        },
+    )
+    .await
+    .unwrap();
+
+    // A deleted Deployment is recreated.
+    let old_uid = deployments.get("cache").await.unwrap().uid();
+    deployments
+        .delete("cache", &DeleteParams::background())
+        .await
+        .unwrap();
+    wait_until("the deleted Deployment to be recreated", TIMEOUT, || {
+        let deployments = deployments.clone();
+        let old_uid = old_uid.clone();
+        async move {
+            let d = deployments.get_opt("cache").await.ok()??;
+            (d.uid() != old_uid && d.spec?.replicas == Some(5)).then_some(())
+        }
+    })
+    .await
+    .unwrap();
+    let mc = converged(&admin, ns, "cache", 5).await;
+
+    // Steady state: another reconcile (called directly, with the operator's own view of the
+    // pods) and a few seconds of the running operator move no resourceVersion.
+    let versions = || async {
+        (
+            mcs.get("cache").await.unwrap().resource_version(),
+            deployments.get("cache").await.unwrap().resource_version(),
+            services.get("cache").await.unwrap().resource_version(),
+        )
+    };
+    let before = versions().await;
+    let pods_api: Api<Pod> = Api::namespaced(admin.clone(), ns);
+    let (pods, writer) = reflector::store();
+    let pod_watch = reflector::reflector(
+        writer,
+        watcher(
+            pods_api,
+            watcher::Config::default().labels(&resources::managed_pods_selector()),
+        ),
+    )
+    .applied_objects();
+    let watching = tokio::spawn(async move {
+        use futures::StreamExt;
+        pod_watch.for_each(|_| async {}).await
+    });
+    pods.wait_until_ready().await.unwrap();
+    let ctx = Arc::new(Context::new(
+        admin.clone(),
+        pods,
+        resources::DEFAULT_IMAGE.into(),
+        Arc::new(Metrics::new()),
+    ));
+    controller::reconcile(Arc::new(mc), ctx).await.unwrap();
+    watching.abort();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        versions().await,
+        before,
+        "a reconcile of a converged object changed something"
+    );
+    let reconciles = operator.metrics.reconciles(CONTROLLER_NAME);
+    assert!(reconciles > 0);
+
+    // Deletion: the finalizer records it (Warning event) and the children are collected.
+    let uid = mcs.get("cache").await.unwrap().uid();
+    mcs.delete("cache", &DeleteParams::background())
+        .await
+        .unwrap();
+    wait_until("the Memcached to be gone", TIMEOUT, || {
+        let mcs = mcs.clone();
+        async move { mcs.get_opt("cache").await.ok()?.is_none().then_some(()) }
+    })
+    .await
+    .unwrap();
+    let events: Api<Event> = Api::namespaced(admin.clone(), ns);
+    let list = events.list(&ListParams::default()).await.unwrap();
+    let deleting = list.items.iter().find(|e| {
+        e.reason.as_deref() == Some("Deleting")
+            && e.regarding.as_ref().and_then(|r| r.uid.clone()) == uid
+    });
+    let deleting = deleting.unwrap_or_else(|| {
+        panic!(
+            "no Deleting event among {:?}",
+            list.items.iter().map(|e| &e.reason).collect::<Vec<_>>()
+        )
+    });
+    assert_eq!(deleting.type_.as_deref(), Some("Warning"));
+    assert!(
+        list.items
+            .iter()
+            .any(|e| e.reason.as_deref() == Some("Available"))
+    );
+    wait_until(
+        "the Deployment, Service and pods to be garbage-collected",
+        TIMEOUT,
+        || {
+            let (deployments, services, pods) = (
+                deployments.clone(),
+                services.clone(),
+                Api::<Pod>::namespaced(admin.clone(), ns),
+            );
+            async move {
+                let d = deployments.list(&ListParams::default()).await.ok()?;
+                let s = services.list(&ListParams::default()).await.ok()?;
+                let p = pods.list(&ListParams::default()).await.ok()?;
+                (d.items.is_empty() && s.items.is_empty() && p.items.is_empty()).then_some(())
+            }
+        },
+    )
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+#[ignore = "needs the control plane: run by `cargo xtask test`"]
+async fn lifecycle_as_admin() {
+    let env = env().await;
+    let ns = env.namespace("mc-lifecycle").await.unwrap();
+    let operator = Operator::start(env.config().clone(), ns.name(), |_| {});
+    lifecycle(&env, ns.name(), &operator).await;
+    operator.shutdown().await;
+}
+
+#[tokio::test]
+#[ignore = "needs the control plane: run by `cargo xtask test`"]
+async fn two_memcacheds_in_one_namespace_stay_apart() {
+    let env = env().await;
+    let ns = env.namespace("mc-apart").await.unwrap();
+    let operator = Operator::start(env.config().clone(), ns.name(), |_| {});
+    let mcs: Api<Memcached> = Api::namespaced(env.client(), ns.name());
+    mcs.create(&PostParams::default(), &memcached("left", 2))
+        .await
+        .unwrap();
+    mcs.create(&PostParams::default(), &memcached("right", 1))
+        .await
+        .unwrap();
+    let left = converged(&env.client(), ns.name(), "left", 2).await;
+    let right = converged(&env.client(), ns.name(), "right", 1).await;
+    let (l, r) = (left.status.unwrap().nodes, right.status.unwrap().nodes);
+    assert!(l.iter().all(|n| n.starts_with("left-")), "{l:?}");
+    assert!(r.iter().all(|n| n.starts_with("right-")), "{r:?}");
+    // Scaling one leaves the other alone.
+    mcs.patch(
+        "left",
+        &PatchParams::default(),
+        &Patch::Merge(serde_json::json!({"spec": {"size": 0}})),
+    )
+    .await
+    .unwrap();
+    converged(&env.client(), ns.name(), "left", 0).await;
+    let right_again = converged(&env.client(), ns.name(), "right", 1).await;
+    assert_eq!(right_again.status.unwrap().nodes, r);
+    operator.shutdown().await;
+}
+
+/// Binds the generated roles (config/rbac/role.yaml) to a service account in `ns`: the
+/// ClusterRole through a ClusterRoleBinding, the leader-election Role (namespace `system` in the
+/// file, the test namespace here) through a RoleBinding. Returns the ClusterRoleBinding's name.
+async fn bind_generated_roles(client: &Client, ns: &str, sa: &str) -> String {
+    let text = std::fs::read_to_string(workspace().join("config/rbac/role.yaml")).unwrap();
+    let apply = PatchParams::apply("memcached-tests").force();
+    let subject = Subject {
+        kind: "ServiceAccount".into(),
+        name: sa.into(),
+        namespace: Some(ns.into()),
+        ..Default::default()
+    };
+    let mut binding_name = String::new();
+    for doc in serde_yaml::Deserializer::from_str(&text) {
+        use serde::Deserialize;
+        let value = serde_yaml::Value::deserialize(doc).unwrap();
+        match value.get("kind").and_then(|k| k.as_str()) {
+            Some("ClusterRole") => {
+                let role: ClusterRole = serde_yaml::from_value(value).unwrap();
+                let name = role.name_any();
+                Api::<ClusterRole>::all(client.clone())
+                    .patch(&name, &apply, &Patch::Apply(&role))
+                    .await
+                    .unwrap();
+                binding_name = format!("{ns}-{name}");
+                let binding = ClusterRoleBinding {
+                    metadata: ObjectMeta {
+                        name: Some(binding_name.clone()),
+                        ..Default::default()
+                    },
+                    role_ref: RoleRef {
+                        api_group: Some("rbac.authorization.k8s.io".into()),
+                        kind: "ClusterRole".into(),
+                        name,
+                    },
+                    subjects: Some(vec![subject.clone()]),
+                };
+                Api::<ClusterRoleBinding>::all(client.clone())
+                    .patch(&binding_name, &apply, &Patch::Apply(&binding))
+                    .await
+                    .unwrap();
+            }
+            Some("Role") => {
+                let mut role: Role = serde_yaml::from_value(value).unwrap();
+                assert_eq!(role.namespace().as_deref(), Some("system"));
+                role.metadata.namespace = Some(ns.into());
+                let name = role.name_any();
+                Api::<Role>::namespaced(client.clone(), ns)
+                    .patch(&name, &apply, &Patch::Apply(&role))
+                    .await
+                    .unwrap();
+                let binding = RoleBinding {
+                    metadata: ObjectMeta {
+                        name: Some(name.clone()),
+                        namespace: Some(ns.into()),
+                        ..Default::default()
+                    },
+                    role_ref: RoleRef {
+                        api_group: Some("rbac.authorization.k8s.io".into()),
+                        kind: "Role".into(),
+                        name: name.clone(),
+                    },
+                    subjects: Some(vec![subject.clone()]),
+                };
+                Api::<RoleBinding>::namespaced(client.clone(), ns)
+                    .patch(&name, &apply, &Patch::Apply(&binding))
+                    .await
+                    .unwrap();
+            }
+            other => panic!("unexpected {other:?} in role.yaml"),
+        }
+    }
+    assert!(!binding_name.is_empty(), "role.yaml has no ClusterRole");
+    binding_name
+}
+
+#[tokio::test]
+#[ignore = "needs the control plane: run by `cargo xtask test`"]
+async fn lifecycle_as_the_service_account_with_the_generated_roles() {
+    let env = env().await;
+    let ns = env.namespace("mc-rbac").await.unwrap();
+    let sas: Api<ServiceAccount> = Api::namespaced(env.client(), ns.name());
+    sas.create(
+        &PostParams::default(),
+        &ServiceAccount {
+            metadata: ObjectMeta {
+                name: Some("controller-manager".into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let binding = bind_generated_roles(&env.client(), ns.name(), "controller-manager").await;
+
+    let mut config = env.config().clone();
+    config.auth_info.impersonate = Some(format!(
+        "system:serviceaccount:{}:controller-manager",
+        ns.name()
+    ));
+    // Leader election too, so the Lease rights of the generated Role are exercised.
+    let namespace = ns.name().to_string();
+    let operator = Operator::start(config, ns.name(), |o| {
+        o.leader_election = Some(LeaderElection {
+            namespace,
+            lease_name: "memcached-operator".into(),
+            identity: "rbac-test".into(),
+            lease_duration: Duration::from_secs(15),
+            renew_grace: Duration::from_secs(5),
+        });
+    });
+    lifecycle(&env, ns.name(), &operator).await;
+    assert_eq!(operator.metrics.reconciles(CONTROLLER_NAME) > 0, true);
+    operator.shutdown().await;
+    Api::<ClusterRoleBinding>::all(env.client())
+        .delete(&binding, &DeleteParams::default())
+        .await
+        .unwrap();
+}
