@@ -105,6 +105,11 @@ impl ControlPlane {
         admin_client(&self.state.kubeconfig).await
     }
 
+    /// The admin client configuration, for clients of one's own (impersonating, counting, ...).
+    pub async fn config(&self) -> Result<Config, Error> {
+        admin_config(&self.state.kubeconfig).await
+    }
+
     /// Stops one component (SIGTERM, then SIGKILL) and starts it again with the same command
     /// line, ports and certificates; returns once it runs again. For tests of what survives an
     /// API server restart.
@@ -134,10 +139,32 @@ impl ControlPlane {
     /// Stops every component and removes the state directory.
     pub async fn stop(mut self) -> Result<(), Error> {
         let result = stop_state(&self.state).await;
-        for child in &mut self.children {
+        for mut child in std::mem::take(&mut self.children) {
             let _ = child.wait();
         }
         result
+    }
+
+    /// Lets the control plane outlive this value and this process (`cargo xtask envtest up`);
+    /// `cargo xtask envtest down` or [`stop`] with its state directory stops it.
+    pub fn detach(mut self) -> State {
+        self.children.clear();
+        self.state.clone()
+    }
+}
+
+impl Drop for ControlPlane {
+    /// A control plane that was neither stopped nor detached (a test that panicked, say) is
+    /// killed, so no process outlives its owner.
+    fn drop(&mut self) {
+        if self.children.is_empty() {
+            return;
+        }
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.state.state_dir);
     }
 }
 
@@ -680,13 +707,18 @@ fn write_kubeconfig(path: &Path, server: &str, ca: &Path, user: &CertPair) -> Re
 
 /// A client from a kubeconfig file, ignoring the environment.
 pub async fn admin_client(kubeconfig: &Path) -> Result<Client, Error> {
+    Ok(Client::try_from(admin_config(kubeconfig).await?)?)
+}
+
+/// The client configuration of a kubeconfig file, ignoring the environment.
+pub async fn admin_config(kubeconfig: &Path) -> Result<Config, Error> {
     let kc = Kubeconfig::read_from(kubeconfig)
         .map_err(|e| Error::Start(format!("{}: {e}", kubeconfig.display())))?;
     let mut config = Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
         .await
         .map_err(|e| Error::Start(format!("{}: {e}", kubeconfig.display())))?;
     config.read_timeout = Some(Duration::from_secs(30));
-    Ok(Client::try_from(config)?)
+    Ok(config)
 }
 
 async fn readyz(client: &Client) -> Result<(), Error> {

@@ -303,6 +303,49 @@ pub fn backoff(failures: u32) -> Duration {
         .map_or(max, |d| d.min(max))
 }
 
+/// Waits until `store` has seen a full list. `Store::wait_until_ready` wakes only the most recent
+/// of several concurrent waiters (the controller itself waits on its store too), so poll it with
+/// a short timeout instead of awaiting it once.
+async fn ready<K>(store: &Store<K>)
+where
+    K: kube::runtime::reflector::Lookup + Clone + 'static,
+    K::DynamicType: Eq + std::hash::Hash + Clone,
+{
+    loop {
+        match tokio::time::timeout(Duration::from_millis(100), store.wait_until_ready()).await {
+            Ok(_) => return,
+            Err(_elapsed) => continue,
+        }
+    }
+}
+
+/// Retry delays of the watches: 250 ms doubling up to 5 s, back to the start after a success.
+///
+/// kube's default (client-go's) climbs to 30 s. After an API server restart the watches fail
+/// while it is down, then get "too old resource version" while its watch cache warms up, so the
+/// delays grow before the server is usable and recovery took a minute or more (measured with
+/// `the_operator_recovers_from_an_api_server_restart`). One list every 5 s at worst is cheap.
+#[derive(Debug, Clone, Default)]
+pub struct WatchBackoff {
+    attempt: u32,
+}
+
+impl Iterator for WatchBackoff {
+    type Item = Duration;
+
+    fn next(&mut self) -> Option<Duration> {
+        let delay = Duration::from_millis(250) * (1u32 << self.attempt.min(5));
+        self.attempt = self.attempt.saturating_add(1);
+        Some(delay.min(Duration::from_secs(5)))
+    }
+}
+
+impl kube::runtime::utils::Backoff for WatchBackoff {
+    fn reset(&mut self) {
+        self.attempt = 0;
+    }
+}
+
 /// How the controller runs.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -344,7 +387,7 @@ pub async fn run(
             watcher::Config::default().labels(&resources::managed_pods_selector()),
         ),
     )
-    .default_backoff()
+    .backoff(WatchBackoff::default())
     .touched_objects();
 
     let controller = Controller::new(api::<Memcached>(&client, ns), watcher::Config::default())
@@ -355,16 +398,15 @@ pub async fn run(
             Some(ObjectRef::new(&name).within(pod.namespace().as_deref()?))
         })
         .with_config(controller::Config::default().concurrency(settings.concurrency))
+        .trigger_backoff(WatchBackoff::default())
         .graceful_shutdown_on(shutdown);
 
     let memcached_store = controller.store();
     let pods_ready = pod_store.clone();
     tokio::spawn(async move {
-        if memcached_store.wait_until_ready().await.is_ok()
-            && pods_ready.wait_until_ready().await.is_ok()
-        {
-            synced();
-        }
+        ready(&memcached_store).await;
+        ready(&pods_ready).await;
+        synced();
     });
 
     let ctx = Arc::new(Context::new(client, pod_store, settings.image, metrics));
@@ -399,6 +441,16 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(patch["nodes"], serde_json::json!(["a"]));
+    }
+
+    #[test]
+    fn watch_backoff_is_capped_at_five_seconds_and_resets() {
+        use kube::runtime::utils::Backoff;
+        let mut b = WatchBackoff::default();
+        let delays: Vec<u64> = b.by_ref().take(7).map(|d| d.as_millis() as u64).collect();
+        assert_eq!(delays, [250, 500, 1000, 2000, 4000, 5000, 5000]);
+        b.reset();
+        assert_eq!(b.next(), Some(Duration::from_millis(250)));
     }
 
     #[test]

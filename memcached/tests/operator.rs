@@ -111,10 +111,20 @@ fn running(pod: &Pod) -> bool {
 /// Waits until `name` has `size` Running pods, lists exactly them in status.nodes, and reports
 /// Available=True for its current generation. Returns the converged object.
 async fn converged(client: &Client, ns: &str, name: &str, size: usize) -> Memcached {
+    converged_within(client, ns, name, size, TIMEOUT).await
+}
+
+async fn converged_within(
+    client: &Client,
+    ns: &str,
+    name: &str,
+    size: usize,
+    timeout: Duration,
+) -> Memcached {
     let mcs: Api<Memcached> = Api::namespaced(client.clone(), ns);
     let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
     let what = format!("{name} to converge on {size} pods");
-    wait_until(&what, TIMEOUT, || {
+    wait_until(&what, timeout, || {
         let (mcs, pods) = (mcs.clone(), pods.clone());
         async move {
             let mc = mcs.get(name).await.ok()?;
@@ -224,7 +234,7 @@ async fn lifecycle(env: &TestEnv, ns: &str, operator: &Operator) {
     })
     .await
     .unwrap();
-    let mc = converged(&admin, ns, "cache", 5).await;
+    converged(&admin, ns, "cache", 5).await;
 
     // Steady state: another reconcile (called directly, with the operator's own view of the
     // pods) and a few seconds of the running operator move no resourceVersion.
@@ -235,7 +245,23 @@ async fn lifecycle(env: &TestEnv, ns: &str, operator: &Operator) {
             services.get("cache").await.unwrap().resource_version(),
         )
     };
-    let before = versions().await;
+    // The Deployment controller keeps updating the Deployment's status for a moment after the
+    // pods are ready; wait until nothing moves for three seconds, then measure.
+    let mut before = versions().await;
+    let mut quiet_since = std::time::Instant::now();
+    let settling = std::time::Instant::now();
+    while quiet_since.elapsed() < Duration::from_secs(3) {
+        assert!(
+            settling.elapsed() < TIMEOUT,
+            "the objects never settled: {before:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let now = versions().await;
+        if now != before {
+            before = now;
+            quiet_since = std::time::Instant::now();
+        }
+    }
     let pods_api: Api<Pod> = Api::namespaced(admin.clone(), ns);
     let (pods, writer) = reflector::store();
     let pod_watch = reflector::reflector(
@@ -257,13 +283,15 @@ async fn lifecycle(env: &TestEnv, ns: &str, operator: &Operator) {
         resources::DEFAULT_IMAGE.into(),
         Arc::new(Metrics::new()),
     ));
+    let mc = mcs.get("cache").await.unwrap();
+    assert_eq!(mc.resource_version(), before.0);
     controller::reconcile(Arc::new(mc), ctx).await.unwrap();
     watching.abort();
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(
         versions().await,
         before,
-        "a reconcile of a converged object changed something"
+        "a reconcile of a converged object changed something (Memcached, Deployment, Service)"
     );
     let reconciles = operator.metrics.reconciles(CONTROLLER_NAME);
     assert!(reconciles > 0);
@@ -473,10 +501,265 @@ async fn lifecycle_as_the_service_account_with_the_generated_roles() {
         });
     });
     lifecycle(&env, ns.name(), &operator).await;
-    assert_eq!(operator.metrics.reconciles(CONTROLLER_NAME) > 0, true);
+    assert!(operator.metrics.reconciles(CONTROLLER_NAME) > 0);
     operator.shutdown().await;
     Api::<ClusterRoleBinding>::all(env.client())
         .delete(&binding, &DeleteParams::default())
         .await
         .unwrap();
+}
+
+fn election(namespace: &str, identity: &str, lease: Duration) -> LeaderElection {
+    LeaderElection {
+        namespace: namespace.to_string(),
+        lease_name: "memcached-operator".into(),
+        identity: identity.to_string(),
+        lease_duration: lease,
+        renew_grace: Duration::from_secs(2),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the control plane: run by `cargo xtask test`"]
+async fn with_leader_election_one_instance_reconciles_and_another_takes_over() {
+    let env = env().await;
+    let ns = env.namespace("mc-leader").await.unwrap();
+    let lease = Duration::from_secs(6);
+
+    // The first instance runs on a runtime of its own, so that it can be killed outright: no
+    // graceful shutdown, no lease release, as when its pod dies.
+    let first_runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let first_metrics = Arc::new(Metrics::new());
+    let first_client = {
+        let _inside = first_runtime.enter();
+        counting_client(env.config().clone(), first_metrics.clone()).unwrap()
+    };
+    let options = ManagerOptions {
+        metrics_addr: None,
+        health_addr: None,
+        leader_election: Some(election(ns.name(), "first", lease)),
+        controller: Settings {
+            namespace: Some(ns.name().to_string()),
+            concurrency: 2,
+            image: resources::DEFAULT_IMAGE.to_string(),
+        },
+    };
+    first_runtime.spawn(manager::run(
+        first_client,
+        first_metrics.clone(),
+        options,
+        CancellationToken::new(),
+    ));
+    wait_until("the first instance to lead", TIMEOUT, || {
+        let m = first_metrics.clone();
+        async move { m.is_leader().then_some(()) }
+    })
+    .await
+    .unwrap();
+
+    let second = Operator::start(env.config().clone(), ns.name(), |o| {
+        o.leader_election = Some(election(ns.name(), "second", lease));
+    });
+    let mcs: Api<Memcached> = Api::namespaced(env.client(), ns.name());
+    mcs.create(&PostParams::default(), &memcached("led", 2))
+        .await
+        .unwrap();
+    converged(&env.client(), ns.name(), "led", 2).await;
+    assert!(first_metrics.reconciles(CONTROLLER_NAME) > 0);
+    assert_eq!(
+        second.metrics.reconciles(CONTROLLER_NAME),
+        0,
+        "the standby reconciled"
+    );
+    assert!(!second.metrics.is_leader());
+
+    let killed = Instant::now();
+    first_runtime.shutdown_background();
+    wait_until("the second instance to take over", TIMEOUT, || {
+        let m = second.metrics.clone();
+        async move { m.is_leader().then_some(()) }
+    })
+    .await
+    .unwrap();
+    let took = killed.elapsed();
+    // The lease must expire first; then the standby needs at most one retry period.
+    assert!(
+        took <= lease + Duration::from_secs(4),
+        "took over after {took:?} with a {lease:?} lease"
+    );
+    eprintln!("the standby took over {took:?} after the leader died (lease {lease:?})");
+
+    mcs.patch(
+        "led",
+        &PatchParams::default(),
+        &Patch::Merge(serde_json::json!({"spec": {"size": 3}})),
+    )
+    .await
+    .unwrap();
+    converged(&env.client(), ns.name(), "led", 3).await;
+    assert!(second.metrics.reconciles(CONTROLLER_NAME) > 0);
+    second.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the control plane binaries: run by `cargo xtask test`"]
+async fn the_operator_recovers_from_an_api_server_restart() {
+    // A control plane of its own: restarting the shared one would disturb the other tests.
+    let scratch = tempfile::tempdir().unwrap();
+    let mut options = envtest::Options::new(scratch.path().join("plane"));
+    options.nodes = 1;
+    let mut plane = envtest::plane::start(&options)
+        .await
+        .unwrap()
+        .expect("a new control plane");
+    let config = plane.config().await.unwrap();
+    let client = Client::try_from(config.clone()).unwrap();
+    install_crds(&client).await;
+    let ns = "restart";
+    let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client.clone());
+    namespaces
+        .create(
+            &PostParams::default(),
+            &k8s_openapi::api::core::v1::Namespace {
+                metadata: ObjectMeta {
+                    name: Some(ns.into()),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    wait_until("the default service account", TIMEOUT, || {
+        let sas: Api<ServiceAccount> = Api::namespaced(client.clone(), ns);
+        async move { sas.get_opt("default").await.ok()? }
+    })
+    .await
+    .unwrap();
+
+    let operator = Operator::start(config, ns, |_| {});
+    let mcs: Api<Memcached> = Api::namespaced(client.clone(), ns);
+    mcs.create(&PostParams::default(), &memcached("survivor", 2))
+        .await
+        .unwrap();
+    converged(&client, ns, "survivor", 2).await;
+
+    plane.restart("kube-apiserver").await.unwrap();
+    let state = plane.state.clone();
+    wait_until("the restarted API server to be ready", TIMEOUT, || {
+        let state = state.clone();
+        async move { envtest::plane::api_ready(&state).await.ok() }
+    })
+    .await
+    .unwrap();
+
+    // The operator was not restarted: its watches must resume and pick up the change.
+    wait_until("the scale patch to be accepted", TIMEOUT, || {
+        let mcs = mcs.clone();
+        async move {
+            mcs.patch(
+                "survivor",
+                &PatchParams::default(),
+                &Patch::Merge(serde_json::json!({"spec": {"size": 3}})),
+            )
+            .await
+            .ok()
+        }
+    })
+    .await
+    .unwrap();
+    // Every client of the API server (the operator, kube-controller-manager, the scheduler and
+    // kwok) reconnects with its own backoff, up to about 30 s each.
+    let restarted = Instant::now();
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), ns);
+    wait_until(
+        "the operator to scale the Deployment to 3",
+        Duration::from_secs(120),
+        || {
+            let deployments = deployments.clone();
+            async move {
+                (deployments.get("survivor").await.ok()?.spec?.replicas == Some(3)).then_some(())
+            }
+        },
+    )
+    .await
+    .unwrap();
+    eprintln!(
+        "the operator acted {:?} after the restart",
+        restarted.elapsed()
+    );
+    converged_within(&client, ns, "survivor", 3, Duration::from_secs(120)).await;
+    eprintln!("converged {:?} after the restart", restarted.elapsed());
+    assert!(!operator.task.is_finished(), "the operator exited");
+    operator.shutdown().await;
+    plane.stop().await.unwrap();
+}
+
+/// A plain HTTP/1.1 GET on loopback: (status code, body).
+async fn http_get(port: u16, path: &str) -> Option<(u16, String)> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .ok()?;
+    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.ok()?;
+    let code = response.split_whitespace().nth(1)?.parse().ok()?;
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())?;
+    Some((code, body))
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[tokio::test]
+#[ignore = "needs the control plane: run by `cargo xtask test`"]
+async fn metrics_and_probes_are_served() {
+    let env = env().await;
+    let ns = env.namespace("mc-probes").await.unwrap();
+    let (metrics_port, health_port) = (free_port(), free_port());
+    let operator = Operator::start(env.config().clone(), ns.name(), |o| {
+        o.metrics_addr = Some(([127, 0, 0, 1], metrics_port).into());
+        o.health_addr = Some(([127, 0, 0, 1], health_port).into());
+    });
+    wait_until("/readyz to answer 200", TIMEOUT, || async move {
+        let (code, body) = http_get(health_port, "/readyz").await?;
+        (code == 200 && body.contains("ok")).then_some(())
+    })
+    .await
+    .unwrap();
+    let (code, _) = http_get(health_port, "/healthz").await.unwrap();
+    assert_eq!(code, 200);
+
+    let mcs: Api<Memcached> = Api::namespaced(env.client(), ns.name());
+    mcs.create(&PostParams::default(), &memcached("observed", 1))
+        .await
+        .unwrap();
+    converged(&env.client(), ns.name(), "observed", 1).await;
+    let (code, text) = http_get(metrics_port, "/metrics").await.unwrap();
+    assert_eq!(code, 200);
+    for expected in [
+        "controller_runtime_reconcile_total{controller=\"memcached\",result=\"success\"}",
+        "controller_runtime_reconcile_time_seconds_bucket{le=\"0.005\",controller=\"memcached\"}",
+        "rest_client_requests_total{method=\"PATCH\"}",
+    ] {
+        assert!(text.contains(expected), "{expected} missing from\n{text}");
+    }
+    operator.shutdown().await;
+    assert!(
+        http_get(health_port, "/healthz").await.is_none(),
+        "the probe server outlived the operator"
+    );
 }

@@ -67,10 +67,13 @@ pub fn envtest(cmd: EnvtestCmd) -> Result<ExitCode> {
             let mut options = Options::new(&dir);
             options.nodes = nodes;
             match rt.block_on(plane::start(&options))? {
-                Some(plane) => eprintln!(
-                    "envtest: Kubernetes v{} is up at {} ({} kwok nodes); stop it with `cargo xtask envtest down`",
-                    plane.state.kubernetes_version, plane.state.server, nodes
-                ),
+                Some(plane) => {
+                    let state = plane.detach();
+                    eprintln!(
+                        "envtest: Kubernetes v{} is up at {} ({} kwok nodes); stop it with `cargo xtask envtest down`",
+                        state.kubernetes_version, state.server, nodes
+                    );
+                }
                 None => eprintln!("envtest: already running ({})", dir.display()),
             }
             print_env(&dir)?;
