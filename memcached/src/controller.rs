@@ -418,6 +418,10 @@ pub async fn run(
                 // controller's own: watch failures, objects that vanished, ...
                 match e {
                     controller::Error::ReconcilerFailed(..) => {}
+                    // Deleted between the trigger and the reconcile: nothing to do.
+                    controller::Error::ObjectNotFound(obj) => {
+                        tracing::debug!(%obj, "gone before it was reconciled");
+                    }
                     other => warn!(error = %other, "controller"),
                 }
             }

@@ -29,7 +29,7 @@ struct Flags {
     /// Elect a leader on a Lease so that only one instance reconciles.
     #[arg(long, env = "LEADER_ELECT")]
     leader_elect: bool,
-    /// Namespace of the Lease (default: the pod's namespace, else `default`).
+    /// Namespace of the Lease (default: $POD_NAMESPACE, the pod's namespace, else `default`).
     #[arg(long, env = "LEADER_ELECTION_NAMESPACE")]
     leader_election_namespace: Option<String>,
     /// Name of the Lease.
@@ -115,6 +115,11 @@ async fn main() -> Result<()> {
         namespace: flags
             .leader_election_namespace
             .clone()
+            .or_else(|| {
+                std::env::var("POD_NAMESPACE")
+                    .ok()
+                    .filter(|ns| !ns.is_empty())
+            })
             .or_else(pod_namespace)
             .unwrap_or_else(|| "default".into()),
         lease_name: flags.leader_election_id.clone(),

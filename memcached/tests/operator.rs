@@ -89,6 +89,29 @@ impl Operator {
         }
     }
 
+    /// Deletes every Memcached in `ns` while the operator still runs (their finalizers need it),
+    /// then shuts it down. Otherwise the test namespace would hang in Terminating.
+    async fn finish(self, client: &Client, ns: &str) {
+        let mcs: Api<Memcached> = Api::namespaced(client.clone(), ns);
+        mcs.delete_collection(&DeleteParams::background(), &ListParams::default())
+            .await
+            .unwrap();
+        wait_until("every Memcached to be finalized", TIMEOUT, || {
+            let mcs = mcs.clone();
+            async move {
+                mcs.list(&ListParams::default())
+                    .await
+                    .ok()?
+                    .items
+                    .is_empty()
+                    .then_some(())
+            }
+        })
+        .await
+        .unwrap();
+        self.shutdown().await;
+    }
+
     async fn shutdown(self) {
         self.stop.cancel();
         tokio::time::timeout(TIMEOUT, self.task)
@@ -385,7 +408,7 @@ async fn two_memcacheds_in_one_namespace_stay_apart() {
     converged(&env.client(), ns.name(), "left", 0).await;
     let right_again = converged(&env.client(), ns.name(), "right", 1).await;
     assert_eq!(right_again.status.unwrap().nodes, r);
-    operator.shutdown().await;
+    operator.finish(&env.client(), ns.name()).await;
 }
 
 /// Binds the generated roles (config/rbac/role.yaml) to a service account in `ns`: the
@@ -602,7 +625,7 @@ async fn with_leader_election_one_instance_reconciles_and_another_takes_over() {
     .unwrap();
     converged(&env.client(), ns.name(), "led", 3).await;
     assert!(second.metrics.reconciles(CONTROLLER_NAME) > 0);
-    second.shutdown().await;
+    second.finish(&env.client(), ns.name()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -757,7 +780,7 @@ async fn metrics_and_probes_are_served() {
     ] {
         assert!(text.contains(expected), "{expected} missing from\n{text}");
     }
-    operator.shutdown().await;
+    operator.finish(&env.client(), ns.name()).await;
     assert!(
         http_get(health_port, "/healthz").await.is_none(),
         "the probe server outlived the operator"
