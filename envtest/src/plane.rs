@@ -24,8 +24,9 @@ use crate::Error;
 use crate::certs::{CertPair, Pki};
 use crate::components::{self, Binaries, KUBERNETES_VERSION, human};
 
-/// Service addresses of the cluster; the API server's certificate names the first one.
-const SERVICE_CIDR: &str = "10.0.0.0/24";
+/// Service addresses of the cluster; the API server's certificate names the first one. A /16,
+/// not a /24: every Memcached has a Service, and the operator benchmark creates a thousand.
+const SERVICE_CIDR: &str = "10.0.0.0/16";
 /// Pod addresses handed out by kwok; apart from the service range.
 const POD_CIDR: &str = "10.244.0.1/16";
 /// Annotation by which kwok recognises the nodes it simulates.
@@ -404,6 +405,12 @@ impl Starting {
             format!("--cluster-signing-key-file={}", p(&pki.ca.key_path)),
             format!("--service-cluster-ip-range={SERVICE_CIDR}"),
             "--cluster-name=envtest".into(),
+            // A test cluster is judged by how fast it converges; the defaults (20 QPS, 5 syncs)
+            // are sized for sharing a production API server.
+            "--kube-api-qps=200".into(),
+            "--kube-api-burst=400".into(),
+            "--concurrent-deployment-syncs=10".into(),
+            "--concurrent-replicaset-syncs=10".into(),
         ]);
         self.spawn(
             bins,
@@ -413,7 +420,11 @@ impl Starting {
         )?;
 
         let mut args = kcm_args(ports.scheduler, &scheduler_kubeconfig);
-        args.push(format!("--cert-dir={}", p(&dir.join("pki/scheduler"))));
+        args.extend([
+            format!("--cert-dir={}", p(&dir.join("pki/scheduler"))),
+            "--kube-api-qps=200".into(),
+            "--kube-api-burst=400".into(),
+        ]);
         self.spawn(bins, "kube-scheduler", ports.scheduler, args)?;
 
         let (key, value) = KWOK_NODE_ANNOTATION;

@@ -2,6 +2,7 @@
 //! `make install`, `make run`, `make test`, ...) and the local control plane, written in Rust so
 //! they run wherever cargo does.
 
+mod bench;
 mod cluster;
 mod manifests;
 mod test;
@@ -52,6 +53,9 @@ enum Cmd {
         #[arg(last = true)]
         operator_args: Vec<String>,
     },
+    /// Benchmark the operator on the cluster: N Memcacheds created at once, time to convergence,
+    /// API requests per reconcile, quiet steady state, peak memory.
+    BenchOperator(bench::BenchArgs),
     /// Every check and test: formatting, clippy, manifests --check, then the whole cargo test
     /// suite including the cluster tests, on the local control plane (started and stopped around
     /// the run unless one is already up) (make test).
@@ -81,6 +85,7 @@ fn main() -> ExitCode {
             target,
             operator_args,
         } => cluster::run(&target, &operator_args),
+        Cmd::BenchOperator(args) => bench::bench(&args),
         Cmd::Test { cargo_test_args } => test::test(&cargo_test_args),
     };
     match result {
