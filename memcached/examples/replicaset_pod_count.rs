@@ -37,7 +37,11 @@ enum Error {
 }
 
 /// Sets the `pod-count` label of a ReplicaSet to the number of Pods it owns.
-#[rbac(groups = "apps", resources = "replicasets", verbs = "get;list;watch;patch")]
+#[rbac(
+    groups = "apps",
+    resources = "replicasets",
+    verbs = "get;list;watch;patch"
+)]
 #[rbac(groups = "core", resources = "pods", verbs = "get;list;watch")]
 async fn reconcile(rs: Arc<ReplicaSet>, ctx: Arc<Context>) -> Result<Action, Error> {
     let (Some(ns), Some(uid)) = (rs.namespace(), rs.uid()) else {
@@ -56,7 +60,11 @@ async fn reconcile(rs: Arc<ReplicaSet>, ctx: Arc<Context>) -> Result<Action, Err
         let replicasets: Api<ReplicaSet> = Api::namespaced(ctx.client.clone(), &ns);
         let patch = serde_json::json!({ "metadata": { "labels": { POD_COUNT_LABEL: count } } });
         replicasets
-            .patch(&rs.name_any(), &PatchParams::default(), &Patch::Merge(&patch))
+            .patch(
+                &rs.name_any(),
+                &PatchParams::default(),
+                &Patch::Merge(&patch),
+            )
             .await?;
     }
     Ok(Action::await_change())
@@ -127,7 +135,10 @@ mod tests {
             }
         }))
         .unwrap();
-        deployments.create(&PostParams::default(), &deployment).await.unwrap();
+        deployments
+            .create(&PostParams::default(), &deployment)
+            .await
+            .unwrap();
         let replicasets: Api<ReplicaSet> = Api::namespaced(env.client(), ns.name());
         for (replicas, expected) in [(3, "3"), (1, "1")] {
             deployments

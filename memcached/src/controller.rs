@@ -12,6 +12,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
+use kube::core::PartialObjectMeta;
 use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
 use kube::runtime::finalizer::{self, finalizer};
@@ -38,7 +39,7 @@ pub struct Context {
     pub client: Client,
     pub recorder: Recorder,
     /// Pods managed by this operator (a reflector of the pod watch), for `status.nodes`.
-    pub pods: Store<Pod>,
+    pub pods: Store<PartialObjectMeta<Pod>>,
     /// The memcached image for new and updated Deployments.
     pub image: String,
     pub metrics: Arc<Metrics>,
@@ -55,7 +56,12 @@ impl std::fmt::Debug for Context {
 }
 
 impl Context {
-    pub fn new(client: Client, pods: Store<Pod>, image: String, metrics: Arc<Metrics>) -> Self {
+    pub fn new(
+        client: Client,
+        pods: Store<PartialObjectMeta<Pod>>,
+        image: String,
+        metrics: Arc<Metrics>,
+    ) -> Self {
         let reporter = Reporter {
             controller: FIELD_MANAGER.to_string(),
             instance: std::env::var("POD_NAME").ok(),
@@ -90,7 +96,11 @@ pub enum Error {
 /// lists for the caches, server-side apply for owned objects (`patch`, and `create` for the
 /// apply that creates one: without it the test fails), `get` for the
 /// Deployment during finalization, merge patches for finalizers and status.
-#[rbac(groups = "cache.example.com", resources = "memcacheds", verbs = "list;watch;patch")]
+#[rbac(
+    groups = "cache.example.com",
+    resources = "memcacheds",
+    verbs = "list;watch;patch"
+)]
 #[rbac(
     groups = "cache.example.com",
     resources = "memcacheds/status",
@@ -109,7 +119,11 @@ pub enum Error {
     resources = "deployments",
     verbs = "get;list;watch;create;patch"
 )]
-#[rbac(groups = "core", resources = "services", verbs = "list;watch;create;patch")]
+#[rbac(
+    groups = "core",
+    resources = "services",
+    verbs = "list;watch;create;patch"
+)]
 #[rbac(groups = "core", resources = "pods", verbs = "list;watch")]
 #[rbac(groups = "events.k8s.io", resources = "events", verbs = "create;patch")]
 // Leader election only touches one Lease in the operator's own namespace (kustomize rewrites
@@ -268,7 +282,7 @@ async fn publish(ctx: &Context, mc: &Memcached, type_: EventType, reason: &str, 
 }
 
 /// Names of the Memcached's pods that are not being deleted.
-fn pod_names(pods: &Store<Pod>, ns: &str, name: &str) -> Vec<String> {
+fn pod_names(pods: &Store<PartialObjectMeta<Pod>>, ns: &str, name: &str) -> Vec<String> {
     pods.state()
         .iter()
         .filter(|p| {
@@ -380,25 +394,45 @@ pub async fn run(
 ) {
     let ns = settings.namespace.as_deref();
     let managed = watcher::Config::default().labels(&format!("{MANAGED_BY_LABEL}={MANAGED_BY}"));
+    // Caches hold only what the reconciler reads. Pods: metadata (name, labels, deletion), no
+    // managed fields. Memcacheds: the whole object (it is the reconcile input) minus managed
+    // fields. Owned Deployments and Services only trigger reconciles, so metadata watches suffice.
+    // Measured with `cargo xtask bench-operator`: 61 MiB peak for 1,000 Memcacheds before.
     let (pod_store, pod_writer) = reflector::store();
     let pods = reflector::reflector(
         pod_writer,
         watcher(
-            api::<Pod>(&client, ns),
+            api::<PartialObjectMeta<Pod>>(&client, ns),
             watcher::Config::default().labels(&resources::managed_pods_selector()),
-        ),
+        )
+        .modify(|pod| pod.metadata.managed_fields = None),
     )
-    .backoff(WatchBackoff::default())
     .touched_objects();
-
-    let controller = Controller::new(api::<Memcached>(&client, ns), watcher::Config::default())
-        .owns(api::<Deployment>(&client, ns), managed.clone())
-        .owns(api::<Service>(&client, ns), managed)
-        .watches_stream(pods, |pod: Pod| {
+    let (memcached_store, memcached_writer) = reflector::store();
+    let memcacheds = reflector::reflector(
+        memcached_writer,
+        watcher(api::<Memcached>(&client, ns), watcher::Config::default())
+            .modify(|mc| mc.metadata.managed_fields = None),
+    )
+    .applied_objects();
+    let controller = Controller::for_stream(memcacheds, memcached_store)
+        .owns_stream(
+            watcher(
+                api::<PartialObjectMeta<Deployment>>(&client, ns),
+                managed.clone(),
+            )
+            .touched_objects(),
+        )
+        .owns_stream(
+            watcher(api::<PartialObjectMeta<Service>>(&client, ns), managed).touched_objects(),
+        )
+        .watches_stream(pods, |pod: PartialObjectMeta<Pod>| {
             let name = pod.labels().get(INSTANCE_LABEL)?.clone();
             Some(ObjectRef::new(&name).within(pod.namespace().as_deref()?))
         })
         .with_config(controller::Config::default().concurrency(settings.concurrency))
+        // One backoff for all trigger streams together: the controller pauses them all on an
+        // error from any.
         .trigger_backoff(WatchBackoff::default())
         .graceful_shutdown_on(shutdown);
 

@@ -285,7 +285,7 @@ async fn lifecycle(env: &TestEnv, ns: &str, operator: &Operator) {
             quiet_since = std::time::Instant::now();
         }
     }
-    let pods_api: Api<Pod> = Api::namespaced(admin.clone(), ns);
+    let pods_api: Api<kube::core::PartialObjectMeta<Pod>> = Api::namespaced(admin.clone(), ns);
     let (pods, writer) = reflector::store();
     let pod_watch = reflector::reflector(
         writer,

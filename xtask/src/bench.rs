@@ -73,17 +73,24 @@ impl Drop for Operator {
 }
 
 fn free_port() -> Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
 }
 
 /// A minimal HTTP/1.1 GET on loopback, for /metrics and /readyz.
 fn http_get(port: u16, path: &str) -> Result<String> {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )?;
     let mut response = String::new();
     stream.read_to_string(&mut response)?;
-    let (head, body) = response.split_once("\r\n\r\n").context("malformed HTTP response")?;
+    let (head, body) = response
+        .split_once("\r\n\r\n")
+        .context("malformed HTTP response")?;
     if !head.starts_with("HTTP/1.1 200") {
         bail!("GET {path}: {}", head.lines().next().unwrap_or_default());
     }
@@ -101,7 +108,14 @@ fn metric_sum(text: &str, prefix: &str) -> f64 {
 pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     run_step(
         "cargo build --release -p memcached",
-        cargo().args(["build", "--release", "--package", "memcached", "--bin", "memcached"]),
+        cargo().args([
+            "build",
+            "--release",
+            "--package",
+            "memcached",
+            "--bin",
+            "memcached",
+        ]),
     )?;
     let binary = root().join("target/release/memcached");
     let rt = tokio::runtime::Runtime::new()?;
@@ -113,7 +127,9 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         rows.push(rt.block_on(run(&cluster, &binary, count, args))?);
     }
     println!();
-    println!("| Memcacheds | converged in | reconciles | API requests | requests/reconcile | requests in 10 s of steady state | operator peak RSS |");
+    println!(
+        "| Memcacheds | converged in | reconciles | API requests | requests/reconcile | requests in 10 s of steady state | operator peak RSS |"
+    );
     println!("|---:|---:|---:|---:|---:|---:|---:|");
     for r in rows {
         println!(
@@ -211,7 +227,10 @@ async fn run(
         .try_collect::<Vec<_>>()
         .await
         .context("creating Memcacheds")?;
-    eprintln!("[{count}] created in {:.1} s", start.elapsed().as_secs_f64());
+    eprintln!(
+        "[{count}] created in {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
 
     let deadline = Duration::from_secs(args.timeout);
     let converged = loop {
@@ -229,7 +248,10 @@ async fn run(
         );
         tokio::time::sleep(Duration::from_secs(2)).await;
     };
-    eprintln!("[{count}] all converged in {:.1} s", converged.as_secs_f64());
+    eprintln!(
+        "[{count}] all converged in {:.1} s",
+        converged.as_secs_f64()
+    );
     // Let the last events settle, then measure a quiet period.
     tokio::time::sleep(Duration::from_secs(5)).await;
     let text = operator.metrics()?;
@@ -250,9 +272,7 @@ async fn run(
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
     operator.stop();
-    namespaces
-        .delete(&ns, &DeleteParams::background())
-        .await?;
+    namespaces.delete(&ns, &DeleteParams::background()).await?;
     Ok(Row {
         count,
         converged,
@@ -265,11 +285,9 @@ async fn run(
 
 fn is_converged(obj: &DynamicObject) -> bool {
     let status = &obj.data["status"];
-    let available = status["conditions"]
-        .as_array()
-        .is_some_and(|cs| {
-            cs.iter()
-                .any(|c| c["type"] == "Available" && c["status"] == "True")
-        });
+    let available = status["conditions"].as_array().is_some_and(|cs| {
+        cs.iter()
+            .any(|c| c["type"] == "Available" && c["status"] == "True")
+    });
     available && status["nodes"].as_array().is_some_and(|n| n.len() == 1)
 }
