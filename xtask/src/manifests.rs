@@ -164,8 +164,8 @@ mod tests {
         let ws = scratch_workspace();
         edit(
             &ws.path().join("memcached/src/controller.rs"),
-            "resources = \"pods\", verbs = \"get;list;watch\"",
-            "resources = \"pods\", verbs = \"get;list\"",
+            "resources = \"pods\", verbs = \"list;watch\"",
+            "resources = \"pods\", verbs = \"list\"",
         );
         let ManifestsOutcome::Stale(drift) = run_manifests(ws.path(), true).unwrap() else {
             panic!("expected drift")
@@ -186,8 +186,8 @@ mod tests {
         // A change that would alter the role, plus a typo in a validation marker.
         edit(
             &ws.path().join("memcached/src/controller.rs"),
-            "verbs = \"get;list;watch\")]",
-            "verbs = \"get\")]",
+            "resources = \"pods\", verbs = \"list;watch\")]",
+            "resources = \"pods\", verbs = \"list\")]",
         );
         edit(
             &ws.path().join("memcached/src/api/v1alpha1.rs"),
