@@ -474,33 +474,20 @@ impl Starting {
         port: u16,
         args: Vec<String>,
     ) -> Result<(), Error> {
-        use std::os::unix::process::CommandExt;
         let exe = bins.path(name);
         let log = self
             .state
             .state_dir
             .join("logs")
             .join(format!("{name}.log"));
-        let file = std::fs::File::create(&log).map_err(|e| Error::io(&log, e))?;
-        let err_file = file.try_clone().map_err(|e| Error::io(&log, e))?;
-        let child = Command::new(&exe)
-            .args(&args)
-            .stdin(Stdio::null())
-            .stdout(file)
-            .stderr(err_file)
-            // Own process group: a Ctrl-C meant for `cargo xtask envtest up` or a test run does
-            // not take the control plane down half-way; `down` stops it.
-            .process_group(0)
-            .spawn()
-            .map_err(|e| Error::Start(format!("cannot start {}: {e}", exe.display())))?;
+        let (child, pid) = spawn_process(&exe, &args, &log, false)?;
         eprintln!(
-            "envtest: started {name} (pid {}, port {port}, log {})",
-            child.id(),
+            "envtest: started {name} (pid {pid}, port {port}, log {})",
             log.display()
         );
         self.state.components.push(ComponentState {
             name: name.to_string(),
-            pid: child.id() as i32,
+            pid,
             exe,
             log,
             port,

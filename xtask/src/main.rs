@@ -60,9 +60,9 @@ enum Cmd {
     /// suite including the cluster tests, on the local control plane (started and stopped around
     /// the run unless one is already up) (make test).
     Test {
-        /// Extra arguments for `cargo test` (after `--`), e.g. `-- -p memcached`.
+        /// Arguments for the test binaries (after `--`), e.g. a name filter: `-- lifecycle`.
         #[arg(last = true)]
-        cargo_test_args: Vec<String>,
+        test_args: Vec<String>,
     },
 }
 
@@ -86,7 +86,7 @@ fn main() -> ExitCode {
             operator_args,
         } => cluster::run(&target, &operator_args),
         Cmd::BenchOperator(args) => bench::bench(&args),
-        Cmd::Test { cargo_test_args } => test::test(&cargo_test_args),
+        Cmd::Test { test_args } => test::test(&test_args),
     };
     match result {
         Ok(code) => code,

@@ -29,9 +29,7 @@ pub fn test(extra: &[String]) -> Result<ExitCode> {
     // it, and the plane does not sit idle through a long build.
     run_step(
         "cargo test --no-run",
-        cargo()
-            .args(["test", "--workspace", "--all-targets", "--no-run"])
-            .args(extra),
+        cargo().args(["test", "--workspace", "--all-targets", "--no-run"]),
     )?;
     eprintln!("==> envtest up");
     let plane = cluster::test_plane_up()?;
@@ -40,13 +38,13 @@ pub fn test(extra: &[String]) -> Result<ExitCode> {
         "cargo test (cluster tests included)",
         cluster::with_kubeconfig(&mut cargo(), &plane)
             .args(["test", "--workspace", "--all-targets"])
-            .args(extra)
-            .args(["--", "--include-ignored"]),
+            .args(["--", "--include-ignored"])
+            .args(extra),
     );
     let doc_tests = tests.as_ref().ok().map(|_| {
         run_step(
             "cargo test --doc",
-            cargo().args(["test", "--workspace", "--doc"]).args(extra),
+            cargo().args(["test", "--workspace", "--doc"]),
         )
     });
     eprintln!("==> envtest down");
