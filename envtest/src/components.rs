@@ -207,9 +207,11 @@ fn build(root: &Path) -> Result<Binaries, Error> {
     cmd.args(["build", "-v", "-trimpath", "-ldflags", &ldflags, "-o"])
         .arg(&partial)
         .args(&packages)
-        .stdout(Stdio::piped())
+        // -v and errors go to stderr; nothing is read from stdout, so it must not be a pipe
+        // that could fill up.
+        .stdout(Stdio::null())
         .stderr(Stdio::piped());
-    let status = stream_build(cmd, &mut log, &log_path, total, started)?;
+    let status = stream_build(cmd, &mut log, total, started)?;
     if !status.success() {
         return Err(build_failed("go build", &log_path));
     }
@@ -350,7 +352,6 @@ fn count_packages(src: &Path, packages: &[&str]) -> usize {
 fn stream_build(
     mut cmd: Command,
     log: &mut std::fs::File,
-    log_path: &Path,
     total: usize,
     started: Instant,
 ) -> Result<std::process::ExitStatus, Error> {
@@ -398,7 +399,6 @@ fn stream_build(
     if tty {
         eprintln!();
     }
-    let _ = log_path;
     child
         .wait()
         .map_err(|e| Error::Build(format!("go build: {e}")))

@@ -55,6 +55,22 @@ pub fn read_dir(dir: &Path) -> Result<Vec<(PathBuf, CustomResourceDefinition)>, 
     Ok(crds)
 }
 
+/// The CRDs of [`read_dir`] without their file names.
+pub fn read_crds(dir: &Path) -> Result<Vec<CustomResourceDefinition>, Error> {
+    Ok(read_dir(dir)?.into_iter().map(|(_, crd)| crd).collect())
+}
+
+/// [`install`]s every CRD in `dir` (`make install`); returns their names.
+pub async fn install_dir(
+    client: &Client,
+    dir: &Path,
+    timeout: Duration,
+) -> Result<Vec<String>, Error> {
+    let crds = read_crds(dir)?;
+    install(client, &crds, timeout).await?;
+    Ok(crds.iter().map(ResourceExt::name_any).collect())
+}
+
 /// Server-side applies each CRD (taking ownership of conflicting fields, as `kubectl apply
 /// --server-side --force-conflicts`), then waits until every one is Established.
 pub async fn install(

@@ -19,15 +19,13 @@ fn workspace() -> &'static Path {
 
 async fn env_with_crds() -> TestEnv {
     let env = TestEnv::connect().await.expect("a cluster to test against");
-    let crds: Vec<CustomResourceDefinition> =
-        envtest::crds::read_dir(&workspace().join("config/crd/bases"))
-            .unwrap()
-            .into_iter()
-            .map(|(_, crd)| crd)
-            .collect();
-    envtest::crds::install(&env.client(), &crds, Duration::from_secs(60))
-        .await
-        .unwrap();
+    envtest::crds::install_dir(
+        &env.client(),
+        &workspace().join("config/crd/bases"),
+        Duration::from_secs(60),
+    )
+    .await
+    .unwrap();
     env
 }
 

@@ -17,7 +17,6 @@ use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::api::rbac::v1::{
     ClusterRole, ClusterRoleBinding, Role, RoleBinding, RoleRef, Subject,
 };
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostParams};
 use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Client, ResourceExt};
@@ -43,13 +42,7 @@ async fn env() -> TestEnv {
 }
 
 async fn install_crds(client: &Client) {
-    let crds: Vec<CustomResourceDefinition> =
-        envtest::crds::read_dir(&workspace().join("config/crd/bases"))
-            .unwrap()
-            .into_iter()
-            .map(|(_, crd)| crd)
-            .collect();
-    envtest::crds::install(client, &crds, TIMEOUT)
+    envtest::crds::install_dir(client, &workspace().join("config/crd/bases"), TIMEOUT)
         .await
         .unwrap();
 }

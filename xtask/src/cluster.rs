@@ -221,15 +221,7 @@ fn crd_dir() -> PathBuf {
 
 /// Applies config/crd/bases to `client`'s cluster and waits until each CRD is Established.
 pub async fn install_crds(client: &Client) -> Result<Vec<String>> {
-    let crds: Vec<_> = envtest::crds::read_dir(&crd_dir())?
-        .into_iter()
-        .map(|(_, crd)| crd)
-        .collect();
-    envtest::crds::install(client, &crds, Duration::from_secs(60)).await?;
-    Ok(crds
-        .iter()
-        .filter_map(|c| c.metadata.name.clone())
-        .collect())
+    Ok(envtest::crds::install_dir(client, &crd_dir(), Duration::from_secs(60)).await?)
 }
 
 pub fn install(target: &Target) -> Result<ExitCode> {
@@ -248,10 +240,7 @@ pub fn install(target: &Target) -> Result<ExitCode> {
 pub fn uninstall(target: &Target) -> Result<ExitCode> {
     runtime()?.block_on(async {
         let cluster = connect(target).await?;
-        let crds: Vec<_> = envtest::crds::read_dir(&crd_dir())?
-            .into_iter()
-            .map(|(_, crd)| crd)
-            .collect();
+        let crds = envtest::crds::read_crds(&crd_dir())?;
         let deleted =
             envtest::crds::uninstall(&cluster.client, &crds, Duration::from_secs(60)).await?;
         for crd in &crds {
