@@ -233,6 +233,62 @@ fn build(root: &Path) -> Result<Binaries, Error> {
     Ok(Binaries { dir: bin })
 }
 
+/// The controller-gen release the parity suite compares operator-gen with.
+pub const CONTROLLER_GEN_VERSION: &str = "0.21.0";
+
+/// The path of controller-gen v[`CONTROLLER_GEN_VERSION`], installed with
+/// `go install sigs.k8s.io/controller-tools/cmd/controller-gen@v…` into the same cache as the
+/// control-plane binaries on first use.
+pub fn controller_gen() -> Result<PathBuf, Error> {
+    let root = cache_root()?.join(format!("controller-gen-v{CONTROLLER_GEN_VERSION}"));
+    let exe = root.join("bin").join("controller-gen");
+    if exe.is_file() {
+        return Ok(exe);
+    }
+    std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
+    let lock_path = root.join("build.lock");
+    let lock = std::fs::File::create(&lock_path).map_err(|e| Error::io(&lock_path, e))?;
+    lock.lock().map_err(|e| Error::io(&lock_path, e))?;
+    if exe.is_file() {
+        return Ok(exe);
+    }
+    let go = check_go()?;
+    let partial = root.join("bin.partial");
+    if partial.exists() {
+        std::fs::remove_dir_all(&partial).map_err(|e| Error::io(&partial, e))?;
+    }
+    let log_path = root.join("build.log");
+    let mut log = std::fs::File::create(&log_path).map_err(|e| Error::io(&log_path, e))?;
+    eprintln!(
+        "envtest: installing controller-gen v{CONTROLLER_GEN_VERSION} with {go} (first use only)"
+    );
+    let started = Instant::now();
+    let mut cmd = Command::new("go");
+    cmd.current_dir(&root)
+        .env("GOTOOLCHAIN", "local")
+        .env("GOWORK", "off")
+        .env("CGO_ENABLED", "0")
+        .env("GOBIN", &partial)
+        .args([
+            "install",
+            "-trimpath",
+            &format!("sigs.k8s.io/controller-tools/cmd/controller-gen@v{CONTROLLER_GEN_VERSION}"),
+        ]);
+    run_logged(&mut cmd, &mut log, &log_path, "go install controller-gen")?;
+    let bin = root.join("bin");
+    if bin.exists() {
+        std::fs::remove_dir_all(&bin).map_err(|e| Error::io(&bin, e))?;
+    }
+    std::fs::rename(&partial, &bin).map_err(|e| Error::io(&partial, e))?;
+    eprintln!(
+        "envtest: controller-gen installed in {}: {}",
+        human(started.elapsed()),
+        exe.display()
+    );
+    drop(lock);
+    Ok(exe)
+}
+
 fn generated_go_mod() -> String {
     let minor_patch = KUBERNETES_VERSION
         .split_once('.')

@@ -7,7 +7,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionNames,
     CustomResourceDefinitionSpec, CustomResourceDefinitionVersion, CustomResourceSubresourceScale,
     CustomResourceSubresourceStatus, CustomResourceSubresources, CustomResourceValidation,
-    JSONSchemaProps,
+    JSONSchemaProps, SelectableField,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use proc_macro2::Span;
@@ -137,7 +137,8 @@ pub fn default_plural(kind: &str) -> String {
     }
 }
 
-/// Builds one CRD per (group, kind).
+/// Builds one CRD per (group, kind), with one version per `#[resource]` struct of that kind
+/// (versions sorted by name, as controller-gen does).
 pub fn build_crds<'a>(
     kinds: &[KindDecl<'a>],
     builder: &mut SchemaBuilder<'a, '_>,
@@ -151,36 +152,126 @@ pub fn build_crds<'a>(
             .push(k);
     }
     let mut crds = Vec::new();
-    for ((group, kind), decls) in by_group_kind {
-        let mut diags = Diagnostics::new();
-        let first = decls[0];
-        if decls.len() > 1 {
-            for extra in &decls[1..] {
-                problems.push((extra.decl.file, {
-                    let mut d = Diagnostics::new();
-                    d.push(
-                        extra.resource.span,
-                        format!(
-                            "{group}/{kind} is declared more than once (versions {} and {}); multi-version CRDs are not supported yet",
-                            first.resource.version.value, extra.resource.version.value
-                        ),
-                    );
-                    d
-                }));
+    for ((group, kind), mut decls) in by_group_kind {
+        decls.sort_by(|a, b| a.resource.version.value.cmp(&b.resource.version.value));
+        let mut ok = true;
+        for pair in decls.windows(2) {
+            if pair[0].resource.version.value == pair[1].resource.version.value {
+                report(
+                    problems,
+                    pair[1].decl.file,
+                    pair[1].resource.version.span,
+                    format!(
+                        "{group}/{kind} version {} is declared twice (also by `{}`)",
+                        pair[1].resource.version.value,
+                        pair[0].decl.name()
+                    ),
+                );
+                ok = false;
             }
         }
-        let Some(schema) = builder.root_schema(&first.decl) else {
-            continue;
-        };
-        check_kind(first, &schema, &mut diags);
-        let ok = diags.is_empty();
-        problems.push((first.decl.file, diags));
-        if !ok {
+        let first = decls[0];
+        for other in &decls[1..] {
+            if let Some(what) = names_disagree(&first.resource, &other.resource) {
+                report(
+                    problems,
+                    other.decl.file,
+                    other.resource.span,
+                    format!(
+                        "the versions of {group}/{kind} disagree on {what} ({} and {}); every version's #[resource] must give the same names and scope",
+                        first.resource.version.value, other.resource.version.value
+                    ),
+                );
+                ok = false;
+            }
+        }
+        let kept: Vec<&KindDecl<'a>> = decls
+            .iter()
+            .copied()
+            .filter(|d| d.resource.skip.is_none())
+            .collect();
+        let mut versions = Vec::new();
+        for k in &kept {
+            let Some(schema) = builder.root_schema(&k.decl) else {
+                ok = false;
+                continue;
+            };
+            let mut diags = Diagnostics::new();
+            check_kind(k, &schema, &mut diags);
+            ok &= diags.is_empty();
+            problems.push((k.decl.file, diags));
+            versions.push(version_for(k, schema, kept.len() == 1));
+        }
+        if kept.is_empty() || !ok {
+            // Every version skipped: controller-gen writes nothing for the kind either.
             continue;
         }
-        crds.push(crd_for(first, &group, &kind, schema));
+        let storage: Vec<&&KindDecl<'a>> = kept
+            .iter()
+            .filter(|k| k.resource.storage.is_some())
+            .collect();
+        if kept.len() > 1 && storage.len() != 1 {
+            let (file, span) = storage
+                .get(1)
+                .map_or((kept[0].decl.file, kept[0].resource.span), |k| {
+                    (k.decl.file, k.resource.storage.unwrap_or(k.resource.span))
+                });
+            report(
+                problems,
+                file,
+                span,
+                if storage.is_empty() {
+                    format!(
+                        "{group}/{kind} has {} versions and none is marked `storage`; mark exactly one #[resource(..., storage)]",
+                        kept.len()
+                    )
+                } else {
+                    format!("{group}/{kind} has more than one `storage` version")
+                },
+            );
+            continue;
+        }
+        if !versions.iter().any(|v| v.served) {
+            report(
+                problems,
+                kept[0].decl.file,
+                kept[0].resource.span,
+                format!("{group}/{kind} serves no version; at least one must be served"),
+            );
+            continue;
+        }
+        crds.push(crd_for(&decls, &group, &kind, versions));
     }
     crds
+}
+
+fn report<'a>(
+    problems: &mut Vec<(&'a SourceFile, Diagnostics)>,
+    file: &'a SourceFile,
+    span: Span,
+    message: String,
+) {
+    let mut d = Diagnostics::new();
+    d.push(span, message);
+    problems.push((file, d));
+}
+
+/// Which CRD-wide name or scope two versions' `#[resource]` markers give differently.
+fn names_disagree(a: &ResourceMarker, b: &ResourceMarker) -> Option<&'static str> {
+    let value = |s: &Option<markers::Spanned<String>>| s.as_ref().map(|s| s.value.clone());
+    if value(&a.plural) != value(&b.plural) {
+        Some("the plural")
+    } else if value(&a.singular) != value(&b.singular) {
+        Some("the singular")
+    } else if a.scope != b.scope {
+        Some("the scope")
+    } else if a.shortnames != b.shortnames {
+        Some("the short names")
+    } else if a.categories != b.categories {
+        Some("the categories")
+    } else {
+        None
+    }
 }
 
 fn property_at<'s>(schema: &'s JSONSchemaProps, path: &str) -> Option<&'s JSONSchemaProps> {
@@ -230,21 +321,12 @@ fn check_kind(kind: &KindDecl<'_>, schema: &JSONSchemaProps, diags: &mut Diagnos
     }
 }
 
-fn crd_for(
+fn version_for(
     kind_decl: &KindDecl<'_>,
-    group: &str,
-    kind: &str,
     schema: JSONSchemaProps,
-) -> CustomResourceDefinition {
+    only: bool,
+) -> CustomResourceDefinitionVersion {
     let r = &kind_decl.resource;
-    let plural = r
-        .plural
-        .as_ref()
-        .map_or_else(|| default_plural(kind), |p| p.value.clone());
-    let singular = r
-        .singular
-        .as_ref()
-        .map_or_else(|| kind.to_ascii_lowercase(), |s| s.value.clone());
     let subresources =
         (kind_decl.subresources.status.is_some() || kind_decl.subresources.scale.is_some()).then(
             || CustomResourceSubresources {
@@ -272,13 +354,57 @@ fn crd_for(
             priority: c.priority,
         })
         .collect();
+    let selectable: Vec<SelectableField> = r
+        .selectable_fields
+        .iter()
+        .map(|p| SelectableField {
+            json_path: p.clone(),
+        })
+        .collect();
+    CustomResourceDefinitionVersion {
+        name: r.version.value.clone(),
+        served: r.served,
+        storage: only || r.storage.is_some(),
+        deprecated: r.deprecated.as_ref().map(|_| true),
+        deprecation_warning: r.deprecated.clone().flatten(),
+        schema: Some(CustomResourceValidation {
+            open_api_v3_schema: Some(schema),
+        }),
+        subresources,
+        additional_printer_columns: (!columns.is_empty()).then_some(columns),
+        selectable_fields: (!selectable.is_empty()).then_some(selectable),
+    }
+}
+
+fn crd_for(
+    decls: &[&KindDecl<'_>],
+    group: &str,
+    kind: &str,
+    versions: Vec<CustomResourceDefinitionVersion>,
+) -> CustomResourceDefinition {
+    let r = &decls[0].resource;
+    let plural = r
+        .plural
+        .as_ref()
+        .map_or_else(|| default_plural(kind), |p| p.value.clone());
+    let singular = r
+        .singular
+        .as_ref()
+        .map_or_else(|| kind.to_ascii_lowercase(), |s| s.value.clone());
+    let mut annotations = BTreeMap::from([(
+        VERSION_ANNOTATION.to_string(),
+        format!("v{}", env!("CARGO_PKG_VERSION")),
+    )]);
+    let mut labels = BTreeMap::new();
+    for d in decls {
+        annotations.extend(d.resource.annotations.iter().cloned());
+        labels.extend(d.resource.labels.iter().cloned());
+    }
     CustomResourceDefinition {
         metadata: ObjectMeta {
             name: Some(format!("{plural}.{group}")),
-            annotations: Some(BTreeMap::from([(
-                VERSION_ANNOTATION.to_string(),
-                format!("v{}", env!("CARGO_PKG_VERSION")),
-            )])),
+            annotations: Some(annotations),
+            labels: (!labels.is_empty()).then_some(labels),
             ..Default::default()
         },
         spec: CustomResourceDefinitionSpec {
@@ -292,17 +418,7 @@ fn crd_for(
                 categories: (!r.categories.is_empty()).then(|| r.categories.clone()),
             },
             scope: r.scope.as_str().to_string(),
-            versions: vec![CustomResourceDefinitionVersion {
-                name: r.version.value.clone(),
-                served: true,
-                storage: true,
-                schema: Some(CustomResourceValidation {
-                    open_api_v3_schema: Some(schema),
-                }),
-                subresources,
-                additional_printer_columns: (!columns.is_empty()).then_some(columns),
-                ..Default::default()
-            }],
+            versions,
             ..Default::default()
         },
         status: None,

@@ -6,7 +6,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
-    JSON, JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
+    ExternalDocumentation, JSON, JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
+    ValidationRule,
 };
 use proc_macro2::Span;
 use syn::spanned::Spanned as _;
@@ -15,7 +16,9 @@ use crate::Options;
 use crate::diagnostics::Diagnostics;
 use crate::docs;
 use crate::known_types;
-use crate::markers::{self, FieldMarkers, MarkerTarget, SchemaProp, Spanned, Validation};
+use crate::markers::{
+    self, CelRule, FieldMarkers, MarkerTarget, OneOf, SchemaProp, Spanned, Validation,
+};
 use crate::serde_attrs::{self, ContainerAttrs};
 use crate::source::{Index, Resolved, SourceFile, TypeDecl, TypeItem};
 
@@ -553,6 +556,38 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                 self.error(file, v.span, msg);
             }
         }
+        if markers.immutable.is_some() {
+            push_rule(
+                schema,
+                &CelRule {
+                    rule: "self == oldSelf".into(),
+                    message: Some("field is immutable".into()),
+                    ..Default::default()
+                },
+            );
+        }
+        let mut groups: Vec<&Spanned<(OneOf, Vec<String>)>> = markers.one_of.iter().collect();
+        groups.sort_by_key(|g| g.value.0);
+        for group in groups {
+            let (kind, fields) = &group.value;
+            for f in fields {
+                if !schema
+                    .properties
+                    .as_ref()
+                    .is_some_and(|p| p.contains_key(f))
+                {
+                    self.error(
+                        file,
+                        group.span,
+                        format!(
+                            "`{}` names `{f}`, which is not a field of this struct (JSON names, after serde renames)",
+                            kind.key()
+                        ),
+                    );
+                }
+            }
+            push_rule(schema, &kind.rule(fields));
+        }
         if !markers.items.is_empty() {
             match &mut schema.items {
                 Some(JSONSchemaPropsOrArray::Schema(items)) => {
@@ -643,8 +678,28 @@ fn apply_schema_prop(schema: &mut JSONSchemaProps, prop: &SchemaProp) -> Result<
             }
         }
         SchemaProp::Schemaless => {}
+        SchemaProp::ExternalDocs { url, description } => {
+            schema.external_docs = Some(ExternalDocumentation {
+                url: Some(url.clone()),
+                description: description.clone(),
+            })
+        }
     }
     Ok(())
+}
+
+fn push_rule(schema: &mut JSONSchemaProps, rule: &CelRule) {
+    schema
+        .x_kubernetes_validations
+        .get_or_insert_with(Vec::new)
+        .push(ValidationRule {
+            rule: rule.rule.clone(),
+            message: rule.message.clone(),
+            message_expression: rule.message_expression.clone(),
+            reason: rule.reason.clone(),
+            field_path: rule.field_path.clone(),
+            optional_old_self: rule.optional_old_self,
+        });
 }
 
 fn apply_validation(schema: &mut JSONSchemaProps, v: &Spanned<Validation>) -> Result<(), String> {
@@ -675,6 +730,7 @@ fn apply_validation(schema: &mut JSONSchemaProps, v: &Spanned<Validation>) -> Re
         }
         Validation::Format(fmt) => schema.format = Some(fmt.clone()),
         Validation::Type(t) => schema.type_ = Some(t.clone()),
+        Validation::Cel(rule) => push_rule(schema, rule),
     }
     Ok(())
 }

@@ -39,6 +39,9 @@ impl MetaSource<'_> {
     }
 }
 
+/// Keys that may appear more than once in one attribute (each occurrence adds one more).
+const REPEATABLE_KEYS: &[&str] = &["cel", "exactly_one_of", "at_most_one_of", "at_least_one_of"];
+
 /// Parses `key = value, flag, group(...)` arguments of the marker `marker`.
 ///
 /// `allowed` lists the keys; `on_arg` is called once per known key and parses its value.
@@ -67,7 +70,7 @@ pub fn parse_args(
             local.push(ident.span(), unknown_key_message(marker, &key, allowed));
             return skip_value(&meta);
         }
-        if seen.contains(&key) {
+        if seen.contains(&key) && !REPEATABLE_KEYS.contains(&key.as_str()) {
             local.push(
                 ident.span(),
                 format!("duplicate argument `{key}` in #[{marker}(...)]"),
@@ -251,12 +254,51 @@ pub fn literal_json(expr: &Expr) -> syn::Result<serde_json::Value> {
             .collect::<syn::Result<Vec<_>>>()
             .map(Value::Array),
         Expr::Group(group) => literal_json(&group.expr),
+        Expr::Macro(m)
+            if m.mac
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "json") =>
+        {
+            let text = json_text(m.mac.tokens.clone());
+            serde_json::from_str(&text).map_err(|e| {
+                syn::Error::new(
+                    m.span(),
+                    format!("json!(...) does not hold valid JSON: {e}"),
+                )
+            })
+        }
         Expr::Paren(paren) => literal_json(&paren.expr),
         other => Err(syn::Error::new(
             other.span(),
             "expected a literal: a string, number, bool or [list] of those",
         )),
     }
+}
+
+/// The JSON text of `json!(...)`'s tokens: token spacing removed where JSON forbids it
+/// (`- 1` is how a token stream prints `-1`).
+fn json_text(tokens: TokenStream) -> String {
+    use proc_macro2::TokenTree;
+    let mut out = String::new();
+    for tt in tokens {
+        match tt {
+            TokenTree::Group(g) => {
+                let (open, close) = match g.delimiter() {
+                    proc_macro2::Delimiter::Brace => ("{", "}"),
+                    proc_macro2::Delimiter::Bracket => ("[", "]"),
+                    proc_macro2::Delimiter::Parenthesis => ("(", ")"),
+                    proc_macro2::Delimiter::None => ("", ""),
+                };
+                out.push_str(open);
+                out.push_str(&json_text(g.stream()));
+                out.push_str(close);
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    out
 }
 
 /// Parses `key(...)` as a nested group with its own allowed keys.

@@ -37,6 +37,19 @@ pub struct ResourceMarker {
     pub singular: Option<Spanned<String>>,
     pub shortnames: Vec<String>,
     pub categories: Vec<String>,
+    /// `storage`: this version is the storage version (`+kubebuilder:storageversion`).
+    pub storage: Option<Span>,
+    /// `served = false` (`+kubebuilder:unservedversion`).
+    pub served: bool,
+    /// `deprecated` or `deprecated = "warning"` (`+kubebuilder:deprecatedversion`).
+    pub deprecated: Option<Option<String>>,
+    /// `skip`: leave this version out of the CRD (`+kubebuilder:skipversion`).
+    pub skip: Option<Span>,
+    /// `selectable_fields = [".spec.x"]` (`+kubebuilder:selectablefield`), per version.
+    pub selectable_fields: Vec<String>,
+    /// `annotations = ["k=v"]`, `labels = ["k=v"]` on the CRD object (`+kubebuilder:metadata`).
+    pub annotations: Vec<(String, String)>,
+    pub labels: Vec<(String, String)>,
     pub span: Span,
 }
 
@@ -50,6 +63,13 @@ const RESOURCE_KEYS: &[&str] = &[
     "singular",
     "shortnames",
     "categories",
+    "storage",
+    "served",
+    "deprecated",
+    "skip",
+    "selectable_fields",
+    "annotations",
+    "labels",
 ];
 
 pub fn parse_resource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option<ResourceMarker> {
@@ -58,6 +78,8 @@ pub fn parse_resource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option
     let mut namespaced: Option<Spanned<bool>> = None;
     let mut scope: Option<Spanned<String>> = None;
     let (mut shortnames, mut categories) = (Vec::new(), Vec::new());
+    let (mut storage, mut served, mut deprecated, mut skip) = (None, true, None, None);
+    let (mut selectable_fields, mut annotations, mut labels) = (Vec::new(), Vec::new(), Vec::new());
     let mut checks = Diagnostics::new();
     let clean = parse_args(source, RESOURCE, RESOURCE_KEYS, diags, |key, meta| {
         match key {
@@ -70,6 +92,54 @@ pub fn parse_resource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option
             "singular" => singular = Some(args::string(meta)?),
             "shortnames" => shortnames = args::string_list(meta)?.value,
             "categories" => categories = args::string_list(meta)?.value,
+            "storage" => {
+                if args::flag(meta)?.value {
+                    storage = Some(syn::spanned::Spanned::span(&meta.path));
+                }
+            }
+            "served" => served = args::flag(meta)?.value,
+            "deprecated" => {
+                if meta.input.peek(syn::Token![=]) && !meta.input.peek2(syn::LitBool) {
+                    deprecated = Some(Some(args::string(meta)?.value));
+                } else if args::flag(meta)?.value {
+                    deprecated = Some(None);
+                }
+            }
+            "skip" => {
+                if args::flag(meta)?.value {
+                    skip = Some(syn::spanned::Spanned::span(&meta.path));
+                }
+            }
+            "selectable_fields" => {
+                let paths = args::string_list(meta)?;
+                if let Some(bad) = paths.value.iter().find(|p| !p.starts_with('.')) {
+                    return Err(syn::Error::new(
+                        paths.span,
+                        format!(
+                            "selectable field `{bad}` is a JSON path starting with `.`, such as \".spec.color\""
+                        ),
+                    ));
+                }
+                selectable_fields = paths.value;
+            }
+            "annotations" | "labels" => {
+                let list = args::string_list(meta)?;
+                let mut pairs = Vec::new();
+                for item in &list.value {
+                    let Some((k, v)) = item.split_once('=') else {
+                        return Err(syn::Error::new(
+                            list.span,
+                            format!("`{item}` is not in `key=value` form"),
+                        ));
+                    };
+                    pairs.push((k.to_string(), v.to_string()));
+                }
+                if key == "annotations" {
+                    annotations = pairs;
+                } else {
+                    labels = pairs;
+                }
+            }
             _ => unreachable!("key {key} is in RESOURCE_KEYS"),
         }
         Ok(())
@@ -149,6 +219,13 @@ pub fn parse_resource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option
         singular,
         shortnames,
         categories,
+        storage,
+        served,
+        deprecated,
+        skip,
+        selectable_fields,
+        annotations,
+        labels,
         span: source.span(),
     })
 }

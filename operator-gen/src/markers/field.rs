@@ -27,6 +27,78 @@ pub enum Validation {
     Enum(Vec<Value>),
     Format(String),
     Type(String),
+    /// `+kubebuilder:validation:XValidation`: a CEL rule.
+    Cel(CelRule),
+}
+
+/// A CEL validation rule (`x-kubernetes-validations` entry).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CelRule {
+    pub rule: String,
+    pub message: Option<String>,
+    pub message_expression: Option<String>,
+    pub reason: Option<String>,
+    pub field_path: Option<String>,
+    pub optional_old_self: Option<bool>,
+}
+
+/// The reasons the API server accepts on a CEL rule.
+pub const CEL_REASONS: &[&str] = &[
+    "FieldValueRequired",
+    "FieldValueInvalid",
+    "FieldValueForbidden",
+    "FieldValueDuplicate",
+];
+
+/// Which one-of constraint a type-level group states
+/// (`+kubebuilder:validation:{AtMostOneOf,ExactlyOneOf,AtLeastOneOf}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OneOf {
+    AtMost,
+    Exactly,
+    AtLeast,
+}
+
+impl OneOf {
+    pub fn key(self) -> &'static str {
+        match self {
+            OneOf::AtMost => "at_most_one_of",
+            OneOf::Exactly => "exactly_one_of",
+            OneOf::AtLeast => "at_least_one_of",
+        }
+    }
+
+    /// The CEL rule and message controller-gen writes for the group `fields` (JSON names).
+    pub fn rule(self, fields: &[String]) -> CelRule {
+        let count = format!(
+            "[{}].filter(x,x==true).size()",
+            fields
+                .iter()
+                .map(|f| format!("has(self.{f})"))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let list = format!("[{}]", fields.join(" "));
+        let (rule, message) = match self {
+            OneOf::AtMost => (
+                format!("{count} <= 1"),
+                format!("at most one of the fields in {list} may be set"),
+            ),
+            OneOf::Exactly => (
+                format!("{count} == 1"),
+                format!("exactly one of the fields in {list} must be set"),
+            ),
+            OneOf::AtLeast => (
+                format!("{count} >= 1"),
+                format!("at least one of the fields in {list} must be set"),
+            ),
+        };
+        CelRule {
+            rule,
+            message: Some(message),
+            ..Default::default()
+        }
+    }
 }
 
 const OPENAPI_TYPES: &[&str] = &["integer", "number", "string", "boolean", "array", "object"];
@@ -51,6 +123,7 @@ impl Validation {
             Validation::Enum(_) => "enum",
             Validation::Format(_) => "format",
             Validation::Type(_) => "type",
+            Validation::Cel(_) => "cel",
         }
     }
 
@@ -80,7 +153,10 @@ impl Validation {
             Validation::MinProperties(_) | Validation::MaxProperties(_) => {
                 ("an object", ty == "object")
             }
-            Validation::Enum(_) | Validation::Format(_) | Validation::Type(_) => return Ok(()),
+            Validation::Enum(_)
+            | Validation::Format(_)
+            | Validation::Type(_)
+            | Validation::Cel(_) => return Ok(()),
         };
         if ok {
             Ok(())
@@ -154,6 +230,10 @@ pub enum SchemaProp {
     EmbeddedResource,
     IntOrString,
     Schemaless,
+    ExternalDocs {
+        url: String,
+        description: Option<String>,
+    },
 }
 
 impl SchemaProp {
@@ -171,6 +251,7 @@ impl SchemaProp {
             SchemaProp::EmbeddedResource => "embedded_resource",
             SchemaProp::IntOrString => "int_or_string",
             SchemaProp::Schemaless => "schemaless",
+            SchemaProp::ExternalDocs { .. } => "external_docs",
         }
     }
 
@@ -203,6 +284,10 @@ pub struct FieldMarkers {
     pub schema: Vec<Spanned<SchemaProp>>,
     pub optional: Option<Span>,
     pub required: Option<Span>,
+    /// `immutable`: the field cannot change once set (`+k8s:immutable`).
+    pub immutable: Option<Span>,
+    /// Type-level one-of groups, JSON field names, in source order.
+    pub one_of: Vec<Spanned<(OneOf, Vec<String>)>>,
 }
 
 impl FieldMarkers {
@@ -212,6 +297,8 @@ impl FieldMarkers {
             && self.schema.is_empty()
             && self.optional.is_none()
             && self.required.is_none()
+            && self.immutable.is_none()
+            && self.one_of.is_empty()
     }
 
     pub fn has(&self, pred: impl Fn(&SchemaProp) -> bool) -> Option<Span> {
@@ -236,6 +323,7 @@ const VALUE_KEYS: &[&str] = &[
     "enum",
     "format",
     "type",
+    "cel",
 ];
 const VALIDATION_KEYS: &[&str] = &[
     "minimum",
@@ -254,9 +342,14 @@ const VALIDATION_KEYS: &[&str] = &[
     "enum",
     "format",
     "type",
+    "cel",
     "items",
     "optional",
     "required",
+    "immutable",
+    "exactly_one_of",
+    "at_most_one_of",
+    "at_least_one_of",
 ];
 const SCHEMA_KEYS: &[&str] = &[
     "default",
@@ -271,6 +364,15 @@ const SCHEMA_KEYS: &[&str] = &[
     "embedded_resource",
     "int_or_string",
     "schemaless",
+    "external_docs",
+];
+const CEL_KEYS: &[&str] = &[
+    "rule",
+    "message",
+    "message_expression",
+    "reason",
+    "field_path",
+    "optional_old_self",
 ];
 
 /// Parses a value constraint for `key`.
@@ -342,9 +444,68 @@ fn parse_validation(
             }
             Validation::Type(t.value)
         }
+        "cel" => Validation::Cel(parse_cel(meta)?),
         _ => unreachable!("{key} is a value key"),
     };
     Ok(Spanned::new(v, span))
+}
+
+/// `cel(rule = "...", message = "...", message_expression = "...", reason = "...",
+/// field_path = "...", optional_old_self)`.
+fn parse_cel(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<CelRule> {
+    use syn::spanned::Spanned as _;
+    let span = meta.path.span();
+    let mut rule = CelRule::default();
+    let mut has_rule = false;
+    let mut inner = Diagnostics::new();
+    args::nested(meta, "cel", CEL_KEYS, &mut inner, |key, meta| {
+        match key {
+            "rule" => {
+                let r = args::string(meta)?;
+                if r.value.trim().is_empty() {
+                    return Err(syn::Error::new(r.span, "a CEL rule cannot be empty"));
+                }
+                rule.rule = r.value;
+                has_rule = true;
+            }
+            "message" => rule.message = Some(args::string(meta)?.value),
+            "message_expression" => rule.message_expression = Some(args::string(meta)?.value),
+            "reason" => {
+                let r = args::string(meta)?;
+                if !CEL_REASONS.contains(&r.value.as_str()) {
+                    return Err(syn::Error::new(
+                        r.span,
+                        format!(
+                            "unknown reason `{}`; expected one of: {}",
+                            r.value,
+                            CEL_REASONS.join(", ")
+                        ),
+                    ));
+                }
+                rule.reason = Some(r.value);
+            }
+            "field_path" => {
+                let p = args::string(meta)?;
+                if !p.value.starts_with('.') {
+                    return Err(syn::Error::new(
+                        p.span,
+                        "field_path is a JSON path relative to the field, starting with `.`, such as \".spec.replicas\"",
+                    ));
+                }
+                rule.field_path = Some(p.value);
+            }
+            "optional_old_self" => rule.optional_old_self = Some(args::flag(meta)?.value),
+            _ => unreachable!(),
+        }
+        Ok(())
+    })?;
+    if let Some(first) = inner.into_vec().into_iter().next() {
+        return Err(syn::Error::new(first.span, first.message));
+    }
+    if !has_rule {
+        return Err(syn::Error::new(span, "cel(...) needs `rule = \"...\"`"));
+    }
+    Ok(rule)
 }
 
 fn first_line(s: &str) -> String {
@@ -402,6 +563,43 @@ pub fn parse_field_markers(
                                         out.required = Some(span);
                                     }
                                 }
+                            }
+                            "immutable" => {
+                                let span = meta.path.span();
+                                if target == MarkerTarget::Type {
+                                    return Err(syn::Error::new(
+                                        span,
+                                        "`immutable` goes on a field, not on a type",
+                                    ));
+                                }
+                                if args::flag(meta)?.value {
+                                    out.immutable = Some(span);
+                                }
+                            }
+                            "exactly_one_of" | "at_most_one_of" | "at_least_one_of" => {
+                                let span = meta.path.span();
+                                if target == MarkerTarget::Field {
+                                    return Err(syn::Error::new(
+                                        span,
+                                        format!(
+                                            "`{key}` goes on a struct, naming its fields; not on a field"
+                                        ),
+                                    ));
+                                }
+                                let kind = match key {
+                                    "exactly_one_of" => OneOf::Exactly,
+                                    "at_most_one_of" => OneOf::AtMost,
+                                    _ => OneOf::AtLeast,
+                                };
+                                let fields = args::string_list(meta)?;
+                                if fields.value.len() < 2 {
+                                    return Err(syn::Error::new(
+                                        fields.span,
+                                        format!("`{key}` names at least two fields"),
+                                    ));
+                                }
+                                out.one_of
+                                    .push(Spanned::new((kind, fields.value), fields.span));
                             }
                             "items" => {
                                 let items = &mut out.items;
@@ -470,6 +668,47 @@ pub fn parse_field_markers(
                             "embedded_resource" => flag_prop(meta, SchemaProp::EmbeddedResource)?,
                             "int_or_string" => flag_prop(meta, SchemaProp::IntOrString)?,
                             "schemaless" => flag_prop(meta, SchemaProp::Schemaless)?,
+                            "external_docs" => {
+                                let (mut url, mut description) = (None, None);
+                                let mut inner = Diagnostics::new();
+                                args::nested(
+                                    meta,
+                                    "external_docs",
+                                    &["url", "description"],
+                                    &mut inner,
+                                    |key, meta| {
+                                        let v = args::string(meta)?;
+                                        if key == "url" {
+                                            url = Some(v);
+                                        } else {
+                                            description = Some(v.value);
+                                        }
+                                        Ok(())
+                                    },
+                                )?;
+                                if let Some(first) = inner.into_vec().into_iter().next() {
+                                    return Err(syn::Error::new(first.span, first.message));
+                                }
+                                let Some(url) = url else {
+                                    return Err(syn::Error::new(
+                                        span,
+                                        "external_docs(...) needs `url = \"https://...\"`",
+                                    ));
+                                };
+                                if !is_absolute_url(&url.value) {
+                                    return Err(syn::Error::new(
+                                        url.span,
+                                        format!(
+                                            "`{}` is not an absolute URL such as \"https://example.com/docs\"",
+                                            url.value
+                                        ),
+                                    ));
+                                }
+                                SchemaProp::ExternalDocs {
+                                    url: url.value,
+                                    description,
+                                }
+                            }
                             _ => unreachable!(),
                         };
                         if target == MarkerTarget::Type && prop.field_only() {
@@ -488,6 +727,26 @@ pub fn parse_field_markers(
     }
     check_consistency(&out, diags);
     out
+}
+
+/// What Go's `url.ParseRequestURI` accepts, roughly: `scheme:rest` or an absolute path.
+fn is_absolute_url(s: &str) -> bool {
+    if s.contains(char::is_whitespace) {
+        return false;
+    }
+    if s.starts_with('/') {
+        return true;
+    }
+    match s.split_once(':') {
+        Some((scheme, rest)) => {
+            !rest.is_empty()
+                && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        }
+        None => false,
+    }
 }
 
 fn flag_prop(meta: &syn::meta::ParseNestedMeta<'_>, prop: SchemaProp) -> syn::Result<SchemaProp> {
@@ -536,7 +795,10 @@ fn check_consistency(m: &FieldMarkers, diags: &mut Diagnostics) {
             }
         }
         let mut seen: Vec<&str> = Vec::new();
-        for v in list.iter() {
+        for v in list
+            .iter()
+            .filter(|v| !matches!(v.value, Validation::Cel(_)))
+        {
             if seen.contains(&v.value.key()) {
                 diags.push(
                     v.span,

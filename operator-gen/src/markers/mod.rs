@@ -19,8 +19,8 @@ pub use crd::{
     parse_printcolumn, parse_resource, parse_subresource,
 };
 pub use field::{
-    FieldMarkers, ListType, MarkerTarget, ObjectType, SchemaProp, Validation, parse_field_markers,
-    syntactic_schema_type,
+    CEL_REASONS, CelRule, FieldMarkers, ListType, MarkerTarget, ObjectType, OneOf, SchemaProp,
+    Validation, parse_field_markers, syntactic_schema_type,
 };
 pub use rbac::{KNOWN_VERBS, RbacMarker, parse_rbac};
 

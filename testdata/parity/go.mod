@@ -1,4 +1,4 @@
-module example.com/parity/memcached
+module example.com/parity
 
 go 1.26.0
 
