@@ -102,6 +102,9 @@ fn operator_gen_output(case: &Case) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// Generated files: name -> YAML text.
+type Files = BTreeMap<String, String>;
+
 /// controller-gen's output for the Go side: file name -> YAML text.
 fn controller_gen_output(
     controller_gen: &Path,
@@ -202,8 +205,8 @@ fn diff(path: &str, theirs: Option<&Value>, ours: Option<&Value>, out: &mut Vec<
         None => "absent".to_string(),
         Some(v) => {
             let s = serde_json::to_string(v).unwrap();
-            if s.len() > 160 {
-                format!("{}…", &s[..s.floor_char_boundary(160)])
+            if s.chars().count() > 160 {
+                format!("{}…", s.chars().take(160).collect::<String>())
             } else {
                 s
             }
@@ -295,22 +298,21 @@ fn cases_match_controller_gen() {
     let cases = cases();
     let scratch = tempfile::tempdir().unwrap();
     // controller-gen loads the Go packages of a case in a couple of seconds; run two at a time.
-    let results: Vec<(String, Result<BTreeMap<String, String>, String>)> =
-        std::thread::scope(|s| {
-            let mut results = Vec::new();
-            for chunk in cases.chunks(2) {
-                let handles: Vec<_> = chunk
-                    .iter()
-                    .map(|case| {
-                        let out = scratch.path().join(&case.name);
-                        let cg = &controller_gen;
-                        s.spawn(move || (case.name.clone(), controller_gen_output(cg, case, &out)))
-                    })
-                    .collect();
-                results.extend(handles.into_iter().map(|h| h.join().unwrap()));
-            }
-            results
-        });
+    let results: Vec<(String, Result<Files, String>)> = std::thread::scope(|s| {
+        let mut results = Vec::new();
+        for chunk in cases.chunks(2) {
+            let handles: Vec<_> = chunk
+                .iter()
+                .map(|case| {
+                    let out = scratch.path().join(&case.name);
+                    let cg = &controller_gen;
+                    s.spawn(move || (case.name.clone(), controller_gen_output(cg, case, &out)))
+                })
+                .collect();
+            results.extend(handles.into_iter().map(|h| h.join().unwrap()));
+        }
+        results
+    });
     let mut failures = Vec::new();
     let mut compared = 0;
     for (case, (name, theirs)) in cases.iter().zip(results) {
