@@ -290,10 +290,24 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                 ok = false;
                 continue;
             };
-            if let Some(doc) = docs::description(&field.attrs) {
-                schema.description = Some(doc);
+            if !schemaless && markers.items.is_empty() && self.is_named(site, &field.ty) {
+                // A field of a named type: controller-gen writes the field's own markers
+                // next to a reference to the type and flattens the two; conflicting values
+                // end up side by side in `allOf`.
+                let mut overlay = JSONSchemaProps {
+                    type_: schema.type_.clone(),
+                    x_kubernetes_int_or_string: schema.x_kubernetes_int_or_string,
+                    description: docs::description(&field.attrs),
+                    ..Default::default()
+                };
+                self.apply_markers(site.file, &mut overlay, &markers);
+                schema = merge_field_over_type(overlay, schema);
+            } else {
+                if let Some(doc) = docs::description(&field.attrs) {
+                    schema.description = Some(doc);
+                }
+                self.apply_markers(site.file, &mut schema, &markers);
             }
-            self.apply_markers(site.file, &mut schema, &markers);
 
             let is_required = if markers.required.is_some() {
                 true
@@ -374,6 +388,40 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             enum_: Some(values),
             ..Default::default()
         })
+    }
+
+    /// Whether `ty` (under `Option`, `Box` and references) names a type with a schema of its
+    /// own: a type declared in the sources or a Kubernetes type. controller-gen refers to
+    /// those by reference instead of inlining them.
+    fn is_named(&self, site: Site<'a, '_>, ty: &syn::Type) -> bool {
+        match ty {
+            syn::Type::Reference(r) => self.is_named(site, &r.elem),
+            syn::Type::Paren(p) => self.is_named(site, &p.elem),
+            syn::Type::Group(g) => self.is_named(site, &g.elem),
+            syn::Type::Path(tp) if tp.qself.is_none() => {
+                let Some(last) = tp.path.segments.last() else {
+                    return false;
+                };
+                let name = last.ident.to_string();
+                if matches!(name.as_str(), "Option" | "Box" | "Rc" | "Arc") {
+                    if let syn::PathArguments::AngleBracketed(a) = &last.arguments
+                        && let Some(syn::GenericArgument::Type(inner)) = a.args.first()
+                    {
+                        return self.is_named(site, inner);
+                    }
+                    return false;
+                }
+                match self.index.resolve(site.module, &tp.path) {
+                    Resolved::Local(_) => true,
+                    Resolved::Ambiguous(_) => false,
+                    Resolved::External(p) => {
+                        (known_types::is_kubernetes_path(&p) || p.len() == 1)
+                            && known_types::kubernetes_schema(&name).is_some()
+                    }
+                }
+            }
+            _ => false,
+        }
     }
 
     /// Maps a Rust type expression to a schema.
@@ -614,6 +662,111 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
         }) && let Err(msg) = check_value_type(default.0, schema)
         {
             self.error(file, default.1, format!("default {msg}"));
+        }
+    }
+}
+
+/// Flattens the schema of a field (`field`: its own markers and docs) with the schema of its
+/// named type (`ty`) the way controller-gen's flattener does: the field's title,
+/// description, example and external docs win when it has them; the type's enum wins; properties
+/// and additional properties merge; required lists concatenate; the field's
+/// preserve-unknown-fields and map type win; CEL rules are the field's followed by the
+/// type's; any other property set differently on both moves into `allOf: [type's, field's]`.
+pub fn merge_field_over_type(field: JSONSchemaProps, ty: JSONSchemaProps) -> JSONSchemaProps {
+    let to_map = |s: JSONSchemaProps| match serde_json::to_value(s) {
+        Ok(serde_json::Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    };
+    let (mut dst, mut src) = (to_map(ty), to_map(field));
+    let docs: Vec<(String, serde_json::Value)> =
+        ["title", "description", "example", "externalDocs"]
+            .into_iter()
+            .filter_map(|k| src.remove(k).map(|v| (k.to_string(), v)))
+            .collect();
+    flatten_into(&mut dst, src);
+    dst.extend(docs);
+    serde_json::from_value(serde_json::Value::Object(dst)).unwrap_or_default()
+}
+
+fn flatten_into(
+    dst: &mut serde_json::Map<String, serde_json::Value>,
+    mut src: serde_json::Map<String, serde_json::Value>,
+) {
+    use serde_json::Value;
+    if let Some(Value::Array(all_of)) = src.remove("allOf") {
+        for branch in all_of {
+            if let Value::Object(branch) = branch {
+                flatten_into(dst, branch);
+            }
+        }
+    }
+    let (mut dst_rest, mut src_rest) = (serde_json::Map::new(), serde_json::Map::new());
+    for (key, value) in src {
+        match key.as_str() {
+            "title" | "description" | "example" | "externalDocs" => continue,
+            "enum" => {
+                dst.entry(key).or_insert(value);
+                continue;
+            }
+            _ => {}
+        }
+        let Some(existing) = dst.get_mut(&key) else {
+            dst.insert(key, value);
+            continue;
+        };
+        if *existing == value {
+            continue;
+        }
+        match key.as_str() {
+            "properties" => {
+                if let (Value::Object(d), Value::Object(s)) = (existing, value) {
+                    for (name, prop) in s {
+                        match d.get_mut(&name) {
+                            Some(Value::Object(dp)) => {
+                                if let Value::Object(sp) = prop {
+                                    flatten_into(dp, sp);
+                                }
+                            }
+                            _ => {
+                                d.insert(name, prop);
+                            }
+                        }
+                    }
+                }
+            }
+            "required" => {
+                if let (Value::Array(d), Value::Array(s)) = (existing, value) {
+                    d.extend(s);
+                }
+            }
+            "type" => {}
+            "additionalProperties" => {
+                if let (Value::Object(d), Value::Object(s)) = (existing, value) {
+                    flatten_into(d, s);
+                }
+            }
+            "x-kubernetes-preserve-unknown-fields" | "x-kubernetes-map-type" => *existing = value,
+            "x-kubernetes-validations" => {
+                if let (Value::Array(d), Value::Array(mut s)) = (existing.take(), value) {
+                    s.extend(d);
+                    *existing = Value::Array(s);
+                }
+            }
+            _ => {
+                if let Some(old) = dst.remove(&key) {
+                    dst_rest.insert(key.clone(), old);
+                }
+                src_rest.insert(key, value);
+            }
+        }
+    }
+    if !src_rest.is_empty() {
+        let all_of = dst
+            .entry("allOf")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(list) = all_of {
+            list.push(Value::Object(dst_rest));
+            list.push(Value::Object(src_rest));
         }
     }
 }
