@@ -327,21 +327,25 @@ fn version_for(
     only: bool,
 ) -> CustomResourceDefinitionVersion {
     let r = &kind_decl.resource;
-    let subresources =
-        (kind_decl.subresources.status.is_some() || kind_decl.subresources.scale.is_some()).then(
-            || CustomResourceSubresources {
-                status: kind_decl.subresources.status.map(|_| {
-                    CustomResourceSubresourceStatus(serde_json::Value::Object(Default::default()))
-                }),
-                scale: kind_decl.subresources.scale.as_ref().map(|s| {
-                    CustomResourceSubresourceScale {
-                        spec_replicas_path: s.spec_path.value.clone(),
-                        status_replicas_path: s.status_path.value.clone(),
-                        label_selector_path: s.selector_path.as_ref().map(|p| p.value.clone()),
-                    }
-                }),
-            },
-        );
+    // controller-gen writes `subresources: {}` for a version with print columns and no
+    // subresource (its print-column marker creates the struct); do the same.
+    let subresources = (kind_decl.subresources.status.is_some()
+        || kind_decl.subresources.scale.is_some()
+        || !kind_decl.printcolumns.is_empty())
+    .then(|| CustomResourceSubresources {
+        status: kind_decl.subresources.status.map(|_| {
+            CustomResourceSubresourceStatus(serde_json::Value::Object(Default::default()))
+        }),
+        scale: kind_decl
+            .subresources
+            .scale
+            .as_ref()
+            .map(|s| CustomResourceSubresourceScale {
+                spec_replicas_path: s.spec_path.value.clone(),
+                status_replicas_path: s.status_path.value.clone(),
+                label_selector_path: s.selector_path.as_ref().map(|p| p.value.clone()),
+            }),
+    });
     let columns: Vec<CustomResourceColumnDefinition> = kind_decl
         .printcolumns
         .iter()

@@ -47,6 +47,11 @@ pub fn kubernetes_schema(name: &str) -> Option<JSONSchemaProps> {
             ..int_or_string()
         },
         "Condition" => condition(),
+        // runtime.RawExtension: any object, kept as written.
+        "RawExtension" => JSONSchemaProps {
+            x_kubernetes_preserve_unknown_fields: Some(true),
+            ..typed("object")
+        },
         _ => return None,
     })
 }

@@ -1,0 +1,24 @@
+package v2alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// CronTabSpec is the desired schedule.
+type CronTabSpec struct {
+	// Schedule in cron syntax.
+	Schedule string `json:"schedule"`
+	// Command replaces image in the next API.
+	Command []string `json:"command"`
+}
+
+// CronTab runs a command on a schedule.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:shortName=ct
+// +kubebuilder:skipversion
+type CronTab struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec CronTabSpec `json:"spec"`
+}
