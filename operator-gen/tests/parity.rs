@@ -377,3 +377,156 @@ fn every_case_has_both_sides_and_a_valid_config() {
         }
     }
 }
+
+/// `testdata/parity/<case>/violations.yaml`: a valid object of one kind and, for each
+/// validation marker, a change that breaks it (applied to the object as a JSON merge patch)
+/// with a piece of the message the API server must answer with.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Violations {
+    objects: Vec<ViolationSet>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ViolationSet {
+    base: Value,
+    /// Rejected on create.
+    #[serde(default)]
+    create: Vec<Violation>,
+    /// Rejected when the (created) base object is updated.
+    #[serde(default)]
+    update: Vec<Violation>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Violation {
+    marker: String,
+    patch: Value,
+    expect: String,
+}
+
+fn merge_patch(target: &mut Value, patch: &Value) {
+    match (target, patch) {
+        (Value::Object(t), Value::Object(p)) => {
+            for (k, v) in p {
+                if v.is_null() {
+                    t.remove(k);
+                } else {
+                    merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
+                }
+            }
+        }
+        (t, p) => *t = p.clone(),
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the local control plane; run by cargo xtask test"]
+async fn fixture_crds_are_enforced_by_the_api_server() {
+    use kube::api::{Api, DynamicObject, PostParams};
+    use kube::discovery::ApiResource;
+
+    let env = envtest::TestEnv::connect().await.unwrap();
+    let client = env.client();
+    let ns = env.namespace("parity").await.unwrap();
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for case in cases() {
+        let generated = operator_gen::generate(&[case.dir.join("rust")], &options(&case)).unwrap();
+        // The API server is the judge of every generated CRD.
+        envtest::crds::install(&client, &generated.crds, std::time::Duration::from_secs(60))
+            .await
+            .unwrap_or_else(|e| panic!("case {}: CRD rejected: {e}", case.name));
+        let path = case.dir.join("violations.yaml");
+        if !path.exists() {
+            continue;
+        }
+        let violations: Violations = serde_yaml::from_str(&std::fs::read_to_string(&path).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for set in violations.objects {
+            let api_version = set.base["apiVersion"].as_str().unwrap().to_string();
+            let kind = set.base["kind"].as_str().unwrap().to_string();
+            let (group, version) = api_version.split_once('/').unwrap();
+            let crd = generated
+                .crds
+                .iter()
+                .find(|c| c.spec.group == group && c.spec.names.kind == kind)
+                .unwrap_or_else(|| panic!("{}: no CRD for {api_version} {kind}", path.display()));
+            let resource = ApiResource {
+                group: group.into(),
+                version: version.into(),
+                api_version: api_version.clone(),
+                kind: kind.clone(),
+                plural: crd.spec.names.plural.clone(),
+            };
+            let api: Api<DynamicObject> = if crd.spec.scope == "Namespaced" {
+                Api::namespaced_with(client.clone(), ns.name(), &resource)
+            } else {
+                Api::all_with(client.clone(), &resource)
+            };
+            let object = |v: &Value, name: &str| -> DynamicObject {
+                let mut v = v.clone();
+                v["metadata"]["name"] = Value::from(name);
+                serde_json::from_value(v).unwrap()
+            };
+            let dry_run = PostParams {
+                dry_run: true,
+                ..Default::default()
+            };
+            // The base object itself is valid.
+            let base_name = envtest::testing::unique_name(&kind.to_lowercase());
+            let created = api
+                .create(&PostParams::default(), &object(&set.base, &base_name))
+                .await;
+            let created = match created {
+                Ok(c) => c,
+                Err(e) => {
+                    failures.push(format!(
+                        "{}: the valid {kind} was rejected: {}",
+                        case.name,
+                        envtest::crds::describe(&e)
+                    ));
+                    continue;
+                }
+            };
+            let mut rejected = |v: &Violation, result: Result<DynamicObject, kube::Error>| {
+                checked += 1;
+                match result {
+                    Ok(_) => failures.push(format!(
+                        "{}: {kind}: `{}` was accepted ({})",
+                        case.name, v.marker, v.patch
+                    )),
+                    Err(e) => {
+                        let message = envtest::crds::describe(&e);
+                        if !message.contains(&v.expect) {
+                            failures.push(format!(
+                                "{}: {kind}: `{}` was rejected, but the message does not contain {:?}: {message}",
+                                case.name, v.marker, v.expect
+                            ));
+                        }
+                    }
+                }
+            };
+            for v in &set.create {
+                let mut body = set.base.clone();
+                merge_patch(&mut body, &v.patch);
+                let result = api.create(&dry_run, &object(&body, "violation")).await;
+                rejected(v, result);
+            }
+            for v in &set.update {
+                let mut body = serde_json::to_value(&created).unwrap();
+                merge_patch(&mut body, &v.patch);
+                let result = api
+                    .replace(&base_name, &dry_run, &serde_json::from_value(body).unwrap())
+                    .await;
+                rejected(v, result);
+            }
+            let _ = api.delete(&base_name, &Default::default()).await;
+        }
+    }
+    eprintln!("parity: {checked} violating custom resources sent to the API server");
+    assert!(checked > 0, "no violations.yaml found");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

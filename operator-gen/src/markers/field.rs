@@ -414,7 +414,17 @@ fn parse_validation(
         }
         "min_items" => Validation::MinItems(args::unsigned(meta)?.value),
         "max_items" => Validation::MaxItems(args::unsigned(meta)?.value),
-        "unique_items" => Validation::UniqueItems(args::flag(meta)?.value),
+        "unique_items" => {
+            let f = args::flag(meta)?;
+            if f.value {
+                // controller-gen writes it; the API server then refuses the whole CRD.
+                return Err(syn::Error::new(
+                    f.span,
+                    "the API server rejects `uniqueItems: true` in CRDs (its cost is quadratic); use #[schema(list_type = \"set\")] for a list of unique scalars, or list_type = \"map\" with list_map_keys for objects",
+                ));
+            }
+            Validation::UniqueItems(false)
+        }
         "min_properties" => Validation::MinProperties(args::unsigned(meta)?.value),
         "max_properties" => Validation::MaxProperties(args::unsigned(meta)?.value),
         "enum" => {

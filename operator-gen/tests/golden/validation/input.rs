@@ -32,7 +32,8 @@ pub struct WidgetSpec {
     #[validation(enum = ["Fast", "Safe"])]
     pub mode: String,
     /// Tags, each non-empty, at most eight, no duplicates.
-    #[validation(min_items = 1, max_items = 8, unique_items, items(min_length = 1, pattern = "^[a-z]+$"))]
+    #[validation(min_items = 1, max_items = 8, items(min_length = 1, pattern = "^[a-z]+$"))]
+    #[schema(list_type = "set")]
     pub tags: Vec<String>,
     /// Labels with at most four entries.
     #[validation(max_properties = 4, min_properties = 1)]

@@ -73,10 +73,10 @@ pub struct GaugeSpec {
     pub tier: Option<Tier>,
 
     /// Tags are lower-case words, at most eight, no duplicates.
+    #[schema(list_type = "set")]
     #[validation(
         min_items = 1,
         max_items = 8,
-        unique_items,
         items(min_length = 1, pattern = "^[a-z]+$", cel(rule = "self != 'none'", message = "none is reserved"))
     )]
     pub tags: Option<Vec<String>>,
@@ -127,7 +127,7 @@ pub struct GaugeSpec {
     /// Limit may only grow.
     #[validation(
         cel(rule = "!oldSelf.hasValue() || self >= oldSelf.value()", optional_old_self, message = "limit may only grow"),
-        cel(rule = "self <= 1000", message_expression = "'limit ' + string(self) + ' is above 1000'")
+        cel(rule = "self <= 1000", message_expression = "'limit ' + (self > 5000 ? 'far ' : '') + 'above 1000'")
     )]
     pub limit: Option<i32>,
 

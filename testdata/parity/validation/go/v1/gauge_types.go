@@ -76,7 +76,7 @@ type GaugeSpec struct {
 	// Tags are lower-case words, at most eight, no duplicates.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
-	// +kubebuilder:validation:UniqueItems=true
+	// +listType=set
 	// +kubebuilder:validation:items:MinLength=1
 	// +kubebuilder:validation:items:Pattern=`^[a-z]+$`
 	// +kubebuilder:validation:items:XValidation:rule="self != 'none'",message="none is reserved"
@@ -144,7 +144,7 @@ type GaugeSpec struct {
 
 	// Limit may only grow.
 	// +kubebuilder:validation:XValidation:rule="!oldSelf.hasValue() || self >= oldSelf.value()",optionalOldSelf=true,message="limit may only grow"
-	// +kubebuilder:validation:XValidation:rule="self <= 1000",messageExpression="'limit ' + string(self) + ' is above 1000'"
+	// +kubebuilder:validation:XValidation:rule="self <= 1000",messageExpression="'limit ' + (self > 5000 ? 'far ' : '') + 'above 1000'"
 	// +optional
 	Limit int32 `json:"limit,omitempty"`
 
