@@ -3,6 +3,7 @@
 //! they run wherever cargo does.
 
 mod bench;
+mod bench_gen;
 mod cluster;
 mod manifests;
 mod test;
@@ -56,6 +57,9 @@ enum Cmd {
     /// Benchmark the operator on the cluster: N Memcacheds created at once, time to convergence,
     /// API requests per reconcile, quiet steady state, peak memory.
     BenchOperator(bench::BenchArgs),
+    /// Benchmark operator-gen against controller-gen side by side: the same synthetic API of N
+    /// kinds in Go and Rust, both tools timed as processes, outputs compared.
+    BenchGen(bench_gen::BenchGenArgs),
     /// Every check and test: formatting, clippy, manifests --check, then the whole cargo test
     /// suite including the cluster tests, on the local control plane (started and stopped around
     /// the run unless one is already up) (make test).
@@ -86,6 +90,7 @@ fn main() -> ExitCode {
             operator_args,
         } => cluster::run(&target, &operator_args),
         Cmd::BenchOperator(args) => bench::bench(&args),
+        Cmd::BenchGen(args) => bench_gen::bench_gen(&args).map(|()| ExitCode::SUCCESS),
         Cmd::Test { test_args } => test::test(&test_args),
     };
     match result {
