@@ -221,10 +221,7 @@ fn build(root: &Path) -> Result<Binaries, Error> {
     std::fs::rename(&etcd_built, partial.join("etcd")).map_err(|e| Error::io(&etcd_built, e))?;
     write_kwok_stages(&src, &partial.join("kwok-stages.yaml"))?;
 
-    if bin.exists() {
-        std::fs::remove_dir_all(&bin).map_err(|e| Error::io(&bin, e))?;
-    }
-    std::fs::rename(&partial, &bin).map_err(|e| Error::io(&partial, e))?;
+    promote(&partial, &bin)?;
     eprintln!(
         "envtest: built in {}; cached in {}",
         human(started.elapsed()),
@@ -276,10 +273,7 @@ pub fn controller_gen() -> Result<PathBuf, Error> {
         ]);
     run_logged(&mut cmd, &mut log, &log_path, "go install controller-gen")?;
     let bin = root.join("bin");
-    if bin.exists() {
-        std::fs::remove_dir_all(&bin).map_err(|e| Error::io(&bin, e))?;
-    }
-    std::fs::rename(&partial, &bin).map_err(|e| Error::io(&partial, e))?;
+    promote(&partial, &bin)?;
     eprintln!(
         "envtest: controller-gen installed in {}: {}",
         human(started.elapsed()),
@@ -287,6 +281,14 @@ pub fn controller_gen() -> Result<PathBuf, Error> {
     );
     drop(lock);
     Ok(exe)
+}
+
+/// Moves a finished `partial` build directory to `bin`, replacing an older one.
+fn promote(partial: &Path, bin: &Path) -> Result<(), Error> {
+    if bin.exists() {
+        std::fs::remove_dir_all(bin).map_err(|e| Error::io(bin, e))?;
+    }
+    std::fs::rename(partial, bin).map_err(|e| Error::io(partial, e))
 }
 
 fn generated_go_mod() -> String {
