@@ -36,6 +36,15 @@ fn int_or_string() -> JSONSchemaProps {
     }
 }
 
+/// The schema of the type at `path` (as written or imported, last segment the type's name) if it
+/// is a Kubernetes type we know: a k8s-openapi/kube path, or a bare name nothing else declares.
+pub fn schema_for_path(path: &[String]) -> Option<JSONSchemaProps> {
+    if !(is_kubernetes_path(path) || path.len() == 1) {
+        return None;
+    }
+    kubernetes_schema(path.last()?)
+}
+
 /// The schema of a Kubernetes type by its Rust name, or `None` if we do not know it.
 pub fn kubernetes_schema(name: &str) -> Option<JSONSchemaProps> {
     Some(match name {

@@ -22,6 +22,9 @@ use crate::markers::{
 use crate::serde_attrs::{self, ContainerAttrs};
 use crate::source::{Index, Resolved, SourceFile, TypeDecl, TypeItem};
 
+/// Types that serialize as their content (`Option` also makes a field optional).
+const WRAPPERS: &[&str] = &["Option", "Box", "Rc", "Arc"];
+
 /// Builds schemas for the types of one source index, collecting problems as it goes.
 #[derive(Debug)]
 pub struct SchemaBuilder<'a, 'i> {
@@ -290,7 +293,13 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                 ok = false;
                 continue;
             };
-            if !schemaless && markers.items.is_empty() && self.is_named(site, &field.ty) {
+            // Without markers of its own the field is its type's schema with the field's doc,
+            // which the `else` branch builds without the merge's round trip through JSON.
+            if !markers.is_empty()
+                && !schemaless
+                && markers.items.is_empty()
+                && self.is_named(site, &field.ty)
+            {
                 // A field of a named type: controller-gen writes the field's own markers
                 // next to a reference to the type and flattens the two; conflicting values
                 // end up side by side in `allOf`.
@@ -402,8 +411,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                 let Some(last) = tp.path.segments.last() else {
                     return false;
                 };
-                let name = last.ident.to_string();
-                if matches!(name.as_str(), "Option" | "Box" | "Rc" | "Arc") {
+                if WRAPPERS.iter().any(|w| last.ident == w) {
                     if let syn::PathArguments::AngleBracketed(a) = &last.arguments
                         && let Some(syn::GenericArgument::Type(inner)) = a.args.first()
                     {
@@ -414,10 +422,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                 match self.index.resolve(site.module, &tp.path) {
                     Resolved::Local(_) => true,
                     Resolved::Ambiguous(_) => false,
-                    Resolved::External(p) => {
-                        (known_types::is_kubernetes_path(&p) || p.len() == 1)
-                            && known_types::kubernetes_schema(&name).is_some()
-                    }
+                    Resolved::External(p) => known_types::schema_for_path(&p).is_some(),
                 }
             }
             _ => false,
@@ -533,7 +538,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             }
             ("bool", []) => scalar("boolean", None),
             ("String" | "str" | "char", []) => scalar("string", None),
-            ("Option" | "Box" | "Rc" | "Arc", [inner]) => self.type_schema(site, inner),
+            (wrapper, [inner]) if WRAPPERS.contains(&wrapper) => self.type_schema(site, inner),
             ("Vec", [syn::Type::Path(p)]) if p.path.is_ident("u8") => {
                 scalar("string", Some("byte"))
             }
@@ -564,9 +569,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                 })
             }
             _ => {
-                if (known_types::is_kubernetes_path(&full_path) || full_path.len() == 1)
-                    && let Some(schema) = known_types::kubernetes_schema(&name)
-                {
+                if let Some(schema) = known_types::schema_for_path(&full_path) {
                     return Some(schema);
                 }
                 self.error(
