@@ -867,15 +867,16 @@ fn apply_validation(schema: &mut JSONSchemaProps, v: &Spanned<Validation>) -> Re
     match &v.value {
         Validation::Minimum(n) => schema.minimum = Some(f(n)),
         Validation::Maximum(n) => schema.maximum = Some(f(n)),
-        Validation::ExclusiveMinimum(b) => schema.exclusive_minimum = Some(*b),
-        Validation::ExclusiveMaximum(b) => schema.exclusive_maximum = Some(*b),
+        // `false` is the default; controller-gen leaves it out, and so do we.
+        Validation::ExclusiveMinimum(b) => schema.exclusive_minimum = b.then_some(true),
+        Validation::ExclusiveMaximum(b) => schema.exclusive_maximum = b.then_some(true),
         Validation::MultipleOf(n) => schema.multiple_of = Some(f(n)),
         Validation::MinLength(n) => schema.min_length = Some(*n as i64),
         Validation::MaxLength(n) => schema.max_length = Some(*n as i64),
         Validation::Pattern(p) => schema.pattern = Some(p.clone()),
         Validation::MinItems(n) => schema.min_items = Some(*n as i64),
         Validation::MaxItems(n) => schema.max_items = Some(*n as i64),
-        Validation::UniqueItems(b) => schema.unique_items = Some(*b),
+        Validation::UniqueItems(b) => schema.unique_items = b.then_some(true),
         Validation::MinProperties(n) => schema.min_properties = Some(*n as i64),
         Validation::MaxProperties(n) => schema.max_properties = Some(*n as i64),
         Validation::Enum(values) => {

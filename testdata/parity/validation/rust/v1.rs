@@ -57,8 +57,8 @@ pub struct GaugeSpec {
     #[validation(maximum = 100, exclusive_maximum)]
     pub high: i64,
 
-    /// Step is a multiple of five.
-    #[validation(multiple_of = 5)]
+    /// Step is a multiple of five; the bound is inclusive, said explicitly.
+    #[validation(multiple_of = 5, maximum = 1000, exclusive_maximum = false)]
     pub step: Option<i32>,
 
     /// Name is a DNS label.

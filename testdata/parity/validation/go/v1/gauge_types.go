@@ -52,8 +52,10 @@ type GaugeSpec struct {
 	// +kubebuilder:validation:ExclusiveMaximum=true
 	High int64 `json:"high"`
 
-	// Step is a multiple of five.
+	// Step is a multiple of five; the bound is inclusive, said explicitly.
 	// +kubebuilder:validation:MultipleOf=5
+	// +kubebuilder:validation:Maximum=1000
+	// +kubebuilder:validation:ExclusiveMaximum=false
 	// +optional
 	Step int32 `json:"step,omitempty"`
 
