@@ -36,10 +36,29 @@ fn int_or_string() -> JSONSchemaProps {
     }
 }
 
-/// The schema of the type at `path` (as written or imported, last segment the type's name) if it
-/// is a Kubernetes type we know: a k8s-openapi/kube path, or a bare name nothing else declares.
+/// The Rust names of the Kubernetes types [`kubernetes_schema`] knows.
+pub const KNOWN: &[&str] = &[
+    "ObjectMeta",
+    "Time",
+    "MicroTime",
+    "IntOrString",
+    "Quantity",
+    "Condition",
+    "RawExtension",
+];
+
+/// Whether the type at `path` (as written or imported, last segment the type's name) is a
+/// Kubernetes type we know: a k8s-openapi/kube path, or a bare name nothing else declares.
+pub fn is_known_path(path: &[String]) -> bool {
+    (is_kubernetes_path(path) || path.len() == 1)
+        && path
+            .last()
+            .is_some_and(|name| KNOWN.contains(&name.as_str()))
+}
+
+/// The schema of the type at `path` if [`is_known_path`] says it is a type we know.
 pub fn schema_for_path(path: &[String]) -> Option<JSONSchemaProps> {
-    if !(is_kubernetes_path(path) || path.len() == 1) {
+    if !is_known_path(path) {
         return None;
     }
     kubernetes_schema(path.last()?)
@@ -140,4 +159,23 @@ fn condition() -> JSONSchemaProps {
         },
         "Condition contains details for one aspect of the current state of this API Resource.",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_known_name_has_a_schema() {
+        for name in KNOWN {
+            assert!(kubernetes_schema(name).is_some(), "{name}");
+            assert!(is_known_path(&[
+                "k8s_openapi".to_string(),
+                "x".to_string(),
+                name.to_string()
+            ]));
+        }
+        assert!(!is_known_path(&["my_crate".into(), "Condition".into()]));
+        assert!(kubernetes_schema("Pod").is_none());
+    }
 }

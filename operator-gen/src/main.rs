@@ -6,6 +6,11 @@ use std::process::ExitCode;
 use clap::{Parser, ValueEnum};
 use operator_gen::{ArtifactKind, Layout, Options, output};
 
+// The generator allocates many small values (syntax trees, schemas, YAML); mimalloc makes
+// that about a third cheaper than the system allocator (`cargo xtask bench-gen`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "operator-gen",

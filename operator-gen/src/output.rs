@@ -103,15 +103,13 @@ pub fn crd_yaml(crd: &CustomResourceDefinition) -> String {
 impl Generated {
     /// All files, in a fixed order: CRDs by file name, then the role file.
     pub fn artifacts(&self) -> Vec<Artifact> {
-        let mut out: Vec<Artifact> = self
-            .crds
-            .iter()
-            .map(|crd| Artifact {
-                kind: ArtifactKind::Crd,
-                file_name: crd_file_name(crd),
-                contents: crd_yaml(crd),
-            })
-            .collect();
+        let render = |crd: &CustomResourceDefinition| Artifact {
+            kind: ArtifactKind::Crd,
+            file_name: crd_file_name(crd),
+            contents: crd_yaml(crd),
+        };
+        // Rendering is independent per CRD: large APIs use every core.
+        let mut out: Vec<Artifact> = parallel_map(&self.crds, render);
         out.sort_by(|a, b| a.file_name.cmp(&b.file_name));
         if !self.roles.is_empty() {
             let docs: Vec<Value> = self
@@ -134,6 +132,31 @@ impl Generated {
         }
         out
     }
+}
+
+/// `f` over `items` on up to `available_parallelism` threads, results in the order of `items`.
+/// Small inputs stay on the calling thread.
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    const MIN_PER_THREAD: usize = 16;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len() / MIN_PER_THREAD)
+        .max(1);
+    if threads == 1 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("rendering does not panic"))
+            .collect()
+    })
 }
 
 /// Applies `max_desc_len` to every description of a CRD's schemas.
@@ -250,29 +273,39 @@ pub fn check(artifacts: &[Artifact], layout: &Layout) -> Vec<Drift> {
 /// files are removed afterwards. Files whose contents are unchanged are not touched.
 /// Returns the paths that changed.
 pub fn write_all(artifacts: &[Artifact], layout: &Layout) -> std::io::Result<Vec<PathBuf>> {
-    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
-    let result = (|| {
-        for a in artifacts {
-            let path = layout.path_of(a);
-            if std::fs::read_to_string(&path).is_ok_and(|c| c == a.contents) {
-                continue;
-            }
-            let dir = path.parent().unwrap_or(Path::new("."));
-            std::fs::create_dir_all(dir)?;
-            let tmp = dir.join(format!(".{}.operator-gen.tmp", a.file_name));
-            std::fs::write(&tmp, &a.contents)?;
-            staged.push((tmp, path));
+    let dirs: BTreeSet<PathBuf> = artifacts
+        .iter()
+        .map(|a| {
+            layout
+                .path_of(a)
+                .parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+        })
+        .collect();
+    for dir in &dirs {
+        std::fs::create_dir_all(dir)?;
+    }
+    // Staging is independent per file (a read to compare, a write under a temporary name),
+    // so large APIs stage on every core.
+    let staged: Vec<std::io::Result<Option<(PathBuf, PathBuf)>>> = parallel_map(artifacts, |a| {
+        let path = layout.path_of(a);
+        if std::fs::read(&path).is_ok_and(|c| c == a.contents.as_bytes()) {
+            return Ok(None);
         }
-        Ok(())
-    })();
-    if let Err(e) = result {
-        for (tmp, _) in &staged {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let tmp = dir.join(format!(".{}.operator-gen.tmp", a.file_name));
+        std::fs::write(&tmp, &a.contents)?;
+        Ok(Some((tmp, path)))
+    });
+    if let Some(pos) = staged.iter().position(Result::is_err) {
+        for (tmp, _) in staged.iter().flatten().flatten() {
             let _ = std::fs::remove_file(tmp);
         }
-        return Err(e);
+        let mut staged = staged;
+        return Err(staged.swap_remove(pos).expect_err("position of an error"));
     }
     let mut changed = Vec::new();
-    for (tmp, path) in staged {
+    for (tmp, path) in staged.into_iter().flatten().flatten() {
         std::fs::rename(&tmp, &path)?;
         changed.push(path);
     }

@@ -422,7 +422,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                 match self.index.resolve(site.module, &tp.path) {
                     Resolved::Local(_) => true,
                     Resolved::Ambiguous(_) => false,
-                    Resolved::External(p) => known_types::schema_for_path(&p).is_some(),
+                    Resolved::External(p) => known_types::is_known_path(&p),
                 }
             }
             _ => false,

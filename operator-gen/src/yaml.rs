@@ -22,15 +22,49 @@ pub fn to_yaml_stream(docs: &[Value]) -> String {
 /// go-yaml v2's key order: a natural sort where runs of digits compare as numbers and
 /// non-letters sort before letters.
 pub fn natural_cmp(a: &str, b: &str) -> Ordering {
-    let ar: Vec<char> = a.chars().collect();
-    let br: Vec<char> = b.chars().collect();
+    if a.is_ascii() && b.is_ascii() {
+        // The usual case (JSON schema keywords, field names): no allocation.
+        natural_cmp_units(a.as_bytes(), b.as_bytes())
+    } else {
+        let ar: Vec<char> = a.chars().collect();
+        let br: Vec<char> = b.chars().collect();
+        natural_cmp_units(&ar, &br)
+    }
+}
+
+/// A character as `natural_cmp` sees it: bytes of ASCII text, or `char`s.
+trait Unit: Copy + Ord {
+    fn is_letter(self) -> bool;
+    fn digit(self) -> Option<i64>;
+}
+
+impl Unit for u8 {
+    fn is_letter(self) -> bool {
+        self.is_ascii_alphabetic()
+    }
+    fn digit(self) -> Option<i64> {
+        self.is_ascii_digit().then(|| (self - b'0') as i64)
+    }
+}
+
+impl Unit for char {
+    fn is_letter(self) -> bool {
+        self.is_alphabetic()
+    }
+    fn digit(self) -> Option<i64> {
+        self.is_ascii_digit()
+            .then(|| (self as u32 - '0' as u32) as i64)
+    }
+}
+
+fn natural_cmp_units<U: Unit>(ar: &[U], br: &[U]) -> Ordering {
     let mut i = 0;
     while i < ar.len() && i < br.len() {
         if ar[i] == br[i] {
             i += 1;
             continue;
         }
-        let (al, bl) = (ar[i].is_alphabetic(), br[i].is_alphabetic());
+        let (al, bl) = (ar[i].is_letter(), br[i].is_letter());
         if al && bl {
             return ar[i].cmp(&br[i]);
         }
@@ -43,11 +77,11 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
         }
         // Both non-letters: compare digit runs numerically.
         let (mut an, mut bn) = (0i64, 0i64);
-        if ar[i] == '0' || br[i] == '0' {
+        if ar[i].digit() == Some(0) || br[i].digit() == Some(0) {
             let mut j = i;
-            while j > 0 && ar[j - 1].is_ascii_digit() {
+            while j > 0 && ar[j - 1].digit().is_some() {
                 j -= 1;
-                if ar[j] != '0' {
+                if ar[j].digit() != Some(0) {
                     an = 1;
                     bn = 1;
                     break;
@@ -55,17 +89,13 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
             }
         }
         let mut ai = i;
-        while ai < ar.len() && ar[ai].is_ascii_digit() {
-            an = an
-                .saturating_mul(10)
-                .saturating_add(ar[ai] as i64 - '0' as i64);
+        while let Some(d) = ar.get(ai).and_then(|u| u.digit()) {
+            an = an.saturating_mul(10).saturating_add(d);
             ai += 1;
         }
         let mut bi = i;
-        while bi < br.len() && br[bi].is_ascii_digit() {
-            bn = bn
-                .saturating_mul(10)
-                .saturating_add(br[bi] as i64 - '0' as i64);
+        while let Some(d) = br.get(bi).and_then(|u| u.digit()) {
+            bn = bn.saturating_mul(10).saturating_add(d);
             bi += 1;
         }
         if an != bn {
@@ -304,32 +334,33 @@ fn resolves_to_non_string(s: &str) -> bool {
 
 /// libyaml's rules for a plain scalar in block context.
 fn plain_allowed(s: &str) -> bool {
-    let chars: Vec<char> = s.chars().collect();
+    // Every character that matters here is ASCII, so bytes will do.
+    let b = s.as_bytes();
     if s.starts_with("---") || s.starts_with("...") {
         return false;
     }
-    if chars[0] == ' ' || chars[chars.len() - 1] == ' ' {
+    if b[0] == b' ' || b[b.len() - 1] == b' ' {
         return false;
     }
-    for (i, &c) in chars.iter().enumerate() {
-        let next_is_space = chars.get(i + 1).is_none_or(|n| *n == ' ' || *n == '\t');
-        let prev_is_space = i > 0 && (chars[i - 1] == ' ' || chars[i - 1] == '\t');
+    for (i, &c) in b.iter().enumerate() {
+        let next_is_space = b.get(i + 1).is_none_or(|n| *n == b' ' || *n == b'\t');
+        let prev_is_space = i > 0 && (b[i - 1] == b' ' || b[i - 1] == b'\t');
         if i == 0 {
-            if "#,[]{}&*!|>'\"%@`".contains(c) {
+            if b"#,[]{}&*!|>'\"%@`".contains(&c) {
                 return false;
             }
-            if (c == '?' || c == ':' || c == '-') && next_is_space {
+            if (c == b'?' || c == b':' || c == b'-') && next_is_space {
                 return false;
             }
         } else {
-            if c == ':' && next_is_space {
+            if c == b':' && next_is_space {
                 return false;
             }
-            if c == '#' && prev_is_space {
+            if c == b'#' && prev_is_space {
                 return false;
             }
         }
-        if c == '\t' {
+        if c == b'\t' {
             return false;
         }
     }
@@ -340,14 +371,18 @@ fn plain_allowed(s: &str) -> bool {
 /// (libyaml's folding of plain and single-quoted scalars).
 fn write_folded(out: &mut String, s: &str, fold_indent: usize, quoted: bool) {
     let mut column = out.len() - out.rfind('\n').map_or(0, |p| p + 1);
-    let chars: Vec<char> = s.chars().collect();
+    let bytes = s.as_bytes();
     let mut prev_space = false;
-    for (i, &c) in chars.iter().enumerate() {
+    let mut plain_from = 0;
+    for (i, c) in s.char_indices() {
         if c == ' ' {
-            let next_is_space = chars.get(i + 1) == Some(&' ');
-            let allow =
-                !prev_space && column > WIDTH && !next_is_space && i != 0 && i + 1 != chars.len();
-            if allow && (!quoted || i + 1 < chars.len()) {
+            // Spaces are single bytes, so the neighbours can be looked at as bytes.
+            let next_is_space = bytes.get(i + 1) == Some(&b' ');
+            let last = i + 1 == bytes.len();
+            let allow = !prev_space && column > WIDTH && !next_is_space && i != 0 && !last;
+            out.push_str(&s[plain_from..i]);
+            plain_from = i + 1;
+            if allow && (!quoted || !last) {
                 out.push('\n');
                 indent(out, fold_indent);
                 column = fold_indent;
@@ -357,11 +392,11 @@ fn write_folded(out: &mut String, s: &str, fold_indent: usize, quoted: bool) {
             }
             prev_space = true;
         } else {
-            out.push(c);
             column += 1;
             prev_space = false;
         }
     }
+    out.push_str(&s[plain_from..]);
 }
 
 fn write_double_quoted(out: &mut String, s: &str) {

@@ -34,8 +34,8 @@ pub const RBAC: &str = "rbac";
 
 /// The name of a marker attribute (the last path segment), if `attr` is one of ours.
 pub fn marker_name(attr: &syn::Attribute) -> Option<&'static str> {
-    let last = attr.path().segments.last()?.ident.to_string();
+    let last = &attr.path().segments.last()?.ident;
     [RESOURCE, SUBRESOURCE, PRINTCOLUMN, VALIDATION, SCHEMA, RBAC]
         .into_iter()
-        .find(|name| *name == last)
+        .find(|name| last == name)
 }
