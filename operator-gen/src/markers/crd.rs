@@ -174,12 +174,27 @@ pub fn parse_resource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option
         _ => Scope::Namespaced,
     };
 
-    if !group.value.is_empty() && !is_dns_subdomain(&group.value) {
+    if group.value.is_empty() {
+        // controller-gen writes such a kind as `<plural>.` into `_<plural>.yaml`; the API
+        // server refuses that CRD, so say it here.
+        checks.push(
+            group.span,
+            "group must not be empty: the empty group is Kubernetes' core group, and a custom resource needs a group with at least one dot, such as \"cache.example.com\"",
+        );
+    } else if !is_dns_subdomain(&group.value) {
         checks.push(
             group.span,
             format!(
                 "group `{}` is not a lowercase DNS subdomain such as \"cache.example.com\"",
                 group.value
+            ),
+        );
+    } else if !group.value.contains('.') {
+        checks.push(
+            group.span,
+            format!(
+                "group `{}` needs at least one dot (the API server requires a domain, such as \"{}.example.com\")",
+                group.value, group.value
             ),
         );
     }

@@ -41,3 +41,17 @@ pub struct TwiceV2 {
 pub struct Labelled {
     pub metadata: ObjectMeta,
 }
+
+/// controller-tools' `nogroup` situation: controller-gen writes `_nogroups.yaml`, which the
+/// API server refuses.
+#[derive(CustomResource)]
+#[resource(group = "", version = "v1", kind = "NoGroup")]
+pub struct NoGroup {
+    pub metadata: ObjectMeta,
+}
+
+#[derive(CustomResource)]
+#[resource(group = "local", version = "v1", kind = "Dotless")]
+pub struct Dotless {
+    pub metadata: ObjectMeta,
+}
