@@ -21,6 +21,13 @@ pub fn check_schema_type(input: &syn::DeriveInput) -> Diagnostics {
         }
     }
     markers::parse_field_markers(&input.attrs, MarkerTarget::Type, &mut diags);
+    if let syn::Data::Enum(e) = &input.data {
+        for attr in e.variants.iter().flat_map(|v| &v.attrs) {
+            if markers::marker_name(attr).is_some() {
+                diags.push(attr.path().span(), markers::VARIANT_MARKER);
+            }
+        }
+    }
     check_fields(&input.data, &mut diags);
     diags
 }

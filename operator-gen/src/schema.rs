@@ -352,51 +352,351 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
         })
     }
 
+    /// The schema of an enum, following serde's representation of it: unit variants alone
+    /// are a string enum; data-carrying variants become objects (externally tagged: one
+    /// property per variant, exactly one set; internally or adjacently tagged: the tag as a
+    /// string enum next to the variants' fields, with each variant's required fields checked
+    /// by a CEL rule; untagged: the union of the variants' fields). Shapes that are not
+    /// structural (strings mixed with objects, tuples, untagged unit variants) are errors.
     fn enum_schema(
         &mut self,
         site: Site<'a, '_>,
         item: &'a syn::ItemEnum,
         container: &ContainerAttrs,
     ) -> Option<JSONSchemaProps> {
-        let mut values = Vec::new();
+        let mut variants: Vec<(String, &'a syn::Variant)> = Vec::new();
         for variant in &item.variants {
-            if !matches!(variant.fields, syn::Fields::Unit) {
+            let attrs = match serde_attrs::field_attrs(&variant.attrs) {
+                Ok(a) => a,
+                Err(e) => {
+                    self.error(
+                        site.file,
+                        e.span(),
+                        format!("cannot read serde attribute: {e}"),
+                    );
+                    return None;
+                }
+            };
+            if attrs.skip_deserializing {
+                continue;
+            }
+            if let Some(marker) = variant
+                .attrs
+                .iter()
+                .find(|a| markers::marker_name(a).is_some())
+            {
+                self.error(site.file, marker.span(), markers::VARIANT_MARKER);
+                return None;
+            }
+            if let syn::Fields::Unnamed(u) = &variant.fields
+                && u.unnamed.len() != 1
+            {
                 self.error(
                     site.file,
                     variant.ident.span(),
                     format!(
-                        "enum `{}` has data-carrying variants; only enums of unit variants (string enums) are supported so far",
-                        item.ident
+                        "variant `{}` serializes as a JSON array, which has no structural schema; use named fields",
+                        variant.ident
                     ),
                 );
                 return None;
             }
-            let attrs = serde_attrs::field_attrs(&variant.attrs).unwrap_or_default();
-            if attrs.skip_deserializing {
-                continue;
-            }
             let name = variant.ident.to_string();
-            values.push(JSON(serde_json::Value::String(
-                attrs.rename.unwrap_or_else(|| {
-                    container
-                        .rename_all
-                        .map_or(name.clone(), |r| r.apply_to_variant(&name))
-                }),
-            )));
+            let json_name = attrs.rename.unwrap_or_else(|| {
+                container
+                    .rename_all
+                    .map_or(name.clone(), |r| r.apply_to_variant(&name))
+            });
+            variants.push((json_name, variant));
         }
-        if container.untagged {
-            self.error(
-                site.file,
-                item.ident.span(),
-                "#[serde(untagged)] unit enums serialize as null; not supported",
-            );
-            return None;
-        }
-        Some(JSONSchemaProps {
+        let is_unit = |v: &syn::Variant| matches!(v.fields, syn::Fields::Unit);
+        let all_unit = variants.iter().all(|(_, v)| is_unit(v));
+        let names = || -> Vec<JSON> {
+            variants
+                .iter()
+                .map(|(n, _)| JSON(serde_json::Value::String(n.clone())))
+                .collect()
+        };
+        let string_enum = |values: Vec<JSON>| JSONSchemaProps {
             type_: Some("string".into()),
             enum_: Some(values),
             ..Default::default()
-        })
+        };
+
+        if container.untagged {
+            if let Some((_, unit)) = variants.iter().find(|(_, v)| is_unit(v)) {
+                self.error(
+                    site.file,
+                    unit.ident.span(),
+                    format!(
+                        "unit variant `{}` of an untagged enum serializes as null, which has no structural schema",
+                        unit.ident
+                    ),
+                );
+                return None;
+            }
+            let mut union = object(BTreeMap::new());
+            let mut alternatives = Vec::new();
+            for (_, variant) in &variants {
+                let fields = self.variant_object(site, item, variant, container)?;
+                let required = fields.required.clone().unwrap_or_default();
+                self.merge_variant_fields(site, item, variant, &mut union, fields)?;
+                alternatives.push(required);
+            }
+            // The object must be one of the variants: all of some variant's required fields
+            // are present (a variant without required fields matches anything).
+            if alternatives.iter().all(|r| !r.is_empty()) {
+                let has_all = |fields: &[String]| {
+                    fields
+                        .iter()
+                        .map(|f| format!("has(self.{})", cel_field(f)))
+                        .collect::<Vec<_>>()
+                        .join(" && ")
+                };
+                push_rule(
+                    &mut union,
+                    &CelRule {
+                        rule: alternatives
+                            .iter()
+                            .map(|r| format!("({})", has_all(r)))
+                            .collect::<Vec<_>>()
+                            .join(" || "),
+                        message: Some(format!(
+                            "must be one of the forms of {}: with {}",
+                            item.ident,
+                            alternatives
+                                .iter()
+                                .map(|r| r.join(" and "))
+                                .collect::<Vec<_>>()
+                                .join(", or with ")
+                        )),
+                        ..Default::default()
+                    },
+                );
+            }
+            return Some(union);
+        }
+        let Some(tag) = &container.tag else {
+            // Externally tagged.
+            if all_unit {
+                return Some(string_enum(names()));
+            }
+            if let Some((_, unit)) = variants.iter().find(|(_, v)| is_unit(v)) {
+                self.error(
+                    site.file,
+                    unit.ident.span(),
+                    format!(
+                        "enum `{}` mixes unit variants (JSON strings) with data-carrying variants (JSON objects), which no structural schema allows; give `{}` a field, or use #[serde(tag = \"...\")]",
+                        item.ident, unit.ident
+                    ),
+                );
+                return None;
+            }
+            let mut properties = BTreeMap::new();
+            for (json_name, variant) in &variants {
+                let mut schema = match &variant.fields {
+                    syn::Fields::Unnamed(u) => self.type_schema(site, &u.unnamed[0].ty)?,
+                    _ => self.variant_object(site, item, variant, container)?,
+                };
+                if let Some(doc) = docs::description(&variant.attrs) {
+                    schema.description = Some(doc);
+                }
+                properties.insert(json_name.clone(), schema);
+            }
+            return Some(JSONSchemaProps {
+                min_properties: Some(1),
+                max_properties: Some(1),
+                ..object(properties)
+            });
+        };
+        // Internally (`tag`) or adjacently (`tag` + `content`) tagged: an object whose tag
+        // names the variant.
+        let mut union = object(BTreeMap::new());
+        let prefix = container
+            .content
+            .as_ref()
+            .map_or(String::new(), |c| format!("{}.", cel_field(c)));
+        for (_, variant) in &variants {
+            if is_unit(variant) {
+                continue;
+            }
+            let fields = self.variant_object(site, item, variant, container)?;
+            self.merge_variant_fields(site, item, variant, &mut union, fields)?;
+        }
+        let mut rules = Vec::new();
+        for (json_name, variant) in &variants {
+            let required = self.variant_required(site, item, variant, container);
+            if required.is_empty() && container.content.is_none() {
+                continue;
+            }
+            let mut checks: Vec<String> = Vec::new();
+            if let Some(content) = &container.content
+                && !is_unit(variant)
+            {
+                checks.push(format!("has(self.{})", cel_field(content)));
+            }
+            checks.extend(
+                required
+                    .iter()
+                    .map(|f| format!("has(self.{prefix}{})", cel_field(f))),
+            );
+            if checks.is_empty() {
+                continue;
+            }
+            rules.push(CelRule {
+                rule: format!(
+                    "self.{} != '{}' || ({})",
+                    cel_field(tag),
+                    json_name.replace('\\', "\\\\").replace('\'', "\\'"),
+                    checks.join(" && ")
+                ),
+                message: Some(format!(
+                    "{tag} {json_name} needs {}",
+                    match (&container.content, required.is_empty()) {
+                        (Some(c), true) => c.clone(),
+                        (Some(c), false) => format!("{c} with {}", required.join(", ")),
+                        (None, _) => required.join(", "),
+                    }
+                )),
+                ..Default::default()
+            });
+        }
+        let mut properties = BTreeMap::from([(tag.clone(), string_enum(names()))]);
+        let mut required = vec![tag.clone()];
+        match &container.content {
+            Some(content) => {
+                if union.properties.is_some() {
+                    properties.insert(content.clone(), union);
+                }
+            }
+            None => {
+                rules.extend(
+                    union
+                        .x_kubernetes_validations
+                        .take()
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|r| CelRule {
+                            rule: r.rule,
+                            message: r.message,
+                            message_expression: r.message_expression,
+                            reason: r.reason,
+                            field_path: r.field_path,
+                            optional_old_self: r.optional_old_self,
+                        }),
+                );
+                for (name, prop) in union.properties.take().unwrap_or_default() {
+                    if properties.insert(name.clone(), prop).is_some() {
+                        self.error(
+                            site.file,
+                            item.ident.span(),
+                            format!(
+                                "a variant of `{}` has a field `{name}`, the name of the enum's tag",
+                                item.ident
+                            ),
+                        );
+                        return None;
+                    }
+                }
+            }
+        }
+        required.sort();
+        let mut schema = JSONSchemaProps {
+            required: Some(required),
+            ..object(properties)
+        };
+        for rule in &rules {
+            push_rule(&mut schema, rule);
+        }
+        Some(schema)
+    }
+
+    /// The object a struct variant (or a newtype variant carrying a struct) serializes to.
+    fn variant_object(
+        &mut self,
+        site: Site<'a, '_>,
+        item: &'a syn::ItemEnum,
+        variant: &'a syn::Variant,
+        container: &ContainerAttrs,
+    ) -> Option<JSONSchemaProps> {
+        let schema = match &variant.fields {
+            syn::Fields::Named(_) => {
+                let fields_container = ContainerAttrs {
+                    rename_all: container.rename_all_fields,
+                    ..Default::default()
+                };
+                self.struct_schema(site, &variant.fields, &fields_container, false)?
+            }
+            syn::Fields::Unnamed(u) => self.type_schema(site, &u.unnamed[0].ty)?,
+            syn::Fields::Unit => return Some(object(BTreeMap::new())),
+        };
+        if schema.type_.as_deref() != Some("object") || schema.additional_properties.is_some() {
+            self.error(
+                site.file,
+                variant.ident.span(),
+                format!(
+                    "variant `{}` of `{}` must carry a struct with named fields in this enum representation (its fields become the object's fields)",
+                    variant.ident, item.ident
+                ),
+            );
+            return None;
+        }
+        Some(schema)
+    }
+
+    /// The JSON names of the fields a variant requires.
+    fn variant_required(
+        &mut self,
+        site: Site<'a, '_>,
+        item: &'a syn::ItemEnum,
+        variant: &'a syn::Variant,
+        container: &ContainerAttrs,
+    ) -> Vec<String> {
+        if matches!(variant.fields, syn::Fields::Unit) {
+            return Vec::new();
+        }
+        self.variant_object(site, item, variant, container)
+            .and_then(|s| s.required)
+            .unwrap_or_default()
+    }
+
+    /// Adds a variant's fields to the union of all variants' fields; all are optional in
+    /// the union. Two variants may share a field only with the same schema.
+    fn merge_variant_fields(
+        &mut self,
+        site: Site<'a, '_>,
+        item: &'a syn::ItemEnum,
+        variant: &'a syn::Variant,
+        union: &mut JSONSchemaProps,
+        fields: JSONSchemaProps,
+    ) -> Option<()> {
+        let properties = union.properties.get_or_insert_with(BTreeMap::new);
+        for (name, prop) in fields.properties.unwrap_or_default() {
+            match properties.get(&name) {
+                Some(existing) if *existing != prop => {
+                    self.error(
+                        site.file,
+                        variant.ident.span(),
+                        format!(
+                            "variant `{}` of `{}` has a field `{name}` that another variant declares with a different schema; the variants' fields share one object",
+                            variant.ident, item.ident
+                        ),
+                    );
+                    return None;
+                }
+                Some(_) => {}
+                None => {
+                    properties.insert(name, prop);
+                }
+            }
+        }
+        for rule in fields.x_kubernetes_validations.unwrap_or_default() {
+            union
+                .x_kubernetes_validations
+                .get_or_insert_with(Vec::new)
+                .push(rule);
+        }
+        Some(())
     }
 
     /// Whether `ty` (under `Option`, `Box` and references) names a type with a schema of its
@@ -774,6 +1074,51 @@ fn flatten_into(
     }
 }
 
+/// An object schema with these properties (none: no `properties` key).
+fn object(properties: BTreeMap<String, JSONSchemaProps>) -> JSONSchemaProps {
+    JSONSchemaProps {
+        type_: Some("object".into()),
+        properties: (!properties.is_empty()).then_some(properties),
+        ..Default::default()
+    }
+}
+
+/// A property name as CEL in the API server spells it: names that are not identifiers, or
+/// are CEL keywords, are escaped (`__dash__`, `__dot__`, `__slash__`, `__underscores__`,
+/// `__namespace__`, ...).
+fn cel_field(name: &str) -> String {
+    const RESERVED: &[&str] = &[
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    ];
+    if RESERVED.contains(&name) {
+        return format!("__{name}__");
+    }
+    name.replace("__", "__underscores__")
+        .replace('.', "__dot__")
+        .replace('-', "__dash__")
+        .replace('/', "__slash__")
+}
+
 fn is_option(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option"))
 }
@@ -890,4 +1235,18 @@ fn apply_validation(schema: &mut JSONSchemaProps, v: &Spanned<Validation>) -> Re
         Validation::Cel(rule) => push_rule(schema, rule),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cel_field;
+
+    #[test]
+    fn cel_names_are_escaped_as_the_api_server_expects() {
+        assert_eq!(cel_field("cron"), "cron");
+        assert_eq!(cel_field("max-surge"), "max__dash__surge");
+        assert_eq!(cel_field("a.b/c"), "a__dot__b__slash__c");
+        assert_eq!(cel_field("a__b"), "a__underscores__b");
+        assert_eq!(cel_field("namespace"), "__namespace__");
+    }
 }

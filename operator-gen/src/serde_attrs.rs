@@ -6,6 +6,8 @@ use syn::ext::IdentExt;
 #[derive(Debug, Clone, Default)]
 pub struct ContainerAttrs {
     pub rename_all: Option<RenameRule>,
+    /// On enums: the rename rule for the fields of every struct variant.
+    pub rename_all_fields: Option<RenameRule>,
     pub default: bool,
     pub transparent: bool,
     pub tag: Option<String>,
@@ -169,6 +171,13 @@ pub fn container_attrs(attrs: &[syn::Attribute]) -> syn::Result<ContainerAttrs> 
                         Some(RenameRule::parse(&rule).ok_or_else(|| {
                             meta.error(format!("unknown rename_all rule `{rule}`"))
                         })?);
+                }
+            }
+            "rename_all_fields" => {
+                if let Some(rule) = rename_value(meta)? {
+                    out.rename_all_fields = Some(RenameRule::parse(&rule).ok_or_else(|| {
+                        meta.error(format!("unknown rename_all_fields rule `{rule}`"))
+                    })?);
                 }
             }
             "default" => out.default = true,

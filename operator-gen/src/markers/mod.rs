@@ -32,6 +32,9 @@ pub const VALIDATION: &str = "validation";
 pub const SCHEMA: &str = "schema";
 pub const RBAC: &str = "rbac";
 
+/// Why a marker on an enum variant is refused (by the derive and the generator alike).
+pub const VARIANT_MARKER: &str = "markers go on types and fields, not on enum variants; put them on the variant's fields or on the type it carries";
+
 /// The name of a marker attribute (the last path segment), if `attr` is one of ours.
 pub fn marker_name(attr: &syn::Attribute) -> Option<&'static str> {
     let last = &attr.path().segments.last()?.ident;

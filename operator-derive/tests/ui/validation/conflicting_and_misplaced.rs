@@ -8,4 +8,11 @@ pub struct Spec {
     pub tags: Option<String>,
 }
 
+
+#[derive(Schema)]
+pub enum Source {
+    #[validation(min_length = 1)]
+    Image(String),
+}
+
 fn main() {}
