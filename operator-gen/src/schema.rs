@@ -872,14 +872,19 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                 if let Some(schema) = known_types::schema_for_path(&full_path) {
                     return Some(schema);
                 }
-                self.error(
-                    site.file,
-                    ty.span(),
+                let message = if known_types::is_kubernetes_path(&full_path) {
+                    format!(
+                        "`{}` is not among the Kubernetes types operator-gen knows ({}); use `serde_json::Value` with #[schema(preserve_unknown_fields)], or add the type to the `embedded` parity case and run `cargo xtask known-types`",
+                        full_path.join("::"),
+                        known_types::known_names().join(", ")
+                    )
+                } else {
                     format!(
                         "cannot generate a schema for `{}`: it is not declared in the scanned sources and is not a supported Kubernetes or standard type; add the file that declares it to the generator's paths",
                         full_path.join("::")
-                    ),
-                );
+                    )
+                };
+                self.error(site.file, ty.span(), message);
                 None
             }
         }

@@ -2,7 +2,10 @@ module example.com/parity
 
 go 1.26.0
 
-require k8s.io/apimachinery v0.36.0
+require (
+	k8s.io/api v0.36.0
+	k8s.io/apimachinery v0.36.0
+)
 
 require (
 	github.com/fxamacker/cbor/v2 v2.9.0 // indirect

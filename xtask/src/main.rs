@@ -5,6 +5,7 @@
 mod bench;
 mod bench_gen;
 mod cluster;
+mod known_types;
 mod manifests;
 mod test;
 
@@ -60,6 +61,9 @@ enum Cmd {
     /// Benchmark operator-gen against controller-gen side by side: the same synthetic API of N
     /// kinds in Go and Rust, both tools timed as processes, outputs compared.
     BenchGen(bench_gen::BenchGenArgs),
+    /// Regenerate operator-gen's table of Kubernetes type schemas (PodTemplateSpec,
+    /// ResourceRequirements, ...) from controller-gen and the Go sources of k8s.io/api.
+    KnownTypes,
     /// Every check and test: formatting, clippy, manifests --check, then the whole cargo test
     /// suite including the cluster tests, on the local control plane (started and stopped around
     /// the run unless one is already up) (make test).
@@ -91,6 +95,7 @@ fn main() -> ExitCode {
         } => cluster::run(&target, &operator_args),
         Cmd::BenchOperator(args) => bench::bench(&args),
         Cmd::BenchGen(args) => bench_gen::bench_gen(&args).map(|()| ExitCode::SUCCESS),
+        Cmd::KnownTypes => known_types::known_types().map(|()| ExitCode::SUCCESS),
         Cmd::Test { test_args } => test::test(&test_args),
     };
     match result {

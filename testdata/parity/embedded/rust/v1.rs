@@ -1,0 +1,81 @@
+//! The embedded case: whole Kubernetes objects from k8s-openapi inside a custom resource,
+//! with the schemas and descriptions controller-gen gives their Go counterparts. `Known`
+//! has one field per type in operator-gen's table, so this case also checks that the table
+//! is what controller-gen writes today (`cargo xtask known-types` regenerates it).
+
+use k8s_openapi::api::core::v1::{
+    Affinity, ConfigMapKeySelector, Container, ContainerPort, EnvFromSource, EnvVar, LocalObjectReference, ObjectReference, PersistentVolumeClaimSpec, PodSecurityContext, PodSpec, PodTemplateSpec, Probe, ResourceRequirements, SecretKeySelector, SecurityContext, ServicePort, Toleration, TopologySpreadConstraint, Volume, VolumeMount
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+
+/// KnownSpec has one field per Kubernetes type operator-gen knows, each named after its
+/// type and without a description of its own.
+#[derive(Schema)]
+#[serde(rename_all = "camelCase")]
+pub struct KnownSpec {
+    pub pod_template_spec: Option<PodTemplateSpec>,
+    pub pod_spec: Option<PodSpec>,
+    pub container: Option<Container>,
+    pub container_port: Option<ContainerPort>,
+    pub env_var: Option<EnvVar>,
+    pub env_from_source: Option<EnvFromSource>,
+    pub resource_requirements: Option<ResourceRequirements>,
+    pub volume: Option<Volume>,
+    pub volume_mount: Option<VolumeMount>,
+    pub toleration: Option<Toleration>,
+    pub affinity: Option<Affinity>,
+    pub topology_spread_constraint: Option<TopologySpreadConstraint>,
+    pub local_object_reference: Option<LocalObjectReference>,
+    pub object_reference: Option<ObjectReference>,
+    pub secret_key_selector: Option<SecretKeySelector>,
+    pub config_map_key_selector: Option<ConfigMapKeySelector>,
+    pub security_context: Option<SecurityContext>,
+    pub pod_security_context: Option<PodSecurityContext>,
+    pub probe: Option<Probe>,
+    pub service_port: Option<ServicePort>,
+    pub persistent_volume_claim_spec: Option<PersistentVolumeClaimSpec>,
+    pub label_selector: Option<LabelSelector>,
+}
+
+/// Known carries the table of Kubernetes types.
+#[derive(CustomResource)]
+#[resource(group = "embedded.parity.example.com", version = "v1", kind = "Known", scope = "Cluster")]
+pub struct Known {
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: KnownSpec,
+}
+
+/// WorkloadSpec uses Kubernetes objects the way an operator's API does.
+#[derive(Schema)]
+pub struct WorkloadSpec {
+    /// Template of the pods the workload runs.
+    pub template: PodTemplateSpec,
+
+    /// Resources of the sidecar.
+    pub resources: Option<ResourceRequirements>,
+
+    /// Selector of the pods, replaced as a whole.
+    #[schema(struct_type = "atomic")]
+    pub selector: Option<LabelSelector>,
+
+    /// Env for every container.
+    #[schema(list_type = "map", list_map_keys = ["name"])]
+    #[validation(max_items = 8)]
+    pub env: Option<Vec<EnvVar>>,
+
+    /// Tolerations of the pods.
+    pub tolerations: Option<Vec<Toleration>>,
+
+    /// CredentialsRef names a secret key.
+    #[serde(rename = "credentialsRef")]
+    pub credentials_ref: Option<SecretKeySelector>,
+}
+
+/// Workload runs pods from an embedded template.
+#[derive(CustomResource)]
+#[resource(group = "embedded.parity.example.com", version = "v1", kind = "Workload")]
+pub struct Workload {
+    pub metadata: ObjectMeta,
+    pub spec: WorkloadSpec,
+}
