@@ -17,10 +17,16 @@ use serde_json::Value;
 use crate::root;
 
 /// Types of the table that are not in `k8s_openapi::api::core::v1`.
-const OTHER_MODULES: &[(&str, &str)] = &[(
-    "LabelSelector",
-    "k8s_openapi::apimachinery::pkg::apis::meta::v1",
-)];
+const OTHER_MODULES: &[(&str, &str)] = &[
+    (
+        "LabelSelector",
+        "k8s_openapi::apimachinery::pkg::apis::meta::v1",
+    ),
+    ("JobTemplateSpec", "k8s_openapi::api::batch::v1"),
+];
+
+/// The kinds of the `embedded` case whose spec fields make the table.
+const TABLE_KINDS: &[&str] = &["knowns", "knownbatches"];
 
 /// The Rust path of the k8s-openapi type a field of `KnownSpec` is named after.
 fn rust_path(json_name: &str) -> String {
@@ -61,24 +67,35 @@ pub fn known_types() -> Result<()> {
             String::from_utf8_lossy(&output.stderr)
         );
     }
-    let crd_path = out.path().join("embedded.parity.example.com_knowns.yaml");
-    let crd: Value = serde_yaml::from_str(
-        &std::fs::read_to_string(&crd_path)
-            .with_context(|| format!("controller-gen wrote no {}", crd_path.display()))?,
-    )?;
-    let Some(Value::Object(fields)) = crd
-        .pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties")
-        .cloned()
-    else {
-        bail!("{}: no spec properties", crd_path.display());
-    };
+    let mut fields = serde_json::Map::new();
+    for plural in TABLE_KINDS {
+        let crd_path = out
+            .path()
+            .join(format!("embedded.parity.example.com_{plural}.yaml"));
+        let crd: Value = serde_yaml::from_str(
+            &std::fs::read_to_string(&crd_path)
+                .with_context(|| format!("controller-gen wrote no {}", crd_path.display()))?,
+        )?;
+        let Some(Value::Object(props)) = crd
+            .pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties")
+            .cloned()
+        else {
+            bail!("{}: no spec properties", crd_path.display());
+        };
+        fields.extend(props);
+    }
+    let mut fields: Vec<(String, Value)> = fields
+        .into_iter()
+        .map(|(json_name, schema)| (rust_path(&json_name), schema))
+        .collect();
+    fields.sort_by(|a, b| a.0.cmp(&b.0));
     // One entry a line: the file is data, but its diffs stay readable per type.
     let mut text = String::from("{\n");
-    for (n, (json_name, schema)) in fields.iter().enumerate() {
+    for (n, (key, schema)) in fields.iter().enumerate() {
         if n > 0 {
             text.push_str(",\n");
         }
-        text.push_str(&serde_json::to_string(&rust_path(json_name))?);
+        text.push_str(&serde_json::to_string(key)?);
         text.push_str(": ");
         text.push_str(&serde_json::to_string(schema)?);
     }

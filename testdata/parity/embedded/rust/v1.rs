@@ -3,6 +3,7 @@
 //! has one field per type in operator-gen's table, so this case also checks that the table
 //! is what controller-gen writes today (`cargo xtask known-types` regenerates it).
 
+use k8s_openapi::api::batch::v1::JobTemplateSpec;
 use k8s_openapi::api::core::v1::{
     Affinity, ConfigMapKeySelector, Container, ContainerPort, EnvFromSource, EnvVar, LocalObjectReference, ObjectReference, PersistentVolumeClaimSpec, PodSecurityContext, PodSpec, PodTemplateSpec, Probe, ResourceRequirements, SecretKeySelector, SecurityContext, ServicePort, Toleration, TopologySpreadConstraint, Volume, VolumeMount
 };
@@ -44,6 +45,23 @@ pub struct Known {
     pub metadata: ObjectMeta,
     #[serde(default)]
     pub spec: KnownSpec,
+}
+
+/// KnownBatchSpec holds the table's types of batch/v1, in a kind of their own to keep each
+/// CRD well below the API server's size limit.
+#[derive(Schema)]
+#[serde(rename_all = "camelCase")]
+pub struct KnownBatchSpec {
+    pub job_template_spec: Option<JobTemplateSpec>,
+}
+
+/// KnownBatch carries the table's batch/v1 types.
+#[derive(CustomResource)]
+#[resource(group = "embedded.parity.example.com", version = "v1", kind = "KnownBatch", scope = "Cluster")]
+pub struct KnownBatch {
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: KnownBatchSpec,
 }
 
 /// WorkloadSpec uses Kubernetes objects the way an operator's API does.

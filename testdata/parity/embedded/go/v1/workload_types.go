@@ -1,6 +1,7 @@
 package v1
 
 import (
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -62,6 +63,23 @@ type Known struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec KnownSpec `json:"spec,omitempty"`
+}
+
+// KnownBatchSpec holds the table's types of batch/v1, in a kind of their own to keep each
+// CRD well below the API server's size limit.
+type KnownBatchSpec struct {
+	// +optional
+	JobTemplateSpec *batchv1.JobTemplateSpec `json:"jobTemplateSpec,omitempty"`
+}
+
+// KnownBatch carries the table's batch/v1 types.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster
+type KnownBatch struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec KnownBatchSpec `json:"spec,omitempty"`
 }
 
 // WorkloadSpec uses Kubernetes objects the way an operator's API does.
