@@ -81,11 +81,17 @@ fn table() -> &'static BTreeMap<String, JSONSchemaProps> {
     })
 }
 
-/// The names of the table's types, without parsing the table.
+/// The keys of the table (full k8s-openapi paths), read once without parsing the schemas.
 fn table_names() -> impl Iterator<Item = &'static str> {
-    TABLE_JSON
-        .lines()
-        .filter_map(|line| line.strip_prefix('"')?.split('"').next())
+    static KEYS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        TABLE_JSON
+            .lines()
+            .filter_map(|line| line.strip_prefix('"')?.split('"').next())
+            .collect()
+    })
+    .iter()
+    .copied()
 }
 
 /// Every Kubernetes type name operator-gen knows, sorted (for error messages).
@@ -109,8 +115,10 @@ fn table_key(path: &[String]) -> Option<&'static str> {
         return table_names().find(|k| *k == joined);
     }
     if path.len() == 1 {
-        let suffix = format!("::{last}");
-        let mut found = table_names().filter(|k| k.ends_with(&suffix));
+        let mut found = table_names().filter(|k| {
+            k.strip_suffix(last.as_str())
+                .is_some_and(|module| module.ends_with("::"))
+        });
         let first = found.next()?;
         return found.next().is_none().then_some(first);
     }
