@@ -223,14 +223,11 @@ fn write_api(dir: &Path, n: usize) -> Result<()> {
     Ok(())
 }
 
-fn best_of(runs: usize, mut run: impl FnMut() -> Result<()>) -> Result<Duration> {
-    let mut best = Duration::MAX;
-    for _ in 0..runs.max(1) {
-        let started = Instant::now();
-        run()?;
-        best = best.min(started.elapsed());
-    }
-    Ok(best)
+/// How long `run` takes.
+fn timed(run: impl FnOnce() -> Result<()>) -> Result<Duration> {
+    let started = Instant::now();
+    run()?;
+    Ok(started.elapsed())
 }
 
 fn run_quiet(cmd: &mut Command, what: &str) -> Result<()> {
@@ -305,45 +302,51 @@ pub fn bench_gen(args: &BenchGenArgs) -> Result<()> {
         let dir = base.join(format!("n{n}"));
         let _ = std::fs::remove_dir_all(&dir);
         write_api(&dir, n)?;
-        let (cg_out, og_out) = (dir.join("out-controller-gen"), dir.join("out-operator-gen"));
+        // Every run writes into a new directory: deleting a thousand files right before a
+        // timed run makes the file system's next creations slow, for whichever tool follows.
+        let cg_out = |run: usize| dir.join(format!("out-controller-gen-{run}"));
+        let og_out = |run: usize| dir.join(format!("out-operator-gen-{run}"));
         eprintln!(
-            "==> {n} kinds: controller-gen v{}",
-            envtest::components::CONTROLLER_GEN_VERSION
+            "==> {n} kinds: controller-gen v{} and operator-gen, {} runs each, taking turns",
+            envtest::components::CONTROLLER_GEN_VERSION,
+            args.runs.max(1)
         );
-        // controller-gen's first run also type-checks k8s.io/apimachinery into Go's build
-        // cache; the best of several runs is its warm time, as in an edit-generate loop.
-        let cg = best_of(args.runs, || {
-            let _ = std::fs::remove_dir_all(&cg_out);
-            run_quiet(
-                Command::new(&controller_gen)
-                    .current_dir(dir.join("go"))
-                    .env("GOWORK", "off")
-                    .env("GOTOOLCHAIN", "local")
-                    .env("GOFLAGS", "-mod=mod")
-                    .args([
-                        "rbac:roleName=manager-role".to_string(),
-                        "crd".into(),
-                        "paths=./...".into(),
-                        format!("output:crd:dir={}", cg_out.join("crd").display()),
-                        format!("output:rbac:dir={}", cg_out.join("rbac").display()),
-                    ]),
-                "controller-gen",
-            )
-        })?;
-        eprintln!("==> {n} kinds: operator-gen");
-        let og = best_of(args.runs, || {
-            let _ = std::fs::remove_dir_all(&og_out);
-            run_quiet(
-                Command::new(&operator_gen)
-                    .arg("all")
-                    .arg("--paths")
-                    .arg(dir.join("rust"))
-                    .arg("--out")
-                    .arg(&og_out),
-                "operator-gen",
-            )
-        })?;
-        let (theirs, ours) = (outputs(&cg_out)?, outputs(&og_out)?);
+        // The tools take turns, so a slow patch of the machine hits both. controller-gen's
+        // first run also type-checks k8s.io/apimachinery into Go's build cache; the best of
+        // several runs is its warm time, as in an edit-generate loop.
+        let (mut cg, mut og) = (Duration::MAX, Duration::MAX);
+        for run in 0..args.runs.max(1) {
+            let cg_dir = cg_out(run);
+            cg = cg.min(timed(|| {
+                run_quiet(
+                    Command::new(&controller_gen)
+                        .current_dir(dir.join("go"))
+                        .env("GOWORK", "off")
+                        .env("GOTOOLCHAIN", "local")
+                        .env("GOFLAGS", "-mod=mod")
+                        .args([
+                            "rbac:roleName=manager-role".to_string(),
+                            "crd".into(),
+                            "paths=./...".into(),
+                            format!("output:crd:dir={}", cg_dir.join("crd").display()),
+                            format!("output:rbac:dir={}", cg_dir.join("rbac").display()),
+                        ]),
+                    "controller-gen",
+                )
+            })?);
+            og = og.min(timed(|| {
+                run_quiet(
+                    Command::new(&operator_gen)
+                        .arg("all")
+                        .arg("--paths")
+                        .arg(dir.join("rust"))
+                        .arg("--out")
+                        .arg(og_out(run)),
+                    "operator-gen",
+                )
+            })?);
+        }
+        let (theirs, ours) = (outputs(&cg_out(0))?, outputs(&og_out(0))?);
         let same = theirs == ours;
         if theirs.len() != n + 1 {
             bail!(
