@@ -516,16 +516,18 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             .content
             .as_ref()
             .map_or(String::new(), |c| format!("{}.", cel_field(c)));
+        let mut variant_required: Vec<Vec<String>> = Vec::new();
         for (_, variant) in &variants {
             if is_unit(variant) {
+                variant_required.push(Vec::new());
                 continue;
             }
             let fields = self.variant_object(site, item, variant, container)?;
+            variant_required.push(fields.required.clone().unwrap_or_default());
             self.merge_variant_fields(site, item, variant, &mut union, fields)?;
         }
         let mut rules = Vec::new();
-        for (json_name, variant) in &variants {
-            let required = self.variant_required(site, item, variant, container);
+        for ((json_name, variant), required) in variants.iter().zip(&variant_required) {
             if required.is_empty() && container.content.is_none() {
                 continue;
             }
@@ -642,22 +644,6 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             return None;
         }
         Some(schema)
-    }
-
-    /// The JSON names of the fields a variant requires.
-    fn variant_required(
-        &mut self,
-        site: Site<'a, '_>,
-        item: &'a syn::ItemEnum,
-        variant: &'a syn::Variant,
-        container: &ContainerAttrs,
-    ) -> Vec<String> {
-        if matches!(variant.fields, syn::Fields::Unit) {
-            return Vec::new();
-        }
-        self.variant_object(site, item, variant, container)
-            .and_then(|s| s.required)
-            .unwrap_or_default()
     }
 
     /// Adds a variant's fields to the union of all variants' fields; all are optional in
