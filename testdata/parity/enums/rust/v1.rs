@@ -23,6 +23,7 @@ pub enum Source {
     /// Image pulls an image by reference.
     Image(String),
     /// InlineText is written out in full.
+    #[serde(rename_all = "UPPERCASE")]
     InlineText {
         /// Text of the content.
         text: String,

@@ -14,10 +14,10 @@ type GitSource struct {
 	Revision string `json:"revision,omitempty"`
 }
 
-// InlineText holds content in full.
+// InlineText holds content in full (its variant renames its fields to upper case).
 type InlineText struct {
 	// Text of the content.
-	Text string `json:"text"`
+	Text string `json:"TEXT"`
 }
 
 // Source says where the content comes from: exactly one of git, image or inline.
