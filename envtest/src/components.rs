@@ -233,6 +233,18 @@ fn build(root: &Path) -> Result<Binaries, Error> {
 /// The controller-gen release the parity suite compares operator-gen with.
 pub const CONTROLLER_GEN_VERSION: &str = "0.21.0";
 
+/// A command running the controller-gen at `exe` (from [`controller_gen`]) in the Go module
+/// tree `dir`, with the settings the fixture modules need: no Go workspace, the machine's
+/// own toolchain, and `go.mod` completed from the module proxy when a fixture needs more.
+pub fn controller_gen_command(exe: &Path, dir: &Path) -> Command {
+    let mut cmd = Command::new(exe);
+    cmd.current_dir(dir)
+        .env("GOWORK", "off")
+        .env("GOTOOLCHAIN", "local")
+        .env("GOFLAGS", "-mod=mod");
+    cmd
+}
+
 /// The path of controller-gen v[`CONTROLLER_GEN_VERSION`], installed with
 /// `go install sigs.k8s.io/controller-tools/cmd/controller-gen@v…` into the same cache as the
 /// control-plane binaries on first use.

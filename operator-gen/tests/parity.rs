@@ -18,7 +18,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -122,11 +121,7 @@ fn controller_gen_output(
     if !crd_opts.is_empty() {
         crd = format!("crd:{}", crd_opts.join(","));
     }
-    let output = Command::new(controller_gen)
-        .current_dir(parity_root())
-        .env("GOWORK", "off")
-        .env("GOTOOLCHAIN", "local")
-        .env("GOFLAGS", "-mod=mod")
+    let output = envtest::components::controller_gen_command(controller_gen, &parity_root())
         .args([
             "rbac:roleName=manager-role".to_string(),
             crd,

@@ -319,11 +319,7 @@ pub fn bench_gen(args: &BenchGenArgs) -> Result<()> {
             let cg_dir = cg_out(run);
             cg = cg.min(timed(|| {
                 run_quiet(
-                    Command::new(&controller_gen)
-                        .current_dir(dir.join("go"))
-                        .env("GOWORK", "off")
-                        .env("GOTOOLCHAIN", "local")
-                        .env("GOFLAGS", "-mod=mod")
+                    envtest::components::controller_gen_command(&controller_gen, &dir.join("go"))
                         .args([
                             "rbac:roleName=manager-role".to_string(),
                             "crd".into(),

@@ -9,8 +9,6 @@
 //! The parity suite compares the same case's output with operator-gen's, so a stale table
 //! fails `cargo xtask test`.
 
-use std::process::Command;
-
 use anyhow::{Context as _, Result, bail};
 use serde_json::Value;
 
@@ -49,11 +47,7 @@ pub fn known_types() -> Result<()> {
         .context("installing controller-gen to read the Kubernetes types")?;
     let parity = root().join("testdata/parity");
     let out = tempfile::tempdir()?;
-    let output = Command::new(&controller_gen)
-        .current_dir(&parity)
-        .env("GOWORK", "off")
-        .env("GOTOOLCHAIN", "local")
-        .env("GOFLAGS", "-mod=mod")
+    let output = envtest::components::controller_gen_command(&controller_gen, &parity)
         .args([
             "crd".to_string(),
             "paths=./embedded/go/...".into(),
