@@ -17,7 +17,7 @@ use crate::markers::{
     self, MetaSource, PrintColumnMarker, ResourceMarker, SubresourceMarker, marker_name,
 };
 use crate::schema::SchemaBuilder;
-use crate::source::{Index, SourceFile, TypeDecl, TypeItem};
+use crate::source::{SourceFile, TypeDecl, TypeItem};
 
 /// The annotation that records which generator wrote a CRD (controller-gen writes
 /// `controller-gen.kubebuilder.io/version`).
@@ -80,39 +80,29 @@ fn attr_span(attr: &syn::Attribute) -> Span {
     attr.span()
 }
 
-/// Every struct with a `#[resource]` marker. Marker errors land in `problems`.
-pub fn find_kinds<'a>(
-    index: &Index<'a>,
-    problems: &mut Vec<(&'a SourceFile, Diagnostics)>,
-) -> Vec<KindDecl<'a>> {
-    let mut kinds = Vec::new();
-    for decl in &index.decls {
-        let attrs = decl.item.attrs();
-        if !attrs
-            .iter()
-            .any(|a| marker_name(a) == Some(markers::RESOURCE))
-        {
-            continue;
-        }
-        let mut diags = Diagnostics::new();
-        let (resource, subresources, printcolumns) = crd_markers(attrs, &mut diags);
-        if !matches!(decl.item, TypeItem::Struct(_)) {
-            diags.push(
-                decl.item.ident().span(),
-                "#[resource] goes on a struct with named fields",
-            );
-        }
-        problems.push((decl.file, diags));
-        if let Some(resource) = resource {
-            kinds.push(KindDecl {
-                decl: decl.clone(),
-                resource,
-                subresources,
-                printcolumns,
-            });
-        }
+/// `decl` as a root kind, when it carries a `#[resource]` marker that reads. Marker errors
+/// land in `diags`.
+pub fn kind_decl<'a>(decl: TypeDecl<'a>, diags: &mut Diagnostics) -> Option<KindDecl<'a>> {
+    let attrs = decl.item.attrs();
+    if !attrs
+        .iter()
+        .any(|a| marker_name(a) == Some(markers::RESOURCE))
+    {
+        return None;
     }
-    kinds
+    let (resource, subresources, printcolumns) = crd_markers(attrs, diags);
+    if !matches!(decl.item, TypeItem::Struct(_)) {
+        diags.push(
+            decl.item.ident().span(),
+            "#[resource] goes on a struct with named fields",
+        );
+    }
+    Some(KindDecl {
+        decl,
+        resource: resource?,
+        subresources,
+        printcolumns,
+    })
 }
 
 /// The default plural of a kind: lower-case English plural (`Memcached` → `memcacheds`,
@@ -137,112 +127,104 @@ pub fn default_plural(kind: &str) -> String {
     }
 }
 
-/// Builds one CRD per (group, kind), with one version per `#[resource]` struct of that kind
-/// (versions sorted by name, as controller-gen does).
-pub fn build_crds<'a>(
-    kinds: &[KindDecl<'a>],
+/// Builds the CRD of (`group`, `kind`) with one version per `#[resource]` struct in `decls`
+/// (versions sorted by name, as controller-gen does). `None` when a problem was reported, or
+/// when every version is skipped.
+pub fn build_crd<'a>(
+    group: &str,
+    kind: &str,
+    mut decls: Vec<&KindDecl<'a>>,
     builder: &mut SchemaBuilder<'a, '_>,
     problems: &mut Vec<(&'a SourceFile, Diagnostics)>,
-) -> Vec<CustomResourceDefinition> {
-    let mut by_group_kind: BTreeMap<(String, String), Vec<&KindDecl<'a>>> = BTreeMap::new();
-    for k in kinds {
-        by_group_kind
-            .entry((k.resource.group.value.clone(), k.kind()))
-            .or_default()
-            .push(k);
-    }
-    let mut crds = Vec::new();
-    for ((group, kind), mut decls) in by_group_kind {
-        decls.sort_by(|a, b| a.resource.version.value.cmp(&b.resource.version.value));
-        let mut ok = true;
-        for pair in decls.windows(2) {
-            if pair[0].resource.version.value == pair[1].resource.version.value {
-                report(
-                    problems,
-                    pair[1].decl.file,
-                    pair[1].resource.version.span,
-                    format!(
-                        "{group}/{kind} version {} is declared twice (also by `{}`)",
-                        pair[1].resource.version.value,
-                        pair[0].decl.name()
-                    ),
-                );
-                ok = false;
-            }
-        }
-        let first = decls[0];
-        for other in &decls[1..] {
-            if let Some(what) = names_disagree(&first.resource, &other.resource) {
-                report(
-                    problems,
-                    other.decl.file,
-                    other.resource.span,
-                    format!(
-                        "the versions of {group}/{kind} disagree on {what} ({} and {}); every version's #[resource] must give the same names and scope",
-                        first.resource.version.value, other.resource.version.value
-                    ),
-                );
-                ok = false;
-            }
-        }
-        let kept: Vec<&KindDecl<'a>> = decls
-            .iter()
-            .copied()
-            .filter(|d| d.resource.skip.is_none())
-            .collect();
-        let mut versions = Vec::new();
-        for k in &kept {
-            let Some(schema) = builder.root_schema(&k.decl) else {
-                ok = false;
-                continue;
-            };
-            let mut diags = Diagnostics::new();
-            check_kind(k, &schema, &mut diags);
-            ok &= diags.is_empty();
-            problems.push((k.decl.file, diags));
-            versions.push(version_for(k, schema, kept.len() == 1));
-        }
-        if kept.is_empty() || !ok {
-            // Every version skipped: controller-gen writes nothing for the kind either.
-            continue;
-        }
-        let storage: Vec<&&KindDecl<'a>> = kept
-            .iter()
-            .filter(|k| k.resource.storage.is_some())
-            .collect();
-        if kept.len() > 1 && storage.len() != 1 {
-            let (file, span) = storage
-                .get(1)
-                .map_or((kept[0].decl.file, kept[0].resource.span), |k| {
-                    (k.decl.file, k.resource.storage.unwrap_or(k.resource.span))
-                });
+) -> Option<CustomResourceDefinition> {
+    decls.sort_by(|a, b| a.resource.version.value.cmp(&b.resource.version.value));
+    let mut ok = true;
+    for pair in decls.windows(2) {
+        if pair[0].resource.version.value == pair[1].resource.version.value {
             report(
                 problems,
-                file,
-                span,
-                if storage.is_empty() {
-                    format!(
-                        "{group}/{kind} has {} versions and none is marked `storage`; mark exactly one #[resource(..., storage)]",
-                        kept.len()
-                    )
-                } else {
-                    format!("{group}/{kind} has more than one `storage` version")
-                },
+                pair[1].decl.file,
+                pair[1].resource.version.span,
+                format!(
+                    "{group}/{kind} version {} is declared twice (also by `{}`)",
+                    pair[1].resource.version.value,
+                    pair[0].decl.name()
+                ),
             );
-            continue;
+            ok = false;
         }
-        if !versions.iter().any(|v| v.served) {
+    }
+    let first = decls[0];
+    for other in &decls[1..] {
+        if let Some(what) = names_disagree(&first.resource, &other.resource) {
             report(
                 problems,
-                kept[0].decl.file,
-                kept[0].resource.span,
-                format!("{group}/{kind} serves no version; at least one must be served"),
+                other.decl.file,
+                other.resource.span,
+                format!(
+                    "the versions of {group}/{kind} disagree on {what} ({} and {}); every version's #[resource] must give the same names and scope",
+                    first.resource.version.value, other.resource.version.value
+                ),
             );
-            continue;
+            ok = false;
         }
-        crds.push(crd_for(&decls, &group, &kind, versions));
     }
-    crds
+    let kept: Vec<&KindDecl<'a>> = decls
+        .iter()
+        .copied()
+        .filter(|d| d.resource.skip.is_none())
+        .collect();
+    let mut versions = Vec::new();
+    for k in &kept {
+        let Some(schema) = builder.root_schema(&k.decl) else {
+            ok = false;
+            continue;
+        };
+        let mut diags = Diagnostics::new();
+        check_kind(k, &schema, &mut diags);
+        ok &= diags.is_empty();
+        problems.push((k.decl.file, diags));
+        versions.push(version_for(k, schema, kept.len() == 1));
+    }
+    if kept.is_empty() || !ok {
+        // Every version skipped: controller-gen writes nothing for the kind either.
+        return None;
+    }
+    let storage: Vec<&&KindDecl<'a>> = kept
+        .iter()
+        .filter(|k| k.resource.storage.is_some())
+        .collect();
+    if kept.len() > 1 && storage.len() != 1 {
+        let (file, span) = storage
+            .get(1)
+            .map_or((kept[0].decl.file, kept[0].resource.span), |k| {
+                (k.decl.file, k.resource.storage.unwrap_or(k.resource.span))
+            });
+        report(
+            problems,
+            file,
+            span,
+            if storage.is_empty() {
+                format!(
+                    "{group}/{kind} has {} versions and none is marked `storage`; mark exactly one #[resource(..., storage)]",
+                    kept.len()
+                )
+            } else {
+                format!("{group}/{kind} has more than one `storage` version")
+            },
+        );
+        return None;
+    }
+    if !versions.iter().any(|v| v.served) {
+        report(
+            problems,
+            kept[0].decl.file,
+            kept[0].resource.span,
+            format!("{group}/{kind} serves no version; at least one must be served"),
+        );
+        return None;
+    }
+    Some(crd_for(&decls, group, kind, versions))
 }
 
 fn report<'a>(

@@ -24,6 +24,7 @@ pub mod docs;
 pub mod known_types;
 pub mod markers;
 pub mod output;
+mod pipeline;
 pub mod rbac;
 pub mod schema;
 pub mod serde_attrs;
@@ -38,8 +39,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 pub use output::{Artifact, ArtifactKind, Layout};
 pub use rbac::RbacRole;
 
-use diagnostics::Diagnostics;
-use source::{Index, SourceFile};
+use source::SourceFile;
 
 /// Generator settings (controller-gen's `crd:` and `rbac:` options).
 #[derive(Debug, Clone)]
@@ -78,7 +78,7 @@ pub struct LocatedError {
 }
 
 impl LocatedError {
-    fn new(file: &SourceFile, span: proc_macro2::Span, message: String) -> Self {
+    pub(crate) fn new(file: &SourceFile, span: proc_macro2::Span, message: String) -> Self {
         let start = span.start();
         let end = span.end();
         let end_col = if end.line == start.line {
@@ -167,8 +167,8 @@ pub struct Generated {
 
 /// Reads the Rust sources under `paths` and generates CRDs and RBAC roles.
 pub fn generate(paths: &[PathBuf], options: &Options) -> Result<Generated, Error> {
-    let files = source::load(paths)?;
-    generate_from_files(&files, options)
+    let inputs = source::read_inputs(paths)?;
+    pipeline::run(&inputs, options)
 }
 
 /// Generates from sources already in memory (`(path, text)` pairs; module paths are taken
@@ -178,62 +178,13 @@ pub fn generate_from_texts(
     texts: Vec<(PathBuf, String)>,
     options: &Options,
 ) -> Result<Generated, Error> {
-    let mut files = Vec::new();
-    let mut errors = Vec::new();
-    for (path, text) in texts {
-        match source::parse_text(&path, root, text) {
-            Ok(f) => files.push(f),
-            Err(e) => errors.push(e),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(Error::Invalid(errors));
-    }
-    generate_from_files(&files, options)
-}
-
-fn generate_from_files(files: &[SourceFile], options: &Options) -> Result<Generated, Error> {
-    let index = Index::build(files);
-    let mut problems: Vec<(&SourceFile, Diagnostics)> = Vec::new();
-
-    let kinds = crd::find_kinds(&index, &mut problems);
-    let mut builder = schema::SchemaBuilder::new(&index, options);
-    let mut crds = crd::build_crds(&kinds, &mut builder, &mut problems);
-    if let Some(max) = options.max_desc_len {
-        for c in &mut crds {
-            output::truncate_descriptions(c, max);
-        }
-    }
-
-    let mut rbac_markers = Vec::new();
-    for site in &index.rbac {
-        let mut diags = Diagnostics::new();
-        if let Some(m) = markers::parse_rbac(markers::MetaSource::Attr(site.attr), &mut diags) {
-            rbac_markers.push(m);
-        }
-        problems.push((site.file, diags));
-    }
-    let roles = rbac::build_roles(&rbac_markers, &options.role_name);
-
-    let mut errors: Vec<LocatedError> = problems
+    let inputs: Vec<source::Input> = texts
         .into_iter()
-        .flat_map(|(file, diags)| {
-            diags
-                .into_vec()
-                .into_iter()
-                .map(move |d| LocatedError::new(file, d.span, d.message))
+        .map(|(path, text)| source::Input {
+            path,
+            root: root.to_path_buf(),
+            text,
         })
-        .chain(
-            builder
-                .file_problems
-                .into_iter()
-                .map(|(file, span, msg)| LocatedError::new(file, span, msg)),
-        )
         .collect();
-    errors.sort();
-    errors.dedup();
-    if !errors.is_empty() {
-        return Err(Error::Invalid(errors));
-    }
-    Ok(Generated { crds, roles })
+    pipeline::run(&inputs, options)
 }

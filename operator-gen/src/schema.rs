@@ -75,7 +75,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             return None;
         };
         let site = Site {
-            module: &decl.module,
+            module: decl.module,
             file: decl.file,
         };
         let container = self.container_attrs(decl.file, decl.item.attrs());
@@ -143,11 +143,11 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
         if let Some(done) = self.cache.get(&id) {
             return done.clone();
         }
-        let decl = self.index.decls[id].clone();
+        let decl = self.index.decl(id);
         if let Some(pos) = self.stack.iter().position(|d| *d == id) {
             let cycle: Vec<String> = self.stack[pos..]
                 .iter()
-                .map(|d| self.index.decls[*d].name())
+                .map(|d| self.index.skeleton.decls[*d].name.clone())
                 .chain(std::iter::once(decl.name()))
                 .collect();
             self.error(
@@ -174,7 +174,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
         }
         self.stack.push(id);
         let site = Site {
-            module: &decl.module,
+            module: decl.module,
             file: decl.file,
         };
         let container = self.container_attrs(decl.file, decl.item.attrs());
@@ -789,13 +789,13 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                 let places: Vec<String> = ids
                     .iter()
                     .map(|i| {
-                        let d = &self.index.decls[*i];
+                        let d = &self.index.skeleton.decls[*i];
                         format!(
                             "crate::{}",
                             d.module
                                 .iter()
                                 .cloned()
-                                .chain([d.name()])
+                                .chain([d.name.clone()])
                                 .collect::<Vec<_>>()
                                 .join("::")
                         )

@@ -1,7 +1,9 @@
 //! Stage one of the pipeline: find the Rust files, parse them with syn, and index what the
 //! later stages need: type declarations by module, `use` imports, and `#[rbac]` markers.
-//! This module and `markers` are the only ones that touch syn's syntax tree.
+//! Syntax trees stay on the thread that parsed them (see `pipeline`); what crosses threads
+//! is the [`Skeleton`], which resolves names without them.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -16,29 +18,6 @@ pub struct SourceFile {
     pub ast: syn::File,
     /// Module path of the file inside its crate (`["api", "v1alpha1"]`).
     pub module: Vec<String>,
-}
-
-/// Reads and parses every `.rs` file under `paths` (files are taken as they are), in a
-/// fixed order. Syntax errors are reported with their location; nothing is half-read.
-pub fn load(paths: &[PathBuf]) -> Result<Vec<SourceFile>, Error> {
-    let mut files = rust_files(paths)?;
-    files.dedup_by(|a, b| a.0 == b.0);
-    let mut parsed = Vec::with_capacity(files.len());
-    let mut syntax_errors = Vec::new();
-    for (path, root) in files {
-        let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        match parse_text(&path, &root, text) {
-            Ok(file) => parsed.push(file),
-            Err(located) => syntax_errors.push(located),
-        }
-    }
-    if !syntax_errors.is_empty() {
-        return Err(Error::Invalid(syntax_errors));
-    }
-    Ok(parsed)
 }
 
 /// The `.rs` files under `paths` (files are taken as they are), sorted within each
@@ -177,10 +156,10 @@ impl<'a> TypeItem<'a> {
 }
 
 /// A declared type together with where it lives.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub struct TypeDecl<'a> {
     pub item: TypeItem<'a>,
-    pub module: Vec<String>,
+    pub module: &'a [String],
     pub file: &'a SourceFile,
 }
 
@@ -190,32 +169,194 @@ impl TypeDecl<'_> {
     }
 }
 
-/// An attribute that carries an `#[rbac]` marker, with its file.
-#[derive(Debug, Clone, Copy)]
-pub struct RbacSite<'a> {
-    pub attr: &'a syn::Attribute,
-    pub file: &'a SourceFile,
+/// A file to generate from: its path, the directory its module path is relative to, and
+/// its text.
+#[derive(Debug, Clone)]
+pub struct Input {
+    pub path: PathBuf,
+    pub root: PathBuf,
+    pub text: String,
 }
 
-/// Everything found in the sources, indexed for name resolution.
+/// Reads every `.rs` file under `paths` (see [`rust_files`]).
+pub fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, Error> {
+    let mut files = rust_files(paths)?;
+    files.dedup_by(|a, b| a.0 == b.0);
+    files
+        .into_iter()
+        .map(|(path, root)| {
+            let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
+            Ok(Input { path, root, text })
+        })
+        .collect()
+}
+
+impl Input {
+    pub fn parse(&self) -> Result<SourceFile, crate::LocatedError> {
+        parse_text(&self.path, &self.root, self.text.clone())
+    }
+}
+
+/// What one file declares, in a form that crosses threads: the crate-wide [`Skeleton`] is
+/// built from these while the syntax trees stay with the thread that parsed them.
 #[derive(Debug, Default)]
-pub struct Index<'a> {
-    pub decls: Vec<TypeDecl<'a>>,
-    /// (module, name) → decl id.
-    by_path: BTreeMap<(Vec<String>, String), usize>,
+pub struct FileSummary {
+    /// (module, name) of each struct, enum and type alias, in [`type_items`] order.
+    pub decls: Vec<(Vec<String>, String)>,
+    /// (module, imported name, full path), in source order.
+    pub uses: Vec<(Vec<String>, String, Vec<String>)>,
+    /// (module, glob-imported module path).
+    pub globs: Vec<(Vec<String>, Vec<String>)>,
+}
+
+/// The structs, enums and type aliases of a file, inline modules included, in source order.
+pub fn type_items(file: &SourceFile) -> Vec<TypeItem<'_>> {
+    fn walk<'a>(items: &'a [syn::Item], out: &mut Vec<TypeItem<'a>>) {
+        for item in items {
+            match item {
+                syn::Item::Struct(s) => out.push(TypeItem::Struct(s)),
+                syn::Item::Enum(e) => out.push(TypeItem::Enum(e)),
+                syn::Item::Type(t) => out.push(TypeItem::Alias(t)),
+                syn::Item::Mod(m) => {
+                    if let Some((_, inner)) = &m.content {
+                        walk(inner, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&file.ast.items, &mut out);
+    out
+}
+
+/// The declarations and imports of `file` (the same walk as [`type_items`]).
+pub fn summarize(file: &SourceFile) -> FileSummary {
+    fn walk(module: &[String], items: &[syn::Item], out: &mut FileSummary) {
+        for item in items {
+            match item {
+                syn::Item::Struct(s) => out.decls.push((module.to_vec(), s.ident.to_string())),
+                syn::Item::Enum(e) => out.decls.push((module.to_vec(), e.ident.to_string())),
+                syn::Item::Type(t) => out.decls.push((module.to_vec(), t.ident.to_string())),
+                syn::Item::Use(u) => collect_use(module, &u.tree, &mut Vec::new(), out),
+                syn::Item::Mod(m) => {
+                    if let Some((_, inner)) = &m.content {
+                        let mut sub = module.to_vec();
+                        sub.push(m.ident.to_string());
+                        walk(&sub, inner, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    fn collect_use(
+        module: &[String],
+        tree: &syn::UseTree,
+        prefix: &mut Vec<String>,
+        out: &mut FileSummary,
+    ) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                collect_use(module, &p.tree, prefix, out);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => {
+                let mut full = prefix.clone();
+                full.push(n.ident.to_string());
+                out.uses.push((module.to_vec(), n.ident.to_string(), full));
+            }
+            syn::UseTree::Rename(r) => {
+                let mut full = prefix.clone();
+                full.push(r.ident.to_string());
+                out.uses.push((module.to_vec(), r.rename.to_string(), full));
+            }
+            syn::UseTree::Glob(_) => out.globs.push((module.to_vec(), prefix.clone())),
+            syn::UseTree::Group(g) => {
+                for t in &g.items {
+                    collect_use(module, t, prefix, out);
+                }
+            }
+        }
+    }
+    let mut out = FileSummary::default();
+    walk(&file.module, &file.ast.items, &mut out);
+    out
+}
+
+/// The attributes carrying `#[rbac]` markers in `file`: on functions, impl blocks and
+/// their methods, modules and structs.
+pub fn rbac_attrs(file: &SourceFile) -> Vec<&syn::Attribute> {
+    fn take<'a>(out: &mut Vec<&'a syn::Attribute>, attrs: &'a [syn::Attribute]) {
+        out.extend(
+            attrs
+                .iter()
+                .filter(|a| crate::markers::marker_name(a) == Some(crate::markers::RBAC)),
+        );
+    }
+    fn walk<'a>(items: &'a [syn::Item], out: &mut Vec<&'a syn::Attribute>) {
+        for item in items {
+            match item {
+                syn::Item::Fn(f) => take(out, &f.attrs),
+                syn::Item::Impl(i) => {
+                    take(out, &i.attrs);
+                    for it in &i.items {
+                        if let syn::ImplItem::Fn(f) = it {
+                            take(out, &f.attrs);
+                        }
+                    }
+                }
+                syn::Item::Mod(m) => {
+                    take(out, &m.attrs);
+                    if let Some((_, inner)) = &m.content {
+                        walk(inner, out);
+                    }
+                }
+                syn::Item::Struct(s) => take(out, &s.attrs),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&file.ast.items, &mut out);
+    out
+}
+
+/// A declared type as the crate-wide index knows it.
+#[derive(Debug)]
+pub struct DeclInfo {
+    /// Position of its file in the inputs.
+    pub file: usize,
+    pub module: Vec<String>,
+    pub name: String,
+}
+
+/// The crate-wide index for name resolution: every declared type by module and name, and
+/// every module's imports. It holds no syntax tree, so one skeleton serves every thread.
+#[derive(Debug, Default)]
+pub struct Skeleton {
+    pub decls: Vec<DeclInfo>,
+    /// Declaration ids of each file (consecutive, in [`type_items`] order).
+    pub file_decls: Vec<std::ops::Range<usize>>,
+    /// module → name → decl id.
+    by_path: BTreeMap<Vec<String>, BTreeMap<String, usize>>,
     /// name → decl ids, for crate-wide lookup.
     by_name: BTreeMap<String, Vec<usize>>,
     /// module → imported name → full path.
     uses: BTreeMap<Vec<String>, BTreeMap<String, Vec<String>>>,
     /// module → glob-imported module paths.
     globs: BTreeMap<Vec<String>, Vec<Vec<String>>>,
-    pub rbac: Vec<RbacSite<'a>>,
 }
 
 /// What a type path in the sources refers to.
 #[derive(Debug, Clone)]
 pub enum Resolved {
-    /// A type of the scanned sources, by its id in `Index::decls`.
+    /// A type of the scanned sources, by its id in `Skeleton::decls`.
     Local(usize),
     /// A type from another crate, by its full path as far as the imports tell.
     External(Vec<String>),
@@ -223,131 +364,87 @@ pub enum Resolved {
     Ambiguous(Vec<usize>),
 }
 
+/// A view of the sources for one thread: the shared [`Skeleton`] for names, and syntax trees
+/// parsed by this thread, on first use for files another thread was given.
+#[derive(Debug)]
+pub struct Index<'a> {
+    pub skeleton: &'a Skeleton,
+    inputs: &'a [Input],
+    files: &'a [OnceCell<SourceFile>],
+    items: Vec<OnceCell<Vec<TypeItem<'a>>>>,
+}
+
 impl<'a> Index<'a> {
-    pub fn build(files: &'a [SourceFile]) -> Self {
-        let mut index = Index::default();
-        // Module paths are collected first so decls can borrow them for the index's lifetime.
-        let mut pending: Vec<(usize, Vec<String>, TypeItem<'a>)> = Vec::new();
-        for (file_no, file) in files.iter().enumerate() {
-            index.collect_items(file_no, &file.module, &file.ast.items, &mut pending);
-        }
-        for (file_no, module, item) in pending {
-            let id = index.decls.len();
-            let decl = TypeDecl {
-                item,
-                module,
-                file: &files[file_no],
-            };
-            index.by_path.insert((decl.module.clone(), decl.name()), id);
-            index.by_name.entry(decl.name()).or_default().push(id);
-            index.decls.push(decl);
-        }
-        for file in files {
-            index.collect_rbac(file, &file.ast.items);
-        }
-        index
-    }
-
-    fn collect_items(
-        &mut self,
-        file_no: usize,
-        module: &[String],
-        items: &'a [syn::Item],
-        pending: &mut Vec<(usize, Vec<String>, TypeItem<'a>)>,
-    ) {
-        for item in items {
-            match item {
-                syn::Item::Struct(s) => {
-                    pending.push((file_no, module.to_vec(), TypeItem::Struct(s)))
-                }
-                syn::Item::Enum(e) => pending.push((file_no, module.to_vec(), TypeItem::Enum(e))),
-                syn::Item::Type(t) => pending.push((file_no, module.to_vec(), TypeItem::Alias(t))),
-                syn::Item::Use(u) => {
-                    let mut prefix = Vec::new();
-                    self.collect_use(module, &u.tree, &mut prefix);
-                }
-                syn::Item::Mod(m) => {
-                    if let Some((_, inner)) = &m.content {
-                        let mut sub = module.to_vec();
-                        sub.push(m.ident.to_string());
-                        self.collect_items(file_no, &sub, inner, pending);
-                    }
-                }
-                _ => {}
-            }
+    /// `files` has one cell per input; cells already filled are used as they are.
+    pub fn new(
+        skeleton: &'a Skeleton,
+        inputs: &'a [Input],
+        files: &'a [OnceCell<SourceFile>],
+    ) -> Self {
+        Self {
+            skeleton,
+            inputs,
+            files,
+            items: files.iter().map(|_| OnceCell::new()).collect(),
         }
     }
 
-    fn collect_use(&mut self, module: &[String], tree: &syn::UseTree, prefix: &mut Vec<String>) {
-        match tree {
-            syn::UseTree::Path(p) => {
-                prefix.push(p.ident.to_string());
-                self.collect_use(module, &p.tree, prefix);
-                prefix.pop();
-            }
-            syn::UseTree::Name(n) => {
-                let mut full = prefix.clone();
-                full.push(n.ident.to_string());
-                self.uses
-                    .entry(module.to_vec())
-                    .or_default()
-                    .insert(n.ident.to_string(), full);
-            }
-            syn::UseTree::Rename(r) => {
-                let mut full = prefix.clone();
-                full.push(r.ident.to_string());
-                self.uses
-                    .entry(module.to_vec())
-                    .or_default()
-                    .insert(r.rename.to_string(), full);
-            }
-            syn::UseTree::Glob(_) => {
-                self.globs
-                    .entry(module.to_vec())
-                    .or_default()
-                    .push(prefix.clone());
-            }
-            syn::UseTree::Group(g) => {
-                for t in &g.items {
-                    self.collect_use(module, t, prefix);
-                }
-            }
+    /// The parsed file `no` of the inputs.
+    pub fn file(&self, no: usize) -> &'a SourceFile {
+        self.files[no].get_or_init(|| {
+            // Every input parsed once already (syntax errors stop generation before this).
+            self.inputs[no]
+                .parse()
+                .unwrap_or_else(|e| panic!("input parsed before no longer parses: {e}"))
+        })
+    }
+
+    /// The declaration with id `id`.
+    pub fn decl(&self, id: usize) -> TypeDecl<'a> {
+        let info = &self.skeleton.decls[id];
+        let file = self.file(info.file);
+        let items = self.items[info.file].get_or_init(|| type_items(file));
+        TypeDecl {
+            item: items[id - self.skeleton.file_decls[info.file].start],
+            module: &info.module,
+            file,
         }
     }
 
-    fn collect_rbac(&mut self, file: &'a SourceFile, items: &'a [syn::Item]) {
-        fn take<'a>(
-            out: &mut Vec<RbacSite<'a>>,
-            file: &'a SourceFile,
-            attrs: &'a [syn::Attribute],
-        ) {
-            for attr in attrs {
-                if crate::markers::marker_name(attr) == Some(crate::markers::RBAC) {
-                    out.push(RbacSite { attr, file });
-                }
+    /// Resolves a type path written in `module`.
+    pub fn resolve(&self, module: &[String], path: &syn::Path) -> Resolved {
+        self.skeleton.resolve(module, path)
+    }
+}
+
+impl Skeleton {
+    /// Indexes the summaries of all inputs, in input order.
+    pub fn build(summaries: Vec<FileSummary>) -> Self {
+        let mut sk = Skeleton::default();
+        for (file_no, summary) in summaries.into_iter().enumerate() {
+            let start = sk.decls.len();
+            for (module, name) in summary.decls {
+                let id = sk.decls.len();
+                sk.by_path
+                    .entry(module.clone())
+                    .or_default()
+                    .insert(name.clone(), id);
+                sk.by_name.entry(name.clone()).or_default().push(id);
+                sk.decls.push(DeclInfo {
+                    file: file_no,
+                    module,
+                    name,
+                });
+            }
+            sk.file_decls.push(start..sk.decls.len());
+            for (module, name, full) in summary.uses {
+                sk.uses.entry(module).or_default().insert(name, full);
+            }
+            for (module, glob) in summary.globs {
+                sk.globs.entry(module).or_default().push(glob);
             }
         }
-        for item in items {
-            match item {
-                syn::Item::Fn(f) => take(&mut self.rbac, file, &f.attrs),
-                syn::Item::Impl(i) => {
-                    take(&mut self.rbac, file, &i.attrs);
-                    for it in &i.items {
-                        if let syn::ImplItem::Fn(f) = it {
-                            take(&mut self.rbac, file, &f.attrs);
-                        }
-                    }
-                }
-                syn::Item::Mod(m) => {
-                    take(&mut self.rbac, file, &m.attrs);
-                    if let Some((_, inner)) = &m.content {
-                        self.collect_rbac(file, inner);
-                    }
-                }
-                syn::Item::Struct(s) => take(&mut self.rbac, file, &s.attrs),
-                _ => {}
-            }
-        }
+        sk
     }
 
     /// Resolves a type path written in `module`.
@@ -469,8 +566,6 @@ impl<'a> Index<'a> {
     }
 
     fn lookup(&self, module: &[String], name: &str) -> Option<usize> {
-        self.by_path
-            .get(&(module.to_vec(), name.to_string()))
-            .copied()
+        self.by_path.get(module)?.get(name).copied()
     }
 }

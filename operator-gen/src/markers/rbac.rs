@@ -4,7 +4,6 @@
 use super::RBAC;
 use super::args::{self, MetaSource, Spanned, parse_args};
 use crate::diagnostics::Diagnostics;
-use proc_macro2::Span;
 
 /// The verbs the Kubernetes API server and its built-in authorizers know.
 pub const KNOWN_VERBS: &[&str] = &[
@@ -37,7 +36,6 @@ pub struct RbacMarker {
     pub namespace: Option<String>,
     /// Overrides the generator's role name for this rule.
     pub role_name: Option<String>,
-    pub span: Span,
 }
 
 const RBAC_KEYS: &[&str] = &[
@@ -152,6 +150,5 @@ pub fn parse_rbac(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option<Rba
         urls: urls.map(|u| u.value).unwrap_or_default(),
         namespace: namespace.map(|n| n.value),
         role_name,
-        span,
     })
 }
