@@ -92,12 +92,18 @@ pub fn crd_file_name(crd: &CustomResourceDefinition) -> String {
 
 /// The YAML of one CRD, exactly as it is written to disk.
 pub fn crd_yaml(crd: &CustomResourceDefinition) -> String {
-    let v = with_type_meta(
-        to_json(crd),
-        CustomResourceDefinition::API_VERSION,
-        CustomResourceDefinition::KIND,
+    // Straight to the writer's tree (no JSON value in between): this is most of the work
+    // of rendering a large API.
+    let mut node = yaml::to_node(crd);
+    node.insert(
+        "apiVersion",
+        yaml::Node::String(CustomResourceDefinition::API_VERSION.into()),
     );
-    yaml::to_yaml_stream(&[v])
+    node.insert(
+        "kind",
+        yaml::Node::String(CustomResourceDefinition::KIND.into()),
+    );
+    yaml::nodes_to_yaml_stream(&[node])
 }
 
 impl Generated {

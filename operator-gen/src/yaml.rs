@@ -4,13 +4,23 @@
 //! long plain strings folded past column 80, and strings quoted only where YAML 1.1 would
 //! read them as something else. Output is a pure function of the value.
 
+mod node;
+
 use serde_json::Value;
 use std::cmp::Ordering;
+
+pub use node::{Node, to_node};
 
 const WIDTH: usize = 80;
 
 /// Renders `docs` as one YAML stream, each document introduced by `---`.
 pub fn to_yaml_stream(docs: &[Value]) -> String {
+    let nodes: Vec<Node> = docs.iter().map(Node::from).collect();
+    nodes_to_yaml_stream(&nodes)
+}
+
+/// Renders `docs` as one YAML stream, each document introduced by `---`.
+pub fn nodes_to_yaml_stream(docs: &[Node]) -> String {
     let mut out = String::new();
     for doc in docs {
         out.push_str("---\n");
@@ -110,32 +120,39 @@ fn natural_cmp_units<U: Unit>(ar: &[U], br: &[U]) -> Ordering {
 }
 
 fn indent(out: &mut String, n: usize) {
-    out.extend(std::iter::repeat_n(' ', n));
+    const SPACES: &str = "                                                                ";
+    let mut left = n;
+    while left > 0 {
+        let step = left.min(SPACES.len());
+        out.push_str(&SPACES[..step]);
+        left -= step;
+    }
 }
 
 /// Writes `value` as the content of a block at `level` spaces; the caller has already
 /// written whatever precedes it on the current line (nothing, a key, or `- `).
-fn write_block(out: &mut String, value: &Value, level: usize) {
+fn write_block(out: &mut String, value: &Node, level: usize) {
     match value {
-        Value::Object(map) if !map.is_empty() => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_by(|a, b| natural_cmp(a, b));
-            for (n, key) in keys.into_iter().enumerate() {
+        Node::Map(map) if !map.is_empty() => {
+            let mut entries: Vec<&(std::borrow::Cow<'static, str>, Node)> = map.iter().collect();
+            // Byte order between keys go-yaml's order calls equal, as a JSON object's keys.
+            entries.sort_by(|a, b| natural_cmp(&a.0, &b.0).then_with(|| a.0.cmp(&b.0)));
+            for (n, (key, value)) in entries.into_iter().enumerate() {
                 if n > 0 {
                     indent(out, level);
                 }
-                write_entry(out, key, &map[key], level);
+                write_entry(out, key, value, level);
             }
         }
-        Value::Array(items) if !items.is_empty() => {
+        Node::Seq(items) if !items.is_empty() => {
             for (n, item) in items.iter().enumerate() {
                 if n > 0 {
                     indent(out, level);
                 }
                 out.push_str("- ");
                 match item {
-                    Value::Object(m) if !m.is_empty() => write_block(out, item, level + 2),
-                    Value::Array(a) if !a.is_empty() => write_block(out, item, level + 2),
+                    Node::Map(m) if !m.is_empty() => write_block(out, item, level + 2),
+                    Node::Seq(a) if !a.is_empty() => write_block(out, item, level + 2),
                     _ => {
                         write_scalar(out, item, level + 2, level + 2);
                         out.push('\n');
@@ -150,16 +167,16 @@ fn write_block(out: &mut String, value: &Value, level: usize) {
     }
 }
 
-fn write_entry(out: &mut String, key: &str, value: &Value, level: usize) {
+fn write_entry(out: &mut String, key: &str, value: &Node, level: usize) {
     write_string(out, key, level, level, false);
     out.push(':');
     match value {
-        Value::Object(m) if !m.is_empty() => {
+        Node::Map(m) if !m.is_empty() => {
             out.push('\n');
             indent(out, level + 2);
             write_block(out, value, level + 2);
         }
-        Value::Array(a) if !a.is_empty() => {
+        Node::Seq(a) if !a.is_empty() => {
             out.push('\n');
             indent(out, level);
             write_block(out, value, level);
@@ -174,14 +191,14 @@ fn write_entry(out: &mut String, key: &str, value: &Value, level: usize) {
 
 /// Writes a scalar (or an empty collection) inline. `block_indent` is where a literal
 /// block's lines go; `fold_indent` where folded continuation lines start.
-fn write_scalar(out: &mut String, value: &Value, key_level: usize, fold_indent: usize) {
+fn write_scalar(out: &mut String, value: &Node, key_level: usize, fold_indent: usize) {
     match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&format_number(n)),
-        Value::String(s) => write_string(out, s, key_level, fold_indent, true),
-        Value::Array(_) => out.push_str("[]"),
-        Value::Object(_) => out.push_str("{}"),
+        Node::Null => out.push_str("null"),
+        Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Node::Number(n) => out.push_str(&format_number(n)),
+        Node::String(s) => write_string(out, s, key_level, fold_indent, true),
+        Node::Seq(_) => out.push_str("[]"),
+        Node::Map(_) => out.push_str("{}"),
     }
 }
 
@@ -238,11 +255,23 @@ fn choose_style(s: &str, is_value: bool) -> Style {
     if s.is_empty() {
         return Style::DoubleQuoted;
     }
-    let printable = s.chars().all(|c| c == '\n' || c == '\t' || !c.is_control());
+    // One pass over the bytes; characters are decoded only for non-ASCII text.
+    let (mut ascii, mut newline, mut control) = (true, false, false);
+    for &b in s.as_bytes() {
+        match b {
+            b'\n' => newline = true,
+            b'\t' => {}
+            0..0x20 | 0x7f => control = true,
+            0x80.. => ascii = false,
+            _ => {}
+        }
+    }
+    let printable =
+        !control && (ascii || s.chars().all(|c| c == '\n' || c == '\t' || !c.is_control()));
     if !printable {
         return Style::DoubleQuoted;
     }
-    if s.contains('\n') {
+    if newline {
         let lines_ok =
             !s.lines().any(|l| l.ends_with(' ') || l.ends_with('\t')) && !s.starts_with(' ');
         return if is_value && lines_ok {
@@ -269,7 +298,7 @@ fn resolves_to_non_string(s: &str) -> bool {
         ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan",
         ".NaN", ".NAN", "<<",
     ];
-    if SPECIAL.contains(&s) {
+    if s.len() <= 5 && SPECIAL.contains(&s) {
         return true;
     }
     let first = s.as_bytes()[0];
@@ -342,26 +371,19 @@ fn plain_allowed(s: &str) -> bool {
     if b[0] == b' ' || b[b.len() - 1] == b' ' {
         return false;
     }
+    let space = |c: u8| c == b' ' || c == b'\t';
+    let first = b[0];
+    if b"#,[]{}&*!|>'\"%@`".contains(&first)
+        || (matches!(first, b'?' | b':' | b'-') && b.get(1).is_none_or(|n| space(*n)))
+    {
+        return false;
+    }
     for (i, &c) in b.iter().enumerate() {
-        let next_is_space = b.get(i + 1).is_none_or(|n| *n == b' ' || *n == b'\t');
-        let prev_is_space = i > 0 && (b[i - 1] == b' ' || b[i - 1] == b'\t');
-        if i == 0 {
-            if b"#,[]{}&*!|>'\"%@`".contains(&c) {
-                return false;
-            }
-            if (c == b'?' || c == b':' || c == b'-') && next_is_space {
-                return false;
-            }
-        } else {
-            if c == b':' && next_is_space {
-                return false;
-            }
-            if c == b'#' && prev_is_space {
-                return false;
-            }
-        }
-        if c == b'\t' {
-            return false;
+        match c {
+            b'\t' => return false,
+            b':' if i > 0 && b.get(i + 1).is_none_or(|n| space(*n)) => return false,
+            b'#' if i > 0 && space(b[i - 1]) => return false,
+            _ => {}
         }
     }
     true
@@ -374,8 +396,8 @@ fn write_folded(out: &mut String, s: &str, fold_indent: usize, quoted: bool) {
     let bytes = s.as_bytes();
     let mut prev_space = false;
     let mut plain_from = 0;
-    for (i, c) in s.char_indices() {
-        if c == ' ' {
+    for (i, &c) in bytes.iter().enumerate() {
+        if c == b' ' {
             // Spaces are single bytes, so the neighbours can be looked at as bytes.
             let next_is_space = bytes.get(i + 1) == Some(&b' ');
             let last = i + 1 == bytes.len();
@@ -391,7 +413,8 @@ fn write_folded(out: &mut String, s: &str, fold_indent: usize, quoted: bool) {
                 column += 1;
             }
             prev_space = true;
-        } else {
+        } else if c & 0xC0 != 0x80 {
+            // The first byte of a character (continuation bytes do not move the column).
             column += 1;
             prev_space = false;
         }
