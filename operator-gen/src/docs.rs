@@ -15,7 +15,7 @@ pub fn description(attrs: &[syn::Attribute]) -> Option<String> {
                 ..
             }) = &nv.value
         {
-            for line in s.value().split('\n') {
+            for line in crate::markers::lit_str_value(s).split('\n') {
                 raw.push(
                     line.strip_prefix(' ')
                         .unwrap_or(line)

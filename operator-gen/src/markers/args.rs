@@ -118,10 +118,34 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     Ok(())
 }
 
+/// The value of a string literal. Raw strings, and strings without escapes (doc comments,
+/// nearly every marker value), are cut out of the token's text instead of being decoded
+/// character by character.
+pub fn lit_str_value(lit: &LitStr) -> String {
+    let repr = lit.token().to_string();
+    let inner = match repr.strip_prefix('r') {
+        Some(raw) => {
+            let hashes = &raw[..raw.len() - raw.trim_start_matches('#').len()];
+            raw[hashes.len()..]
+                .strip_suffix(hashes)
+                .and_then(|r| r.strip_prefix('"'))
+                .and_then(|r| r.strip_suffix('"'))
+        }
+        None => repr
+            .strip_prefix('"')
+            .and_then(|r| r.strip_suffix('"'))
+            .filter(|r| !r.contains('\\')),
+    };
+    match inner {
+        Some(text) if !text.contains('\r') => text.to_string(),
+        _ => lit.value(),
+    }
+}
+
 /// `key = "text"`.
 pub fn string(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<String>> {
     let lit: LitStr = meta.value()?.parse()?;
-    Ok(Spanned::new(lit.value(), lit.span()))
+    Ok(Spanned::new(lit_str_value(&lit), lit.span()))
 }
 
 /// `key = "a;b;c"` (kubebuilder's list spelling) or `key = ["a", "b", "c"]`.
@@ -131,8 +155,7 @@ pub fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<Vec<String
     let items = match &expr {
         Expr::Lit(ExprLit {
             lit: Lit::Str(s), ..
-        }) => s
-            .value()
+        }) => lit_str_value(s)
             .split(';')
             .map(str::trim)
             .filter(|s| !s.is_empty())
@@ -144,7 +167,7 @@ pub fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<Vec<String
             .map(|e| match e {
                 Expr::Lit(ExprLit {
                     lit: Lit::Str(s), ..
-                }) => Ok(s.value()),
+                }) => Ok(lit_str_value(s)),
                 other => Err(syn::Error::new(other.span(), "expected a string literal")),
             })
             .collect::<syn::Result<_>>()?,
@@ -212,7 +235,7 @@ pub fn literal_json(expr: &Expr) -> syn::Result<serde_json::Value> {
     use serde_json::Value;
     match expr {
         Expr::Lit(ExprLit { lit, .. }) => match lit {
-            Lit::Str(s) => Ok(Value::String(s.value())),
+            Lit::Str(s) => Ok(Value::String(lit_str_value(s))),
             Lit::Bool(b) => Ok(Value::Bool(b.value)),
             Lit::Int(i) => Ok(Value::Number(
                 i.base10_parse::<i64>()
@@ -344,4 +367,41 @@ pub fn require<T>(
         );
     }
     value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_values_read_the_same_as_syn_decodes_them() {
+        for text in [
+            r#""plain""#,
+            r#""with \"quotes\" and \\ backslash""#,
+            r#""tab\tand\nnewline\u{e9}""#,
+            r##"r"raw \n stays""##,
+            r###"r#"raw "with" quotes"#"###,
+            r#""ünïcödé ✓""#,
+            r#""""#,
+            "\"line\r\ncontinued\"",
+        ] {
+            let lit: LitStr = syn::parse_str(text).unwrap();
+            assert_eq!(lit_str_value(&lit), lit.value(), "{text}");
+        }
+        // Doc comments reach us as string literals made by proc-macro2.
+        let file: syn::File = syn::parse_str("/// A \"doc\" with \\ and é\nstruct S;").unwrap();
+        let syn::Item::Struct(s) = &file.items[0] else {
+            unreachable!()
+        };
+        let syn::Meta::NameValue(nv) = &s.attrs[0].meta else {
+            unreachable!()
+        };
+        let syn::Expr::Lit(ExprLit {
+            lit: Lit::Str(doc), ..
+        }) = &nv.value
+        else {
+            unreachable!()
+        };
+        assert_eq!(lit_str_value(doc), " A \"doc\" with \\ and é");
+    }
 }

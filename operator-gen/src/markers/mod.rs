@@ -9,6 +9,8 @@
 //! the compiler lists every place that must learn about it).
 
 mod args;
+
+pub use args::lit_str_value;
 mod crd;
 mod field;
 mod rbac;
