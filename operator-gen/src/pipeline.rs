@@ -4,20 +4,19 @@
 //! source positions in a thread-local map), so the work is split in two rounds on the same
 //! worker threads:
 //!
-//! 1. Each worker parses its share of the files and reports what crosses threads: the
-//!    declarations and imports of each file ([`FileSummary`]), its root kinds by
-//!    (group, kind), its `#[rbac]` markers, and its marker errors.
-//! 2. The calling thread builds the crate-wide [`Skeleton`] for name resolution and hands out
-//!    the CRDs, each preferably to the worker that parsed its kind's file. Workers build the
-//!    schemas and CRDs with their own trees; a type declared in a file of another worker is
-//!    parsed again there, on first use.
+//! 1. Each worker takes files from a common queue (largest first), parses them, and reports
+//!    what crosses threads: the declarations and imports of each file ([`FileSummary`]), its
+//!    root kinds by (group, kind), its `#[rbac]` markers, and its marker errors.
+//! 2. The calling thread builds the crate-wide [`Skeleton`] for name resolution and hands
+//!    each CRD to the worker that parsed its first version's file. Workers build the schemas
+//!    and CRDs with their own trees; a type declared in a file another worker parsed is
+//!    parsed again here, on first use.
 //!
 //! The result does not depend on the number of threads: CRDs come out sorted by group and
 //! kind, roles are normalised, errors are sorted and deduplicated.
 
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
-use std::ops::Range;
 use std::sync::mpsc;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -41,8 +40,9 @@ struct FileFacts {
     errors: Vec<LocatedError>,
 }
 
-/// Round one's report of a worker: facts per file of its share, or the syntax errors.
-type RoundOne = Result<Vec<FileFacts>, Vec<LocatedError>>;
+/// Round one's report of a worker: (input position, facts) of each file it claimed, or the
+/// syntax errors.
+type RoundOne = Result<Vec<(usize, FileFacts)>, Vec<LocatedError>>;
 
 /// What the calling thread decides between the rounds.
 struct Plan {
@@ -69,11 +69,14 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Generated, Error> {
 /// [`run`] on up to `threads` workers (one per input at most).
 fn run_on(inputs: &[Input], options: &Options, threads: usize) -> Result<Generated, Error> {
     let threads = threads.min(inputs.len()).max(1);
-    let shares = split_by_size(inputs, threads);
+    let queue = Queue::new(inputs);
     if threads == 1 {
         let cells = cells(inputs.len());
-        let facts = round_one(inputs, shares[0].clone(), &cells).map_err(Error::Invalid)?;
-        let (plan, rbac, mut errors) = plan(inputs, vec![facts], 1, &shares);
+        let facts = round_one(inputs, &queue, &cells).map_err(|mut syntax| {
+            syntax.sort();
+            Error::Invalid(syntax)
+        })?;
+        let (plan, rbac, mut errors) = plan(vec![facts], 1);
         let built = round_two(0, inputs, &cells, &plan, options);
         return finish(plan, vec![built], rbac, &mut errors, options);
     }
@@ -82,14 +85,14 @@ fn run_on(inputs: &[Input], options: &Options, threads: usize) -> Result<Generat
         let (report, reports) = mpsc::channel::<(usize, RoundOne)>();
         let mut plan_senders = Vec::new();
         let mut workers = Vec::new();
-        for (w, share) in shares.iter().enumerate() {
+        for w in 0..threads {
             let (plan_sender, plan_receiver) = mpsc::channel::<Option<std::sync::Arc<Plan>>>();
             plan_senders.push(plan_sender);
             let report = report.clone();
-            let share = share.clone();
+            let queue = &queue;
             workers.push(scope.spawn(move || {
                 let cells = cells(inputs.len());
-                let _ = report.send((w, round_one(inputs, share, &cells)));
+                let _ = report.send((w, round_one(inputs, queue, &cells)));
                 // Without this sender the calling thread sees when every worker reported
                 // or died, and never waits on a panicked one.
                 drop(report);
@@ -120,7 +123,7 @@ fn run_on(inputs: &[Input], options: &Options, threads: usize) -> Result<Generat
             syntax.sort();
             return Err(Error::Invalid(syntax));
         }
-        let (plan, rbac, mut errors) = plan(inputs, facts, threads, &shares);
+        let (plan, rbac, mut errors) = plan(facts, threads);
         let plan = std::sync::Arc::new(plan);
         for sender in &plan_senders {
             let _ = sender.send(Some(plan.clone()));
@@ -130,6 +133,30 @@ fn run_on(inputs: &[Input], options: &Options, threads: usize) -> Result<Generat
             .unwrap_or_else(|_| unreachable!("every worker has finished"));
         finish(plan, built, rbac, &mut errors, options)
     })
+}
+
+/// The files still to parse, largest first: each worker takes the next one when it is
+/// done with its last, so the workers finish together even when files differ in size or
+/// a worker gets less of the machine.
+struct Queue {
+    order: Vec<usize>,
+    next: std::sync::atomic::AtomicUsize,
+}
+
+impl Queue {
+    fn new(inputs: &[Input]) -> Self {
+        let mut order: Vec<usize> = (0..inputs.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(inputs[i].text.len()));
+        Self {
+            order,
+            next: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    fn take(&self) -> Option<usize> {
+        let k = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.order.get(k).copied()
+    }
 }
 
 /// Joins the workers in order, passing a worker's panic on.
@@ -147,41 +174,15 @@ fn cells(n: usize) -> Vec<OnceCell<SourceFile>> {
     (0..n).map(|_| OnceCell::new()).collect()
 }
 
-/// `parts` consecutive, non-empty shares of the inputs (at least `parts` of them) with about
-/// the same number of bytes each.
-fn split_by_size(inputs: &[Input], parts: usize) -> Vec<Range<usize>> {
-    let total: usize = inputs.iter().map(|i| i.text.len()).sum();
-    let mut shares = Vec::with_capacity(parts);
-    let (mut start, mut seen) = (0, 0);
-    for (i, input) in inputs.iter().enumerate() {
-        let ideal = total * (shares.len() + 1) / parts;
-        let after = seen + input.text.len();
-        let files_left = inputs.len() - i;
-        let shares_left = parts - shares.len();
-        // Cut before this file when that lands nearer the ideal than cutting after it, or
-        // when the shares still to come need every file that is left.
-        let cut_before = i > start
-            && shares_left > 1
-            && (ideal.abs_diff(seen) < ideal.abs_diff(after) || files_left < shares_left);
-        if cut_before {
-            shares.push(start..i);
-            start = i;
-        }
-        seen = after;
-    }
-    shares.push(start..inputs.len());
-    debug_assert_eq!(shares.len(), parts.min(inputs.len().max(1)));
-    shares
-}
-
-/// Parses the files of `share` into `cells` and gathers their facts.
-fn round_one(inputs: &[Input], share: Range<usize>, cells: &[OnceCell<SourceFile>]) -> RoundOne {
-    let mut all = Vec::with_capacity(share.len());
+/// Parses the files this worker takes from `queue` into `cells` and gathers their facts.
+fn round_one(inputs: &[Input], queue: &Queue, cells: &[OnceCell<SourceFile>]) -> RoundOne {
+    let mut taken = Vec::new();
     let mut syntax = Vec::new();
-    for no in share.clone() {
+    while let Some(no) = queue.take() {
         match inputs[no].parse() {
             Ok(file) => {
                 let _ = cells[no].set(file);
+                taken.push(no);
             }
             Err(e) => syntax.push(e),
         }
@@ -189,10 +190,10 @@ fn round_one(inputs: &[Input], share: Range<usize>, cells: &[OnceCell<SourceFile
     if !syntax.is_empty() {
         return Err(syntax);
     }
-    for cell in &cells[share] {
-        all.push(file_facts(cell.get().expect("parsed above")));
-    }
-    Ok(all)
+    Ok(taken
+        .into_iter()
+        .map(|no| (no, file_facts(cells[no].get().expect("parsed above"))))
+        .collect())
 }
 
 fn file_facts(file: &SourceFile) -> FileFacts {
@@ -228,20 +229,24 @@ fn file_facts(file: &SourceFile) -> FileFacts {
 /// Builds the skeleton and hands out the CRDs; returns the plan, the RBAC markers in input
 /// order, and round one's marker errors.
 fn plan(
-    inputs: &[Input],
-    per_worker: Vec<Vec<FileFacts>>,
+    per_worker: Vec<Vec<(usize, FileFacts)>>,
     threads: usize,
-    shares: &[Range<usize>],
 ) -> (Plan, Vec<RbacMarker>, Vec<LocatedError>) {
-    let files: Vec<FileFacts> = per_worker.into_iter().flatten().collect();
-    debug_assert_eq!(files.len(), inputs.len());
+    let mut files: Vec<(usize, usize, FileFacts)> = per_worker
+        .into_iter()
+        .enumerate()
+        .flat_map(|(w, facts)| facts.into_iter().map(move |(no, f)| (no, w, f)))
+        .collect();
+    files.sort_by_key(|(no, _, _)| *no);
     let mut summaries = Vec::with_capacity(files.len());
     let mut kinds = Vec::with_capacity(files.len());
+    let mut parsed_by = Vec::with_capacity(files.len());
     let mut rbac = Vec::new();
     let mut errors = Vec::new();
-    for f in files {
+    for (_, w, f) in files {
         summaries.push(f.summary);
         kinds.push(f.kinds);
+        parsed_by.push(w);
         rbac.extend(f.rbac);
         errors.extend(f.errors);
     }
@@ -257,13 +262,11 @@ fn plan(
         }
     }
     let crds: Vec<_> = by_group_kind.into_iter().collect();
-    // Each CRD goes to the worker that parsed its first version's file: the shares are
-    // balanced by size already, and building a kind elsewhere means parsing its file twice.
+    // Each CRD goes to the worker that parsed its first version's file: building a kind
+    // elsewhere would mean parsing its file twice.
     let mut assigned: Vec<Vec<usize>> = vec![Vec::new(); threads];
     for (pos, (_, ids)) in crds.iter().enumerate() {
-        let file = skeleton.decls[ids[0]].file;
-        let w = shares.iter().position(|s| s.contains(&file)).unwrap_or(0);
-        assigned[w].push(pos);
+        assigned[parsed_by[skeleton.decls[ids[0]].file]].push(pos);
     }
     (
         Plan {
@@ -444,8 +447,6 @@ mod tests {
                 "/// ThingSpec is the spec.\npub struct ThingSpec {\n    /// Size is a size.\n    #[validation(minimum = 1)]\n    pub size: i32,\n}\n",
             ),
         ];
-        let shares = split_by_size(&inputs, 2);
-        assert_eq!(shares, vec![0..1, 1..2]);
         let out = same_on_any_number_of_threads(&inputs, &Options::default());
         assert!(out.contains("Size is a size."), "{out}");
         assert!(out.contains("minimum: Some(1.0)"), "{out}");
@@ -479,7 +480,7 @@ mod tests {
     }
 
     #[test]
-    fn syntax_errors_of_every_share_are_reported() {
+    fn syntax_errors_of_every_worker_are_reported() {
         let input = |name: &str, text: &str| Input {
             path: PathBuf::from(format!("src/{name}.rs")),
             root: PathBuf::from("src"),
@@ -496,22 +497,45 @@ mod tests {
     }
 
     #[test]
-    fn shares_are_consecutive_and_balanced_by_size() {
-        let sized = |sizes: &[usize]| -> Vec<Input> {
-            sizes
-                .iter()
-                .map(|n| Input {
-                    path: PathBuf::new(),
-                    root: PathBuf::new(),
-                    text: "x".repeat(*n),
-                })
-                .collect()
+    fn a_file_this_thread_did_not_parse_is_parsed_on_first_use() {
+        let input = |name: &str, text: &str| Input {
+            path: PathBuf::from(format!("src/{name}.rs")),
+            root: PathBuf::from("src"),
+            text: text.to_string(),
         };
-        assert_eq!(split_by_size(&sized(&[10; 10]), 2), vec![0..5, 5..10]);
-        assert_eq!(split_by_size(&sized(&[10; 10]), 3), vec![0..3, 3..7, 7..10]);
-        assert_eq!(split_by_size(&sized(&[100, 1, 1, 1]), 2), vec![0..1, 1..4]);
-        assert_eq!(split_by_size(&sized(&[1, 1, 1, 100]), 2), vec![0..3, 3..4]);
-        assert_eq!(split_by_size(&sized(&[5, 5]), 2), vec![0..1, 1..2]);
-        assert_eq!(split_by_size(&sized(&[5]), 1), vec![0..1]);
+        let inputs = vec![
+            input("a", "pub struct A { pub b: crate::b::B }"),
+            input("b", "pub struct Other;\npub struct B { pub size: i32 }"),
+        ];
+        let mut summaries = Vec::new();
+        for i in &inputs {
+            summaries.push(crate::source::summarize(&i.parse().unwrap()));
+        }
+        let skeleton = Skeleton::build(summaries);
+        let cells = cells(2);
+        let _ = cells[0].set(inputs[0].parse().unwrap());
+        let index = Index::new(&skeleton, &inputs, &cells);
+        assert!(cells[1].get().is_none());
+        let decl = index.decl(2);
+        assert_eq!(decl.name(), "B");
+        assert_eq!(decl.module, ["b"]);
+        assert_eq!(decl.file.path, PathBuf::from("src/b.rs"));
+        assert!(cells[1].get().is_some(), "file b was parsed on first use");
+    }
+
+    #[test]
+    fn the_queue_hands_out_every_file_once_largest_first() {
+        let inputs: Vec<Input> = [3, 10, 1, 7]
+            .iter()
+            .map(|n| Input {
+                path: PathBuf::new(),
+                root: PathBuf::new(),
+                text: "x".repeat(*n),
+            })
+            .collect();
+        let queue = Queue::new(&inputs);
+        let taken: Vec<usize> = std::iter::from_fn(|| queue.take()).collect();
+        assert_eq!(taken, [1, 3, 0, 2]);
+        assert_eq!(queue.take(), None);
     }
 }
