@@ -150,7 +150,7 @@ pub fn string(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<String>> {
 
 /// `key = "a;b;c"` (kubebuilder's list spelling) or `key = ["a", "b", "c"]`.
 pub fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<Vec<String>>> {
-    let expr: Expr = meta.value()?.parse()?;
+    let expr = value_expr(meta)?;
     let span = expr.span();
     let items = match &expr {
         Expr::Lit(ExprLit {
@@ -181,6 +181,35 @@ pub fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<Vec<String
     Ok(Spanned::new(items, span))
 }
 
+/// The value after `key =` as an expression. The usual values, a literal or a negated
+/// literal followed by `,` or the end, are read without syn's expression parser, into the
+/// same expression it would build.
+fn value_expr(meta: &ParseNestedMeta<'_>) -> syn::Result<Expr> {
+    use syn::parse::discouraged::Speculative as _;
+    let input = meta.value()?;
+    let fork = input.fork();
+    let neg: Option<Token![-]> = fork.parse()?;
+    if fork.peek(Lit) {
+        let lit: Lit = fork.parse()?;
+        if fork.is_empty() || fork.peek(Token![,]) {
+            input.advance_to(&fork);
+            let lit = Expr::Lit(ExprLit {
+                attrs: Vec::new(),
+                lit,
+            });
+            return Ok(match neg {
+                Some(minus) => Expr::Unary(ExprUnary {
+                    attrs: Vec::new(),
+                    op: UnOp::Neg(minus),
+                    expr: Box::new(lit),
+                }),
+                None => lit,
+            });
+        }
+    }
+    input.parse()
+}
+
 /// A bare `key` (true) or `key = true|false`.
 pub fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<bool>> {
     if meta.input.peek(Token![=]) {
@@ -199,7 +228,7 @@ pub fn unsigned(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<u64>> {
 
 /// `key = -3` (an integer that fits in i32, as Kubernetes' int32 fields require).
 pub fn int32(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<i32>> {
-    let expr: Expr = meta.value()?.parse()?;
+    let expr = value_expr(meta)?;
     let span = expr.span();
     match literal_json(&expr)? {
         serde_json::Value::Number(n) => n
@@ -213,7 +242,7 @@ pub fn int32(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<i32>> {
 
 /// `key = 1.5` or `key = -2` as a JSON number.
 pub fn number(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<serde_json::Number>> {
-    let expr: Expr = meta.value()?.parse()?;
+    let expr = value_expr(meta)?;
     let span = expr.span();
     match literal_json(&expr)? {
         serde_json::Value::Number(n) => Ok(Spanned::new(n, span)),
@@ -226,7 +255,7 @@ pub fn number(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<serde_json::Num
 
 /// `key = <literal>`: a string, number, bool or a `[...]` list of those, as JSON.
 pub fn json(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<serde_json::Value>> {
-    let expr: Expr = meta.value()?.parse()?;
+    let expr = value_expr(meta)?;
     Ok(Spanned::new(literal_json(&expr)?, expr.span()))
 }
 
