@@ -7,6 +7,9 @@
 //! The pipeline runs one way:
 //! source files → [`source`] (parse, index) → [`markers`] (typed attributes) →
 //! [`schema`]/[`crd`]/[`rbac`] (k8s-openapi objects) → [`output`] (YAML artifacts) → a sink.
+//! Parsing and building run on every core: syn's trees stay on the thread that parsed
+//! them, names resolve through a thread-free [`source::Skeleton`], and the output does not
+//! depend on the number of threads.
 //!
 //! ```no_run
 //! let generated = operator_gen::generate(&["memcached/src".into()], &operator_gen::Options::default())?;

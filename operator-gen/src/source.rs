@@ -57,7 +57,7 @@ pub fn parse_text(
     root: &Path,
     text: String,
 ) -> Result<SourceFile, crate::LocatedError> {
-    match syn::parse_file(&text) {
+    match parse_items(&text) {
         Ok(ast) => Ok(SourceFile {
             module: module_path(path, root),
             path: path.to_path_buf(),
@@ -79,6 +79,87 @@ pub fn parse_text(
             })
         }
     }
+}
+
+/// Parses a file as `syn::parse_file` does, except that function bodies are left out:
+/// operator-gen reads items and their attributes, never statements, and in an operator's
+/// crate the statements are most of the tokens (40% of the parse of the memcached crate).
+/// A body's syntax errors are the compiler's to report.
+fn parse_items(text: &str) -> syn::Result<syn::File> {
+    let mut content = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut shebang = None;
+    if content.starts_with("#!") && !content[2..].trim_start().starts_with('[') {
+        let end = content.find('\n').unwrap_or(content.len());
+        shebang = Some(content[..end].to_string());
+        content = &content[end..];
+    }
+    let tokens: proc_macro2::TokenStream = content.parse().map_err(syn::Error::from)?;
+    let mut file: syn::File = syn::parse2(without_fn_bodies(tokens))?;
+    file.shebang = shebang;
+    Ok(file)
+}
+
+/// `tokens` with the body of every `fn name ...` item emptied (`{}`, with the body's span),
+/// at this level and inside `impl`, `trait` and `mod` blocks.
+fn without_fn_bodies(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
+    #[derive(PartialEq)]
+    enum Seen {
+        Nothing,
+        /// `fn`, waiting for the name (a fn pointer type has none).
+        Fn,
+        /// `fn name`: the next brace group is the body.
+        NamedFn,
+        /// `impl`, `trait` or `mod`: the next brace group holds items.
+        Container,
+    }
+    let mut seen = Seen::Nothing;
+    let mut out: Vec<TokenTree> = Vec::new();
+    for tt in tokens {
+        let tt = match tt {
+            TokenTree::Ident(ident) => {
+                seen = match seen {
+                    Seen::Fn => Seen::NamedFn,
+                    // `-> impl Trait` in a signature is not a container.
+                    Seen::NamedFn => Seen::NamedFn,
+                    _ if ident == "fn" => Seen::Fn,
+                    _ if ident == "impl" || ident == "trait" || ident == "mod" => Seen::Container,
+                    other => other,
+                };
+                TokenTree::Ident(ident)
+            }
+            TokenTree::Group(group) if group.delimiter() == Delimiter::Brace => {
+                let stream = match seen {
+                    Seen::NamedFn => Some(TokenStream::new()),
+                    Seen::Container => Some(without_fn_bodies(group.stream())),
+                    _ => None,
+                };
+                seen = Seen::Nothing;
+                match stream {
+                    Some(stream) => {
+                        let mut replaced = Group::new(Delimiter::Brace, stream);
+                        replaced.set_span(group.span());
+                        TokenTree::Group(replaced)
+                    }
+                    None => TokenTree::Group(group),
+                }
+            }
+            TokenTree::Punct(punct) => {
+                if punct.as_char() == ';' {
+                    seen = Seen::Nothing;
+                }
+                TokenTree::Punct(punct)
+            }
+            other => {
+                if seen == Seen::Fn {
+                    seen = Seen::Nothing;
+                }
+                other
+            }
+        };
+        out.push(tt);
+    }
+    out.into_iter().collect()
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -567,5 +648,66 @@ impl Skeleton {
 
     fn lookup(&self, module: &[String], name: &str) -> Option<usize> {
         self.by_path.get(module)?.get(name).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::ToTokens as _;
+
+    fn items_of(text: &str) -> String {
+        parse_items(text).unwrap().into_token_stream().to_string()
+    }
+
+    #[test]
+    fn function_bodies_are_left_out_and_everything_else_is_kept() {
+        let text = r#"#!/usr/bin/env run-cargo-script
+            pub struct S { pub callback: fn(i32) -> i32, pub n: [u8; { 2 + 2 }] }
+            #[rbac(groups = "apps", resources = "deployments", verbs = "get")]
+            pub async fn reconcile(x: i32) -> impl Future<Output = ()> { let y = x + 1; todo!() }
+            impl S {
+                #[rbac(groups = "", resources = "pods", verbs = "list")]
+                fn method(&self) -> Result<(), E> { self.n.len(); Ok(()) }
+                const C: i32 = { 3 };
+            }
+            trait T { fn required(&self); fn provided(&self) { body() } }
+            mod inner { pub fn f() { g() } pub struct Inner; }
+            static F: fn() = { || {} };
+        "#;
+        let parsed = parse_items(text).unwrap();
+        assert_eq!(
+            parsed.shebang.as_deref(),
+            Some("#!/usr/bin/env run-cargo-script")
+        );
+        let items = items_of(text);
+        for kept in [
+            "callback : fn (i32) -> i32",
+            "[u8 ; { 2 + 2 }]",
+            "# [rbac (groups = \"apps\"",
+            "pub async fn reconcile (x : i32) -> impl Future < Output = () > { }",
+            "# [rbac (groups = \"\" , resources = \"pods\"",
+            "fn method (& self) -> Result < () , E > { }",
+            "const C : i32 = { 3 } ;",
+            "fn required (& self) ;",
+            "fn provided (& self) { }",
+            "pub fn f () { } pub struct Inner ;",
+            "static F : fn () = { | | { } } ;",
+        ] {
+            assert!(items.contains(kept), "missing `{kept}` in {items}");
+        }
+        for gone in ["let y", "todo", "self . n . len", "body ()", "g ()"] {
+            assert!(!items.contains(gone), "`{gone}` still in {items}");
+        }
+    }
+
+    #[test]
+    fn syntax_errors_outside_bodies_keep_their_position() {
+        let err = parse_items("pub struct A {\n  x: i32,\n  y: ,\n}\n").unwrap_err();
+        assert_eq!(err.span().start().line, 3);
+        let err = parse_items("fn f() {\n").unwrap_err();
+        assert!(err.to_string().contains("cannot parse"), "{err}");
+        // Statements are not parsed, so an error inside a body is the compiler's to report.
+        assert!(parse_items("fn f() { let = ; }").is_ok());
     }
 }
