@@ -372,6 +372,15 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
     }
 
+    /// The file `src/<name>.rs` of a crate whose sources are under `src`.
+    fn input(name: &str, text: &str) -> Input {
+        Input {
+            path: PathBuf::from(format!("src/{name}.rs")),
+            root: PathBuf::from("src"),
+            text: text.to_string(),
+        }
+    }
+
     /// The outcome as text: CRDs and roles, or every error message.
     fn outcome(inputs: &[Input], options: &Options, threads: usize) -> String {
         match run_on(inputs, options, threads) {
@@ -431,11 +440,6 @@ mod tests {
 
     #[test]
     fn a_type_from_another_workers_file_is_parsed_where_it_is_needed() {
-        let input = |name: &str, text: &str| Input {
-            path: PathBuf::from(format!("src/{name}.rs")),
-            root: PathBuf::from("src"),
-            text: text.to_string(),
-        };
         let inputs = vec![
             input(
                 "a",
@@ -481,11 +485,6 @@ mod tests {
 
     #[test]
     fn syntax_errors_of_every_worker_are_reported() {
-        let input = |name: &str, text: &str| Input {
-            path: PathBuf::from(format!("src/{name}.rs")),
-            root: PathBuf::from("src"),
-            text: text.to_string(),
-        };
         let inputs = vec![
             input("a", "pub struct A {"),
             input("b", "pub struct B;"),
@@ -498,11 +497,6 @@ mod tests {
 
     #[test]
     fn a_file_this_thread_did_not_parse_is_parsed_on_first_use() {
-        let input = |name: &str, text: &str| Input {
-            path: PathBuf::from(format!("src/{name}.rs")),
-            root: PathBuf::from("src"),
-            text: text.to_string(),
-        };
         let inputs = vec![
             input("a", "pub struct A { pub b: crate::b::B }"),
             input("b", "pub struct Other;\npub struct B { pub size: i32 }"),

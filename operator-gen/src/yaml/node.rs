@@ -233,38 +233,25 @@ impl SeqBuilder {
     }
 }
 
-impl ser::SerializeSeq for SeqBuilder {
-    type Ok = Node;
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Node> {
-        Ok(Node::Seq(self.0))
-    }
+/// Sequences, tuples and tuple structs are all lists of their elements.
+macro_rules! seq_impl {
+    ($trait:ident, $method:ident) => {
+        impl ser::$trait for SeqBuilder {
+            type Ok = Node;
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+                self.push(value)
+            }
+            fn end(self) -> Result<Node> {
+                Ok(Node::Seq(self.0))
+            }
+        }
+    };
 }
 
-impl ser::SerializeTuple for SeqBuilder {
-    type Ok = Node;
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Node> {
-        Ok(Node::Seq(self.0))
-    }
-}
-
-impl ser::SerializeTupleStruct for SeqBuilder {
-    type Ok = Node;
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Node> {
-        Ok(Node::Seq(self.0))
-    }
-}
+seq_impl!(SerializeSeq, serialize_element);
+seq_impl!(SerializeTuple, serialize_element);
+seq_impl!(SerializeTupleStruct, serialize_field);
 
 struct MapBuilder {
     entries: Vec<(Cow<'static, str>, Node)>,
