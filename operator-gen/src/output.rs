@@ -11,6 +11,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 };
 use serde_json::Value;
 
+use crate::yaml::Node;
 use crate::{Generated, RbacRole, docs, yaml};
 
 /// Which generator made an artifact; the sink maps kinds to directories.
@@ -65,24 +66,21 @@ pub fn to_json<T: serde::Serialize>(obj: &T) -> Value {
 
 fn integral_floats_to_ints(v: &mut Value) {
     match v {
-        Value::Number(n) if n.is_f64() => {
-            let f = n.as_f64().unwrap_or_default();
-            if f.fract() == 0.0 && f.abs() < 9.0e15 {
-                *v = Value::Number((f as i64).into());
-            }
-        }
+        Value::Number(n) => *n = yaml::integral(n.clone()),
         Value::Array(items) => items.iter_mut().for_each(integral_floats_to_ints),
         Value::Object(map) => map.values_mut().for_each(integral_floats_to_ints),
         _ => {}
     }
 }
 
-fn with_type_meta(mut v: Value, api_version: &str, kind: &str) -> Value {
-    if let Value::Object(map) = &mut v {
-        map.insert("apiVersion".into(), Value::String(api_version.into()));
-        map.insert("kind".into(), Value::String(kind.into()));
-    }
-    v
+/// `obj` as a YAML document with its `apiVersion` and `kind`.
+fn document<T: serde::Serialize>(obj: &T, api_version: &'static str, kind: &'static str) -> Node {
+    // Straight to the writer's tree, without a JSON value in between: for a large API
+    // this is most of the work of rendering.
+    let mut node = yaml::to_node(obj);
+    node.insert("apiVersion", Node::String(api_version.into()));
+    node.insert("kind", Node::String(kind.into()));
+    node
 }
 
 /// The file name of a CRD: `<group>_<plural>.yaml`.
@@ -92,18 +90,11 @@ pub fn crd_file_name(crd: &CustomResourceDefinition) -> String {
 
 /// The YAML of one CRD, exactly as it is written to disk.
 pub fn crd_yaml(crd: &CustomResourceDefinition) -> String {
-    // Straight to the writer's tree (no JSON value in between): this is most of the work
-    // of rendering a large API.
-    let mut node = yaml::to_node(crd);
-    node.insert(
-        "apiVersion",
-        yaml::Node::String(CustomResourceDefinition::API_VERSION.into()),
-    );
-    node.insert(
-        "kind",
-        yaml::Node::String(CustomResourceDefinition::KIND.into()),
-    );
-    yaml::nodes_to_yaml_stream(&[node])
+    yaml::to_yaml_stream(&[document(
+        crd,
+        CustomResourceDefinition::API_VERSION,
+        CustomResourceDefinition::KIND,
+    )])
 }
 
 impl Generated {
@@ -118,16 +109,14 @@ impl Generated {
         let mut out: Vec<Artifact> = parallel_map(&self.crds, render);
         out.sort_by(|a, b| a.file_name.cmp(&b.file_name));
         if !self.roles.is_empty() {
-            let docs: Vec<Value> = self
+            let docs: Vec<Node> = self
                 .roles
                 .iter()
                 .map(|r| match r {
                     RbacRole::Cluster(c) => {
-                        with_type_meta(to_json(c), "rbac.authorization.k8s.io/v1", "ClusterRole")
+                        document(c, "rbac.authorization.k8s.io/v1", "ClusterRole")
                     }
-                    RbacRole::Namespaced(r) => {
-                        with_type_meta(to_json(r), "rbac.authorization.k8s.io/v1", "Role")
-                    }
+                    RbacRole::Namespaced(r) => document(r, "rbac.authorization.k8s.io/v1", "Role"),
                 })
                 .collect();
             out.push(Artifact {

@@ -72,13 +72,10 @@ fn run_on(inputs: &[Input], options: &Options, threads: usize) -> Result<Generat
     let queue = Queue::new(inputs);
     if threads == 1 {
         let cells = cells(inputs.len());
-        let facts = round_one(inputs, &queue, &cells).map_err(|mut syntax| {
-            syntax.sort();
-            Error::Invalid(syntax)
-        })?;
-        let (plan, rbac, mut errors) = plan(vec![facts], 1);
+        let facts = round_one(inputs, &queue, &cells).map_err(syntax_errors)?;
+        let (plan, rbac, errors) = plan(vec![facts], 1);
         let built = round_two(0, inputs, &cells, &plan, options);
-        return finish(plan, vec![built], rbac, &mut errors, options);
+        return finish(vec![built], rbac, errors, options);
     }
 
     std::thread::scope(|scope| {
@@ -86,7 +83,7 @@ fn run_on(inputs: &[Input], options: &Options, threads: usize) -> Result<Generat
         let mut plan_senders = Vec::new();
         let mut workers = Vec::new();
         for w in 0..threads {
-            let (plan_sender, plan_receiver) = mpsc::channel::<Option<std::sync::Arc<Plan>>>();
+            let (plan_sender, plan_receiver) = mpsc::channel::<std::sync::Arc<Plan>>();
             plan_senders.push(plan_sender);
             let report = report.clone();
             let queue = &queue;
@@ -96,9 +93,10 @@ fn run_on(inputs: &[Input], options: &Options, threads: usize) -> Result<Generat
                 // Without this sender the calling thread sees when every worker reported
                 // or died, and never waits on a panicked one.
                 drop(report);
+                // No plan comes when generation stops after round one.
                 match plan_receiver.recv() {
-                    Ok(Some(plan)) => round_two(w, inputs, &cells, &plan, options),
-                    _ => (Vec::new(), Vec::new()),
+                    Ok(plan) => round_two(w, inputs, &cells, &plan, options),
+                    Err(_) => (Vec::new(), Vec::new()),
                 }
             }));
         }
@@ -119,19 +117,16 @@ fn run_on(inputs: &[Input], options: &Options, threads: usize) -> Result<Generat
         }
         if !complete || !syntax.is_empty() {
             drop(plan_senders);
+            // A worker that never reported has panicked: joining passes the panic on.
             join(workers);
-            syntax.sort();
-            return Err(Error::Invalid(syntax));
+            return Err(syntax_errors(syntax));
         }
-        let (plan, rbac, mut errors) = plan(facts, threads);
+        let (plan, rbac, errors) = plan(facts, threads);
         let plan = std::sync::Arc::new(plan);
         for sender in &plan_senders {
-            let _ = sender.send(Some(plan.clone()));
+            let _ = sender.send(plan.clone());
         }
-        let built = join(workers);
-        let plan = std::sync::Arc::try_unwrap(plan)
-            .unwrap_or_else(|_| unreachable!("every worker has finished"));
-        finish(plan, built, rbac, &mut errors, options)
+        finish(join(workers), rbac, errors, options)
     })
 }
 
@@ -315,21 +310,25 @@ fn round_two(
     (built, errors)
 }
 
+/// Syntax errors of round one, in file order.
+fn syntax_errors(mut errors: Vec<LocatedError>) -> Error {
+    errors.sort();
+    Error::Invalid(errors)
+}
+
 /// Puts the workers' CRDs in order and the RBAC roles next to them, or returns every problem.
 fn finish(
-    plan: Plan,
     built: Vec<RoundTwo>,
     rbac: Vec<RbacMarker>,
-    errors: &mut Vec<LocatedError>,
+    mut errors: Vec<LocatedError>,
     options: &Options,
 ) -> Result<Generated, Error> {
-    let mut crds: Vec<(usize, CustomResourceDefinition)> = Vec::with_capacity(plan.crds.len());
+    let mut crds: Vec<(usize, CustomResourceDefinition)> = Vec::new();
     for (c, e) in built {
         crds.extend(c);
         errors.extend(e);
     }
     if !errors.is_empty() {
-        let mut errors = std::mem::take(errors);
         errors.sort();
         errors.dedup();
         return Err(Error::Invalid(errors));

@@ -293,48 +293,48 @@ pub struct FileSummary {
     pub globs: Vec<(Vec<String>, Vec<String>)>,
 }
 
-/// The structs, enums and type aliases of a file, inline modules included, in source order.
-pub fn type_items(file: &SourceFile) -> Vec<TypeItem<'_>> {
-    fn walk<'a>(items: &'a [syn::Item], out: &mut Vec<TypeItem<'a>>) {
-        for item in items {
-            match item {
-                syn::Item::Struct(s) => out.push(TypeItem::Struct(s)),
-                syn::Item::Enum(e) => out.push(TypeItem::Enum(e)),
-                syn::Item::Type(t) => out.push(TypeItem::Alias(t)),
-                syn::Item::Mod(m) => {
-                    if let Some((_, inner)) = &m.content {
-                        walk(inner, out);
-                    }
-                }
-                _ => {}
-            }
+/// Calls `visit` with every item of `items` and the module it is declared in; an inline
+/// module's items come right after the module.
+fn visit_items<'a>(
+    module: &[String],
+    items: &'a [syn::Item],
+    visit: &mut impl FnMut(&[String], &'a syn::Item),
+) {
+    for item in items {
+        visit(module, item);
+        if let syn::Item::Mod(m) = item
+            && let Some((_, inner)) = &m.content
+        {
+            let mut sub = module.to_vec();
+            sub.push(m.ident.to_string());
+            visit_items(&sub, inner, visit);
         }
     }
+}
+
+impl<'a> TypeItem<'a> {
+    /// `item` when it declares a struct, enum or type alias.
+    fn of(item: &'a syn::Item) -> Option<Self> {
+        match item {
+            syn::Item::Struct(s) => Some(TypeItem::Struct(s)),
+            syn::Item::Enum(e) => Some(TypeItem::Enum(e)),
+            syn::Item::Type(t) => Some(TypeItem::Alias(t)),
+            _ => None,
+        }
+    }
+}
+
+/// The structs, enums and type aliases of a file, inline modules included, in source order.
+pub fn type_items(file: &SourceFile) -> Vec<TypeItem<'_>> {
     let mut out = Vec::new();
-    walk(&file.ast.items, &mut out);
+    visit_items(&[], &file.ast.items, &mut |_, item| {
+        out.extend(TypeItem::of(item))
+    });
     out
 }
 
-/// The declarations and imports of `file` (the same walk as [`type_items`]).
+/// The declarations (in [`type_items`] order) and imports of `file`.
 pub fn summarize(file: &SourceFile) -> FileSummary {
-    fn walk(module: &[String], items: &[syn::Item], out: &mut FileSummary) {
-        for item in items {
-            match item {
-                syn::Item::Struct(s) => out.decls.push((module.to_vec(), s.ident.to_string())),
-                syn::Item::Enum(e) => out.decls.push((module.to_vec(), e.ident.to_string())),
-                syn::Item::Type(t) => out.decls.push((module.to_vec(), t.ident.to_string())),
-                syn::Item::Use(u) => collect_use(module, &u.tree, &mut Vec::new(), out),
-                syn::Item::Mod(m) => {
-                    if let Some((_, inner)) = &m.content {
-                        let mut sub = module.to_vec();
-                        sub.push(m.ident.to_string());
-                        walk(&sub, inner, out);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
     fn collect_use(
         module: &[String],
         tree: &syn::UseTree,
@@ -366,46 +366,36 @@ pub fn summarize(file: &SourceFile) -> FileSummary {
         }
     }
     let mut out = FileSummary::default();
-    walk(&file.module, &file.ast.items, &mut out);
+    visit_items(&file.module, &file.ast.items, &mut |module, item| {
+        if let Some(t) = TypeItem::of(item) {
+            out.decls.push((module.to_vec(), t.ident().to_string()));
+        } else if let syn::Item::Use(u) = item {
+            collect_use(module, &u.tree, &mut Vec::new(), &mut out);
+        }
+    });
     out
 }
 
 /// The attributes carrying `#[rbac]` markers in `file`: on functions, impl blocks and
 /// their methods, modules and structs.
 pub fn rbac_attrs(file: &SourceFile) -> Vec<&syn::Attribute> {
-    fn take<'a>(out: &mut Vec<&'a syn::Attribute>, attrs: &'a [syn::Attribute]) {
-        out.extend(
-            attrs
-                .iter()
-                .filter(|a| crate::markers::marker_name(a) == Some(crate::markers::RBAC)),
-        );
-    }
-    fn walk<'a>(items: &'a [syn::Item], out: &mut Vec<&'a syn::Attribute>) {
-        for item in items {
-            match item {
-                syn::Item::Fn(f) => take(out, &f.attrs),
-                syn::Item::Impl(i) => {
-                    take(out, &i.attrs);
-                    for it in &i.items {
-                        if let syn::ImplItem::Fn(f) = it {
-                            take(out, &f.attrs);
-                        }
-                    }
+    let mut attrs: Vec<&syn::Attribute> = Vec::new();
+    visit_items(&[], &file.ast.items, &mut |_, item| match item {
+        syn::Item::Fn(f) => attrs.extend(&f.attrs),
+        syn::Item::Impl(i) => {
+            attrs.extend(&i.attrs);
+            for it in &i.items {
+                if let syn::ImplItem::Fn(f) = it {
+                    attrs.extend(&f.attrs);
                 }
-                syn::Item::Mod(m) => {
-                    take(out, &m.attrs);
-                    if let Some((_, inner)) = &m.content {
-                        walk(inner, out);
-                    }
-                }
-                syn::Item::Struct(s) => take(out, &s.attrs),
-                _ => {}
             }
         }
-    }
-    let mut out = Vec::new();
-    walk(&file.ast.items, &mut out);
-    out
+        syn::Item::Mod(m) => attrs.extend(&m.attrs),
+        syn::Item::Struct(s) => attrs.extend(&s.attrs),
+        _ => {}
+    });
+    attrs.retain(|a| crate::markers::marker_name(a) == Some(crate::markers::RBAC));
+    attrs
 }
 
 /// A declared type as the crate-wide index knows it.

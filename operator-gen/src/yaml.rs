@@ -6,21 +6,14 @@
 
 mod node;
 
-use serde_json::Value;
 use std::cmp::Ordering;
 
-pub use node::{Node, to_node};
+pub use node::{Node, integral, to_node};
 
 const WIDTH: usize = 80;
 
 /// Renders `docs` as one YAML stream, each document introduced by `---`.
-pub fn to_yaml_stream(docs: &[Value]) -> String {
-    let nodes: Vec<Node> = docs.iter().map(Node::from).collect();
-    nodes_to_yaml_stream(&nodes)
-}
-
-/// Renders `docs` as one YAML stream, each document introduced by `---`.
-pub fn nodes_to_yaml_stream(docs: &[Node]) -> String {
+pub fn to_yaml_stream(docs: &[Node]) -> String {
     let mut out = String::new();
     for doc in docs {
         out.push_str("---\n");
@@ -461,7 +454,7 @@ fn write_literal(out: &mut String, s: &str, level: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     #[test]
     fn natural_order_puts_digits_numerically_and_symbols_first() {
@@ -487,7 +480,7 @@ mod tests {
             "colon": "a: b",
             "float": 1.5,
         });
-        let yaml = to_yaml_stream(&[doc]);
+        let yaml = to_yaml_stream(&[Node::from(&doc)]);
         assert_eq!(
             yaml,
             "---\nbang: '!has(self.x)'\ncolon: 'a: b'\nempty: {}\nflag: \"true\"\nfloat: 1.5\nkind: X\nlist:\n- a\n- j:\n  - true\n  k: 1\nnone: []\nnum: \"124\"\ntext: |-\n  line one\n  line two\n"
@@ -497,7 +490,7 @@ mod tests {
     #[test]
     fn long_plain_strings_fold_after_column_80() {
         let doc = json!({"description": "Condition contains details for one aspect of the current state of this API Resource."});
-        let yaml = to_yaml_stream(&[doc]);
+        let yaml = to_yaml_stream(&[Node::from(&doc)]);
         assert_eq!(
             yaml,
             "---\ndescription: Condition contains details for one aspect of the current state of this\n  API Resource.\n"
@@ -512,7 +505,7 @@ mod tests {
             "l": -3, "m": 0.25, "n": null, "o": ["x", ["y", "z"]], "p": "ünïcode",
             "q": "a very long string that keeps going and going past the eighty column limit of the emitter, surely",
         });
-        let yaml = to_yaml_stream(std::slice::from_ref(&doc));
+        let yaml = to_yaml_stream(&[Node::from(&doc)]);
         let back: Value = serde_yaml::from_str(&yaml).expect("valid YAML");
         assert_eq!(back, doc, "{yaml}");
     }

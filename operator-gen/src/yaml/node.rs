@@ -59,7 +59,7 @@ pub fn to_node<T: Serialize + ?Sized>(value: &T) -> Node {
 }
 
 /// Integral floats as integers (JSON numbers do not tell `0` from `0.0`; go-yaml writes `0`).
-fn integral(n: Number) -> Number {
+pub fn integral(n: Number) -> Number {
     match n.as_f64() {
         Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15 => (f as i64).into(),
         _ => n,
