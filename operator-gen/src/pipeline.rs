@@ -16,13 +16,15 @@
 //! kind, roles are normalised, errors are sorted and deduplicated.
 
 use std::cell::OnceCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::mpsc;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 use crate::diagnostics::Diagnostics;
-use crate::markers::{self, MetaSource, RbacMarker};
+use crate::markers::{
+    self, MetaSource, PrintColumnMarker, RbacMarker, ResourceMarker, SubresourceMarker,
+};
 use crate::schema::SchemaBuilder;
 use crate::source::{FileSummary, Index, Input, Skeleton, SourceFile, TypeDecl};
 use crate::{Error, Generated, LocatedError, Options, crd, output, rbac};
@@ -43,6 +45,12 @@ struct FileFacts {
 /// Round one's report of a worker: (input position, facts) of each file it claimed, or the
 /// syntax errors.
 type RoundOne = Result<Vec<(usize, FileFacts)>, Vec<LocatedError>>;
+
+/// The CRD-level markers of the kinds a worker read in round one, by (input position,
+/// position in the file's declarations). They hold spans, so they stay with the worker,
+/// which builds those kinds in round two without reading the markers again.
+type KindMarkers =
+    HashMap<(usize, usize), (ResourceMarker, SubresourceMarker, Vec<PrintColumnMarker>)>;
 
 /// What the calling thread decides between the rounds.
 struct Plan {
@@ -72,9 +80,9 @@ fn run_on(inputs: &[Input], options: &Options, threads: usize) -> Result<Generat
     let queue = Queue::new(inputs);
     if threads == 1 {
         let cells = cells(inputs.len());
-        let facts = round_one(inputs, &queue, &cells).map_err(syntax_errors)?;
-        let (plan, rbac, errors) = plan(vec![facts], 1);
-        let built = round_two(0, inputs, &cells, &plan, options);
+        let (facts, mut kinds) = round_one(inputs, &queue, &cells);
+        let (plan, rbac, errors) = plan(vec![facts.map_err(syntax_errors)?], 1);
+        let built = round_two(0, inputs, &cells, &mut kinds, &plan, options);
         return finish(vec![built], rbac, errors, options);
     }
 
@@ -89,13 +97,14 @@ fn run_on(inputs: &[Input], options: &Options, threads: usize) -> Result<Generat
             let queue = &queue;
             workers.push(scope.spawn(move || {
                 let cells = cells(inputs.len());
-                let _ = report.send((w, round_one(inputs, queue, &cells)));
+                let (facts, mut kinds) = round_one(inputs, queue, &cells);
+                let _ = report.send((w, facts));
                 // Without this sender the calling thread sees when every worker reported
                 // or died, and never waits on a panicked one.
                 drop(report);
                 // No plan comes when generation stops after round one.
                 match plan_receiver.recv() {
-                    Ok(plan) => round_two(w, inputs, &cells, &plan, options),
+                    Ok(plan) => round_two(w, inputs, &cells, &mut kinds, &plan, options),
                     Err(_) => (Vec::new(), Vec::new()),
                 }
             }));
@@ -170,7 +179,11 @@ fn cells(n: usize) -> Vec<OnceCell<SourceFile>> {
 }
 
 /// Parses the files this worker takes from `queue` into `cells` and gathers their facts.
-fn round_one(inputs: &[Input], queue: &Queue, cells: &[OnceCell<SourceFile>]) -> RoundOne {
+fn round_one(
+    inputs: &[Input],
+    queue: &Queue,
+    cells: &[OnceCell<SourceFile>],
+) -> (RoundOne, KindMarkers) {
     let mut taken = Vec::new();
     let mut syntax = Vec::new();
     while let Some(no) = queue.take() {
@@ -182,16 +195,21 @@ fn round_one(inputs: &[Input], queue: &Queue, cells: &[OnceCell<SourceFile>]) ->
             Err(e) => syntax.push(e),
         }
     }
+    let mut kinds = KindMarkers::new();
     if !syntax.is_empty() {
-        return Err(syntax);
+        return (Err(syntax), kinds);
     }
-    Ok(taken
+    let facts = taken
         .into_iter()
-        .map(|no| (no, file_facts(cells[no].get().expect("parsed above"))))
-        .collect())
+        .map(|no| {
+            let file = cells[no].get().expect("parsed above");
+            (no, file_facts(no, file, &mut kinds))
+        })
+        .collect();
+    (Ok(facts), kinds)
 }
 
-fn file_facts(file: &SourceFile) -> FileFacts {
+fn file_facts(file_no: usize, file: &SourceFile, kinds: &mut KindMarkers) -> FileFacts {
     let summary = crate::source::summarize(file);
     let mut facts = FileFacts::default();
     let mut problems = Vec::new();
@@ -206,6 +224,7 @@ fn file_facts(file: &SourceFile) -> FileFacts {
             facts
                 .kinds
                 .push((no, k.resource.group.value.clone(), k.kind()));
+            kinds.insert((file_no, no), (k.resource, k.subresources, k.printcolumns));
         }
         problems.push((file, diags));
     }
@@ -279,6 +298,7 @@ fn round_two(
     w: usize,
     inputs: &[Input],
     cells: &[OnceCell<SourceFile>],
+    read: &mut KindMarkers,
     plan: &Plan,
     options: &Options,
 ) -> RoundTwo {
@@ -288,10 +308,24 @@ fn round_two(
     let mut built = Vec::new();
     for &pos in &plan.assigned[w] {
         let ((group, kind), ids) = &plan.crds[pos];
-        // Marker errors of these kinds were reported in round one, by the file's worker.
         let kinds: Vec<crd::KindDecl<'_>> = ids
             .iter()
-            .filter_map(|&id| crd::kind_decl(index.decl(id), &mut Diagnostics::new()))
+            .filter_map(|&id| {
+                let decl = index.decl(id);
+                let file = plan.skeleton.decls[id].file;
+                let at = (file, id - plan.skeleton.file_decls[file].start);
+                match read.remove(&at) {
+                    Some((resource, subresources, printcolumns)) => Some(crd::KindDecl {
+                        decl,
+                        resource,
+                        subresources,
+                        printcolumns,
+                    }),
+                    // Another worker read this version's markers and reported their
+                    // errors; read them again here.
+                    None => crd::kind_decl(decl, &mut Diagnostics::new()),
+                }
+            })
             .collect();
         if let Some(mut c) = crd::build_crd(
             group,

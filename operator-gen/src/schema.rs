@@ -134,6 +134,17 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
         }
     }
 
+    /// The serde attributes of a field or variant; `None` (reported) when they do not read.
+    fn field_attrs(
+        &mut self,
+        file: &'a SourceFile,
+        attrs: &[syn::Attribute],
+    ) -> Option<serde_attrs::FieldAttrs> {
+        serde_attrs::field_attrs(attrs)
+            .map_err(|e| self.error(file, e.span(), format!("cannot read serde attribute: {e}")))
+            .ok()
+    }
+
     /// The schema of a named type declared in the sources (cached; recursion is an error).
     fn decl_schema(
         &mut self,
@@ -232,16 +243,8 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
         let mut ok = true;
         for field in fields {
             let Some(ident) = &field.ident else { continue };
-            let attrs = match serde_attrs::field_attrs(&field.attrs) {
-                Ok(a) => a,
-                Err(e) => {
-                    self.error(
-                        site.file,
-                        e.span(),
-                        format!("cannot read serde attribute: {e}"),
-                    );
-                    continue;
-                }
+            let Some(attrs) = self.field_attrs(site.file, &field.attrs) else {
+                continue;
             };
             if attrs.skip_serializing && attrs.skip_deserializing {
                 continue;
@@ -366,17 +369,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
     ) -> Option<JSONSchemaProps> {
         let mut variants: Vec<(String, &'a syn::Variant)> = Vec::new();
         for variant in &item.variants {
-            let attrs = match serde_attrs::field_attrs(&variant.attrs) {
-                Ok(a) => a,
-                Err(e) => {
-                    self.error(
-                        site.file,
-                        e.span(),
-                        format!("cannot read serde attribute: {e}"),
-                    );
-                    return None;
-                }
-            };
+            let attrs = self.field_attrs(site.file, &variant.attrs)?;
             if attrs.skip_deserializing {
                 continue;
             }
