@@ -4,8 +4,9 @@
 //! is the [`Skeleton`], which resolves names without them.
 
 use std::cell::OnceCell;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
 
 use crate::Error;
 
@@ -414,14 +415,16 @@ pub struct Skeleton {
     pub decls: Vec<DeclInfo>,
     /// Declaration ids of each file (consecutive, in [`type_items`] order).
     pub file_decls: Vec<std::ops::Range<usize>>,
+    // Hash maps with a fast hasher: every type path of every field is resolved through
+    // them, and nothing iterates over them, so their order cannot reach the output.
     /// module → name → decl id.
-    by_path: BTreeMap<Vec<String>, BTreeMap<String, usize>>,
-    /// name → decl ids, for crate-wide lookup.
-    by_name: BTreeMap<String, Vec<usize>>,
+    by_path: FxHashMap<Vec<String>, FxHashMap<String, usize>>,
+    /// name → decl ids (in input order), for crate-wide lookup.
+    by_name: FxHashMap<String, Vec<usize>>,
     /// module → imported name → full path.
-    uses: BTreeMap<Vec<String>, BTreeMap<String, Vec<String>>>,
+    uses: FxHashMap<Vec<String>, FxHashMap<String, Vec<String>>>,
     /// module → glob-imported module paths.
-    globs: BTreeMap<Vec<String>, Vec<Vec<String>>>,
+    globs: FxHashMap<Vec<String>, Vec<Vec<String>>>,
 }
 
 /// What a type path in the sources refers to.

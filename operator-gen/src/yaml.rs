@@ -232,6 +232,12 @@ enum Style {
 }
 
 fn write_string(out: &mut String, s: &str, key_level: usize, fold_indent: usize, is_value: bool) {
+    // Most keys and many values are single words (`type`, `x-kubernetes-list-type`,
+    // `integer`, `v1`): plain, and never folded, since folding happens only at spaces.
+    if is_plain_word(s) {
+        out.push_str(s);
+        return;
+    }
     match choose_style(s, is_value) {
         Style::Plain => write_folded(out, s, fold_indent, false),
         Style::SingleQuoted => {
@@ -242,6 +248,63 @@ fn write_string(out: &mut String, s: &str, key_level: usize, fold_indent: usize,
         Style::DoubleQuoted => write_double_quoted(out, s),
         Style::Literal => write_literal(out, s, key_level + 2),
     }
+}
+
+/// A word that starts with a letter and holds only letters, digits and `_-./`, other than
+/// the words YAML 1.1 reads as booleans or null: [`choose_style`] would pick the plain style.
+fn is_plain_word(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b[0].is_ascii_alphabetic()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'/'))
+        && !is_special_word(s)
+}
+
+/// The plain scalars YAML 1.1 (go-yaml v2) resolves to null, booleans, infinities or NaN,
+/// and the merge key.
+fn is_special_word(s: &str) -> bool {
+    matches!(
+        s,
+        "~" | "null"
+            | "Null"
+            | "NULL"
+            | "y"
+            | "Y"
+            | "yes"
+            | "Yes"
+            | "YES"
+            | "n"
+            | "N"
+            | "no"
+            | "No"
+            | "NO"
+            | "true"
+            | "True"
+            | "TRUE"
+            | "false"
+            | "False"
+            | "FALSE"
+            | "on"
+            | "On"
+            | "ON"
+            | "off"
+            | "Off"
+            | "OFF"
+            | ".inf"
+            | ".Inf"
+            | ".INF"
+            | "+.inf"
+            | "+.Inf"
+            | "+.INF"
+            | "-.inf"
+            | "-.Inf"
+            | "-.INF"
+            | ".nan"
+            | ".NaN"
+            | ".NAN"
+            | "<<"
+    )
 }
 
 fn choose_style(s: &str, is_value: bool) -> Style {
@@ -285,13 +348,7 @@ fn choose_style(s: &str, is_value: bool) -> Style {
 
 /// Whether YAML 1.1 (as go-yaml v2 resolves plain scalars) would read `s` as a non-string.
 fn resolves_to_non_string(s: &str) -> bool {
-    const SPECIAL: &[&str] = &[
-        "~", "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
-        "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF",
-        ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan",
-        ".NaN", ".NAN", "<<",
-    ];
-    if s.len() <= 5 && SPECIAL.contains(&s) {
+    if is_special_word(s) {
         return true;
     }
     let first = s.as_bytes()[0];
@@ -386,6 +443,11 @@ fn plain_allowed(s: &str) -> bool {
 /// (libyaml's folding of plain and single-quoted scalars).
 fn write_folded(out: &mut String, s: &str, fold_indent: usize, quoted: bool) {
     let mut column = out.len() - out.rfind('\n').map_or(0, |p| p + 1);
+    if column + s.len() <= WIDTH {
+        // No space of `s` can be past the width: nothing to fold.
+        out.push_str(s);
+        return;
+    }
     let bytes = s.as_bytes();
     let mut prev_space = false;
     let mut plain_from = 0;
@@ -485,6 +547,41 @@ mod tests {
             yaml,
             "---\nbang: '!has(self.x)'\ncolon: 'a: b'\nempty: {}\nflag: \"true\"\nfloat: 1.5\nkind: X\nlist:\n- a\n- j:\n  - true\n  k: 1\nnone: []\nnum: \"124\"\ntext: |-\n  line one\n  line two\n"
         );
+    }
+
+    #[test]
+    fn plain_words_take_the_style_the_full_rules_give() {
+        for word in [
+            "type",
+            "x-kubernetes-list-type",
+            "v1",
+            "apps/v1",
+            "a.b",
+            "int32",
+            "e5",
+            "Yes",
+            "yes",
+            "NO",
+            "n",
+            "nul",
+            "null",
+            "On",
+            "off",
+            "True",
+            "inf",
+            "nan",
+            "a_b",
+            "Z",
+        ] {
+            let plain = choose_style(word, true) == Style::Plain;
+            assert_eq!(is_plain_word(word), plain, "{word}");
+            assert_eq!(choose_style(word, false) == Style::Plain, plain, "{word}");
+        }
+        for not_a_word in [
+            "", "1", "-a", ".inf", "a b", "a:b", "a#b", "é", "a\nb", "~", "<<",
+        ] {
+            assert!(!is_plain_word(not_a_word), "{not_a_word}");
+        }
     }
 
     #[test]

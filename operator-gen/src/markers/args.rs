@@ -142,25 +142,58 @@ pub fn lit_str_value(lit: &LitStr) -> String {
     }
 }
 
+/// The text of a string literal token written without escapes or carriage returns, cut
+/// out of the token's text; `None` for any other literal.
+fn unescaped_text(repr: &str) -> Option<&str> {
+    repr.strip_prefix('"')?
+        .strip_suffix('"')
+        .filter(|text| !text.contains(['\\', '\r']))
+}
+
+/// Whether the argument's value ends at `cursor` (a `,` or the end of the arguments).
+fn value_ends(cursor: syn::buffer::Cursor<'_>) -> bool {
+    cursor.eof() || cursor.punct().is_some_and(|(p, _)| p.as_char() == ',')
+}
+
+/// A value that is a string literal without escapes, the usual marker value, read straight
+/// from its token (syn would decode it character by character, twice). Nothing is consumed
+/// and `None` comes back for any other value, which the caller then parses in full.
+fn plain_string(input: syn::parse::ParseStream<'_>) -> syn::Result<Option<Spanned<String>>> {
+    input.step(|cursor| {
+        if let Some((literal, rest)) = cursor.literal()
+            && value_ends(rest)
+        {
+            let repr = literal.to_string();
+            if let Some(text) = unescaped_text(&repr) {
+                return Ok((Some(Spanned::new(text.to_string(), literal.span())), rest));
+            }
+        }
+        Ok((None, *cursor))
+    })
+}
+
 /// `key = "text"`.
 pub fn string(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<String>> {
-    let lit: LitStr = meta.value()?.parse()?;
+    let input = meta.value()?;
+    if let Some(text) = plain_string(input)? {
+        return Ok(text);
+    }
+    let lit: LitStr = input.parse()?;
     Ok(Spanned::new(lit_str_value(&lit), lit.span()))
 }
 
 /// `key = "a;b;c"` (kubebuilder's list spelling) or `key = ["a", "b", "c"]`.
 pub fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<Vec<String>>> {
-    let expr = value_expr(meta)?;
+    let input = meta.value()?;
+    if let Some(Spanned { value, span }) = plain_string(input)? {
+        return Ok(Spanned::new(split_list(&value), span));
+    }
+    let expr = value_expr(input)?;
     let span = expr.span();
     let items = match &expr {
         Expr::Lit(ExprLit {
             lit: Lit::Str(s), ..
-        }) => lit_str_value(s)
-            .split(';')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(String::from)
-            .collect(),
+        }) => split_list(&lit_str_value(s)),
         Expr::Array(array) => array
             .elems
             .iter()
@@ -181,33 +214,56 @@ pub fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<Vec<String
     Ok(Spanned::new(items, span))
 }
 
+/// kubebuilder's `a;b;c` list spelling, blanks trimmed and empty items dropped.
+fn split_list(text: &str) -> Vec<String> {
+    text.split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect()
+}
+
 /// The value after `key =` as an expression. The usual values, a literal or a negated
 /// literal followed by `,` or the end, are read without syn's expression parser, into the
 /// same expression it would build.
-fn value_expr(meta: &ParseNestedMeta<'_>) -> syn::Result<Expr> {
-    use syn::parse::discouraged::Speculative as _;
-    let input = meta.value()?;
-    let fork = input.fork();
-    let neg: Option<Token![-]> = fork.parse()?;
-    if fork.peek(Lit) {
-        let lit: Lit = fork.parse()?;
-        if fork.is_empty() || fork.peek(Token![,]) {
-            input.advance_to(&fork);
-            let lit = Expr::Lit(ExprLit {
-                attrs: Vec::new(),
-                lit,
-            });
-            return Ok(match neg {
-                Some(minus) => Expr::Unary(ExprUnary {
-                    attrs: Vec::new(),
-                    op: UnOp::Neg(minus),
-                    expr: Box::new(lit),
-                }),
-                None => lit,
-            });
+fn value_expr(input: syn::parse::ParseStream<'_>) -> syn::Result<Expr> {
+    // Looked at token by token: syn's `peek(Lit)` would build the literal just to look.
+    let simple = input.step(|cursor| {
+        let (minus, after_minus) = match cursor.punct() {
+            Some((p, rest)) if p.as_char() == '-' => (Some(Token![-](p.span())), rest),
+            _ => (None, *cursor),
+        };
+        let (lit, rest) = if let Some((literal, rest)) = after_minus.literal() {
+            (Lit::new(literal), rest)
+        } else if let Some((ident, rest)) = after_minus.ident()
+            && (ident == "true" || ident == "false")
+        {
+            let value = ident == "true";
+            (Lit::Bool(syn::LitBool::new(value, ident.span())), rest)
+        } else {
+            return Ok((None, *cursor));
+        };
+        if !value_ends(rest) {
+            return Ok((None, *cursor));
         }
+        let lit = Expr::Lit(ExprLit {
+            attrs: Vec::new(),
+            lit,
+        });
+        let expr = match minus {
+            Some(minus) => Expr::Unary(ExprUnary {
+                attrs: Vec::new(),
+                op: UnOp::Neg(minus),
+                expr: Box::new(lit),
+            }),
+            None => lit,
+        };
+        Ok((Some(expr), rest))
+    })?;
+    match simple {
+        Some(expr) => Ok(expr),
+        None => input.parse(),
     }
-    input.parse()
 }
 
 /// A bare `key` (true) or `key = true|false`.
@@ -228,7 +284,7 @@ pub fn unsigned(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<u64>> {
 
 /// `key = -3` (an integer that fits in i32, as Kubernetes' int32 fields require).
 pub fn int32(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<i32>> {
-    let expr = value_expr(meta)?;
+    let expr = value_expr(meta.value()?)?;
     let span = expr.span();
     match literal_json(&expr)? {
         serde_json::Value::Number(n) => n
@@ -242,7 +298,7 @@ pub fn int32(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<i32>> {
 
 /// `key = 1.5` or `key = -2` as a JSON number.
 pub fn number(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<serde_json::Number>> {
-    let expr = value_expr(meta)?;
+    let expr = value_expr(meta.value()?)?;
     let span = expr.span();
     match literal_json(&expr)? {
         serde_json::Value::Number(n) => Ok(Spanned::new(n, span)),
@@ -255,7 +311,7 @@ pub fn number(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<serde_json::Num
 
 /// `key = <literal>`: a string, number, bool or a `[...]` list of those, as JSON.
 pub fn json(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<serde_json::Value>> {
-    let expr = value_expr(meta)?;
+    let expr = value_expr(meta.value()?)?;
     Ok(Spanned::new(literal_json(&expr)?, expr.span()))
 }
 
@@ -401,6 +457,73 @@ pub fn require<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Runs `read` on the value of `k` in `#[m(k = <value>, next)]`.
+    fn read_value<T>(value: &str, read: impl Fn(&ParseNestedMeta<'_>) -> syn::Result<T>) -> T {
+        let attr: syn::Attribute = syn::parse_quote!(#[m(k = VALUE, next)]);
+        let text = quote::quote!(#attr).to_string().replace("VALUE", value);
+        let attr = syn::parse::Parser::parse_str(syn::Attribute::parse_outer, &text).unwrap();
+        let mut out = None;
+        attr[0]
+            .parse_nested_meta(|meta| {
+                if meta.path.is_ident("k") {
+                    out = Some(read(&meta)?);
+                }
+                Ok(())
+            })
+            .unwrap();
+        out.unwrap()
+    }
+
+    #[test]
+    fn values_read_token_by_token_equal_what_syn_parses() {
+        use quote::ToTokens as _;
+        for value in [
+            "1",
+            "-1",
+            "- 2.5",
+            "1e3",
+            "0x1F",
+            "true",
+            "false",
+            "-true",
+            "\"text\"",
+            "\"esc\\n\"",
+            "r\"raw\"",
+            "[1, 2]",
+            "\"a\" + \"b\"",
+            "1 + 2",
+            "-x",
+            "json!({})",
+        ] {
+            let ours = read_value(value, |meta| value_expr(meta.value()?));
+            let syns = read_value(value, |meta| meta.value()?.parse::<Expr>());
+            assert_eq!(
+                ours.to_token_stream().to_string(),
+                syns.to_token_stream().to_string(),
+                "{value}"
+            );
+            // The same tree, spans aside (each side parsed its own copy of the text).
+            let tree = |e: &Expr| {
+                let text = format!("{e:?}").replace(char::is_whitespace, "");
+                let mut parts = text.split("bytes(");
+                let first = parts.next().unwrap_or_default().to_string();
+                parts.fold(first, |tree, part| {
+                    tree + part.split_once(')').map_or(part, |(_, rest)| rest)
+                })
+            };
+            assert_eq!(tree(&ours), tree(&syns), "{value}");
+        }
+        for (value, expected) in [
+            ("\"a;b ; ;c\"", vec!["a", "b", "c"]),
+            ("\"with \\\"escape\\\";x\"", vec!["with \"escape\"", "x"]),
+            ("[\"a\", \"b;c\"]", vec!["a", "b;c"]),
+        ] {
+            assert_eq!(read_value(value, string_list).value, expected, "{value}");
+        }
+        assert_eq!(read_value("\"plain\"", string).value, "plain");
+        assert_eq!(read_value("\"tab\\t\"", string).value, "tab\t");
+    }
 
     #[test]
     fn string_values_read_the_same_as_syn_decodes_them() {
