@@ -108,8 +108,12 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::FAILURE);
     }
+    // One write for the whole report: stderr is unbuffered, and a large API changes a
+    // thousand files.
+    let mut report = String::new();
     for path in output::write_all(&artifacts, &layout)? {
-        eprintln!("wrote {}", path.display());
+        report.push_str(&format!("wrote {}\n", path.display()));
     }
+    std::io::stderr().lock().write_all(report.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -568,18 +568,25 @@ impl Skeleton {
             };
         }
         if segs.len() == 1 {
-            if let Some(decl) = self.lookup(module, &name) {
+            // Only an import can make a name the crate never declares refer to a local
+            // type; `String`, `i32`, `Option` and other foreign names skip the rest.
+            let declared = self.by_name.get(&name);
+            if declared.is_some()
+                && let Some(decl) = self.lookup(module, &name)
+            {
                 return Resolved::Local(decl);
             }
             if let Some(full) = self.uses.get(module).and_then(|u| u.get(&name)) {
                 return self.resolve_import(module, full, depth);
             }
-            for glob in self.globs.get(module).into_iter().flatten() {
-                if let Some(decl) = self.glob_lookup(module, glob, &name) {
-                    return Resolved::Local(decl);
+            if declared.is_some() {
+                for glob in self.globs.get(module).into_iter().flatten() {
+                    if let Some(decl) = self.glob_lookup(module, glob, &name) {
+                        return Resolved::Local(decl);
+                    }
                 }
             }
-            return match self.by_name.get(&name).map(Vec::as_slice) {
+            return match declared.map(Vec::as_slice) {
                 Some([only]) => Resolved::Local(*only),
                 Some(many) if many.len() > 1 => Resolved::Ambiguous(many.to_vec()),
                 _ => Resolved::External(segs.to_vec()),
