@@ -32,8 +32,19 @@ pub struct SchemaBuilder<'a, 'i> {
     options: &'i Options,
     /// Types being built, innermost last, to detect recursion.
     stack: Vec<usize>,
-    cache: HashMap<usize, Option<JSONSchemaProps>>,
+    cache: HashMap<usize, Cached>,
     pub file_problems: Vec<(&'a SourceFile, Span, String)>,
+}
+
+/// What the builder remembers of a declared type's schema.
+#[derive(Debug)]
+enum Cached {
+    /// Built once and handed out without a copy. Most types are used once, and a schema
+    /// copy per type doubled the memory of a large API; a type used again is built again,
+    /// and kept from then on.
+    Once,
+    /// Kept for every further use (`None`: the type has errors, already reported).
+    Kept(Option<Box<JSONSchemaProps>>),
 }
 
 /// Where a type expression was written: its module (for name resolution) and file.
@@ -151,8 +162,8 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
         id: usize,
         use_span: (&'a SourceFile, Span),
     ) -> Option<JSONSchemaProps> {
-        if let Some(done) = self.cache.get(&id) {
-            return done.clone();
+        if let Some(Cached::Kept(done)) = self.cache.get(&id) {
+            return done.as_deref().cloned();
         }
         let decl = self.index.decl(id);
         if let Some(pos) = self.stack.iter().position(|d| *d == id) {
@@ -180,7 +191,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                     decl.name()
                 ),
             );
-            self.cache.insert(id, None);
+            self.cache.insert(id, Cached::Kept(None));
             return None;
         }
         self.stack.push(id);
@@ -227,7 +238,16 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             self.push_diags(decl.file, diags);
             self.apply_markers(decl.file, schema, &markers);
         }
-        self.cache.insert(id, schema.clone());
+        match self.cache.get(&id) {
+            None => {
+                self.cache.insert(id, Cached::Once);
+            }
+            // Built before, or found to be recursive while it was being built.
+            Some(_) => {
+                self.cache
+                    .insert(id, Cached::Kept(schema.clone().map(Box::new)));
+            }
+        }
         schema
     }
 
@@ -1258,6 +1278,84 @@ fn apply_validation(schema: &mut JSONSchemaProps, v: &Spanned<Validation>) -> Re
 #[cfg(test)]
 mod tests {
     use super::cel_field;
+
+    fn generate(text: &str) -> Result<crate::Generated, crate::Error> {
+        crate::generate_from_texts(
+            std::path::Path::new("src"),
+            vec![("src/lib.rs".into(), text.to_string())],
+            &crate::Options::default(),
+        )
+    }
+
+    #[test]
+    fn a_type_used_many_times_has_the_same_schema_at_every_use() {
+        let generated = generate(
+            r#"
+            #[derive(CustomResource)]
+            #[resource(group = "test.example.com", version = "v1")]
+            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
+            #[derive(Schema)]
+            pub struct ThingSpec {
+                pub first: Shared,
+                pub second: Option<Shared>,
+                pub third: Vec<Shared>,
+                pub fourth: Shared,
+            }
+            /// Shared is used four times.
+            #[derive(Schema)]
+            #[validation(max_properties = 3)]
+            pub struct Shared {
+                #[validation(minimum = 1)]
+                pub count: i32,
+            }
+            "#,
+        )
+        .unwrap();
+        let spec = crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
+            ["openAPIV3Schema"]["properties"]["spec"]["properties"]
+            .clone();
+        let first = &spec["first"];
+        assert_eq!(first["description"], "Shared is used four times.");
+        assert_eq!(first["maxProperties"], 3);
+        assert_eq!(first["properties"]["count"]["minimum"], 1);
+        assert_eq!(&spec["second"], first);
+        assert_eq!(&spec["third"]["items"], first);
+        assert_eq!(&spec["fourth"], first);
+    }
+
+    #[test]
+    fn a_broken_type_used_many_times_is_reported_once() {
+        let err = generate(
+            r#"
+            #[derive(CustomResource)]
+            #[resource(group = "test.example.com", version = "v1")]
+            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
+            #[derive(Schema)]
+            pub struct ThingSpec { pub a: Node, pub b: Node, pub c: Vec<Node>, pub d: Bad, pub e: Bad }
+            #[derive(Schema)]
+            pub struct Node { pub children: Vec<Node> }
+            #[derive(Schema)]
+            pub struct Bad { pub pair: (i32, i32) }
+            "#,
+        )
+        .unwrap_err();
+        let crate::Error::Invalid(errors) = err else {
+            panic!("{err}")
+        };
+        let messages: Vec<String> = errors
+            .iter()
+            .map(|e| format!("{}:{} {}", e.line, e.column, e.message))
+            .collect();
+        assert_eq!(messages.len(), 2, "{messages:#?}");
+        assert!(
+            messages[0].starts_with("8:49 recursive type: Node -> Node"),
+            "{messages:#?}"
+        );
+        assert!(
+            messages[1].starts_with("10:40 unsupported type `(i32 , i32)`"),
+            "{messages:#?}"
+        );
+    }
 
     #[test]
     fn cel_names_are_escaped_as_the_api_server_expects() {
