@@ -171,7 +171,17 @@ pub struct Generated {
 /// Reads the Rust sources under `paths` and generates CRDs and RBAC roles.
 pub fn generate(paths: &[PathBuf], options: &Options) -> Result<Generated, Error> {
     let inputs = source::read_inputs(paths)?;
-    pipeline::run(&inputs, options)
+    let (crds, roles) = pipeline::run(&inputs, options, &|crd| crd)?;
+    Ok(Generated { crds, roles })
+}
+
+/// The files of [`generate`]: `generate(paths, options)?.artifacts()`, with each CRD
+/// rendered on the thread that built it and dropped right after, so a large API never
+/// holds all of its CRD objects in memory (the command line uses this).
+pub fn generate_artifacts(paths: &[PathBuf], options: &Options) -> Result<Vec<Artifact>, Error> {
+    let inputs = source::read_inputs(paths)?;
+    let (crds, roles) = pipeline::run(&inputs, options, &|crd| output::crd_artifact(&crd))?;
+    Ok(output::with_roles(crds, &roles))
 }
 
 /// Generates from sources already in memory (`(path, text)` pairs; module paths are taken
@@ -189,5 +199,6 @@ pub fn generate_from_texts(
             text,
         })
         .collect();
-    pipeline::run(&inputs, options)
+    let (crds, roles) = pipeline::run(&inputs, options, &|crd| crd)?;
+    Ok(Generated { crds, roles })
 }

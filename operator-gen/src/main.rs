@@ -73,11 +73,9 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         allow_dangerous_types: cli.allow_dangerous_types,
         role_name: cli.role_name.clone(),
     };
-    // The process ends when `run` returns: freeing the objects and texts of a large API one
-    // by one would only add time, so they are left to the operating system.
-    let generated = std::mem::ManuallyDrop::new(operator_gen::generate(&cli.paths, &options)?);
-    let artifacts: Vec<_> = generated
-        .artifacts()
+    // The process ends when `run` returns: freeing the files of a large API one by one
+    // would only add time, so they are left to the operating system.
+    let artifacts: Vec<_> = operator_gen::generate_artifacts(&cli.paths, &options)?
         .into_iter()
         .filter(|a| match cli.what {
             What::All => true,

@@ -97,35 +97,41 @@ pub fn crd_yaml(crd: &CustomResourceDefinition) -> String {
     )])
 }
 
+/// The file of one CRD.
+pub fn crd_artifact(crd: &CustomResourceDefinition) -> Artifact {
+    Artifact {
+        kind: ArtifactKind::Crd,
+        file_name: crd_file_name(crd),
+        contents: crd_yaml(crd),
+    }
+}
+
+/// All files in their fixed order: the CRD files by name, then the role file (when there
+/// are roles).
+pub(crate) fn with_roles(mut crds: Vec<Artifact>, roles: &[RbacRole]) -> Vec<Artifact> {
+    crds.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+    if !roles.is_empty() {
+        let docs: Vec<Node> = roles
+            .iter()
+            .map(|r| match r {
+                RbacRole::Cluster(c) => document(c, "rbac.authorization.k8s.io/v1", "ClusterRole"),
+                RbacRole::Namespaced(r) => document(r, "rbac.authorization.k8s.io/v1", "Role"),
+            })
+            .collect();
+        crds.push(Artifact {
+            kind: ArtifactKind::Rbac,
+            file_name: ROLE_FILE.into(),
+            contents: yaml::to_yaml_stream(&docs),
+        });
+    }
+    crds
+}
+
 impl Generated {
     /// All files, in a fixed order: CRDs by file name, then the role file.
     pub fn artifacts(&self) -> Vec<Artifact> {
-        let render = |crd: &CustomResourceDefinition| Artifact {
-            kind: ArtifactKind::Crd,
-            file_name: crd_file_name(crd),
-            contents: crd_yaml(crd),
-        };
         // Rendering is independent per CRD: large APIs use every core.
-        let mut out: Vec<Artifact> = parallel_map(&self.crds, render);
-        out.sort_by(|a, b| a.file_name.cmp(&b.file_name));
-        if !self.roles.is_empty() {
-            let docs: Vec<Node> = self
-                .roles
-                .iter()
-                .map(|r| match r {
-                    RbacRole::Cluster(c) => {
-                        document(c, "rbac.authorization.k8s.io/v1", "ClusterRole")
-                    }
-                    RbacRole::Namespaced(r) => document(r, "rbac.authorization.k8s.io/v1", "Role"),
-                })
-                .collect();
-            out.push(Artifact {
-                kind: ArtifactKind::Rbac,
-                file_name: ROLE_FILE.into(),
-                contents: yaml::to_yaml_stream(&docs),
-            });
-        }
-        out
+        with_roles(parallel_map(&self.crds, crd_artifact), &self.roles)
     }
 }
 

@@ -27,7 +27,7 @@ use crate::markers::{
 };
 use crate::schema::SchemaBuilder;
 use crate::source::{FileSummary, Index, Input, Skeleton, SourceFile, TypeDecl};
-use crate::{Error, Generated, LocatedError, Options, crd, output, rbac};
+use crate::{Error, LocatedError, Options, RbacRole, crd, output, rbac};
 
 /// Inputs smaller than this (in bytes) stay on the calling thread.
 const PARALLEL_FROM_BYTES: usize = 64 * 1024;
@@ -61,28 +61,43 @@ struct Plan {
     assigned: Vec<Vec<usize>>,
 }
 
-/// Round two's report of a worker: built CRDs by position in `Plan::crds`, and problems.
-type RoundTwo = (Vec<(usize, CustomResourceDefinition)>, Vec<LocatedError>);
+/// Round two's report of a worker: what it made of each CRD it built (see [`run`]), by
+/// position in `Plan::crds`, and problems.
+type RoundTwo<T> = (Vec<(usize, T)>, Vec<LocatedError>);
 
-pub fn run(inputs: &[Input], options: &Options) -> Result<Generated, Error> {
+/// The CRDs (each passed through `emit` by the worker that built it, in (group, kind)
+/// order) and the RBAC roles of `inputs`, or every problem found.
+///
+/// `emit` is where a CRD can become its file: rendered on the thread that built it, the
+/// object is gone before the next one is built, so a large API never holds all its CRDs.
+pub fn run<T: Send>(
+    inputs: &[Input],
+    options: &Options,
+    emit: &(impl Fn(CustomResourceDefinition) -> T + Sync),
+) -> Result<(Vec<T>, Vec<RbacRole>), Error> {
     let total: usize = inputs.iter().map(|i| i.text.len()).sum();
     let threads = if total < PARALLEL_FROM_BYTES {
         1
     } else {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     };
-    run_on(inputs, options, threads)
+    run_on(inputs, options, threads, emit)
 }
 
 /// [`run`] on up to `threads` workers (one per input at most).
-fn run_on(inputs: &[Input], options: &Options, threads: usize) -> Result<Generated, Error> {
+fn run_on<T: Send>(
+    inputs: &[Input],
+    options: &Options,
+    threads: usize,
+    emit: &(impl Fn(CustomResourceDefinition) -> T + Sync),
+) -> Result<(Vec<T>, Vec<RbacRole>), Error> {
     let threads = threads.min(inputs.len()).max(1);
     let queue = Queue::new(inputs);
     if threads == 1 {
         let cells = cells(inputs.len());
         let (facts, mut kinds) = round_one(inputs, &queue, &cells);
         let (plan, rbac, errors) = plan(vec![facts.map_err(syntax_errors)?], 1);
-        let built = round_two(0, inputs, &cells, &mut kinds, &plan, options);
+        let built = round_two(0, inputs, &cells, &mut kinds, &plan, options, emit);
         return finish(vec![built], rbac, errors, options);
     }
 
@@ -104,7 +119,7 @@ fn run_on(inputs: &[Input], options: &Options, threads: usize) -> Result<Generat
                 drop(report);
                 // No plan comes when generation stops after round one.
                 match plan_receiver.recv() {
-                    Ok(plan) => round_two(w, inputs, &cells, &mut kinds, &plan, options),
+                    Ok(plan) => round_two(w, inputs, &cells, &mut kinds, &plan, options, emit),
                     Err(_) => (Vec::new(), Vec::new()),
                 }
             }));
@@ -294,14 +309,15 @@ fn plan(
 }
 
 /// Builds the CRDs assigned to worker `w`.
-fn round_two(
+fn round_two<T>(
     w: usize,
     inputs: &[Input],
     cells: &[OnceCell<SourceFile>],
     read: &mut KindMarkers,
     plan: &Plan,
     options: &Options,
-) -> RoundTwo {
+    emit: &impl Fn(CustomResourceDefinition) -> T,
+) -> RoundTwo<T> {
     let index = Index::new(&plan.skeleton, inputs, cells);
     let mut builder = SchemaBuilder::new(&index, options);
     let mut problems = Vec::new();
@@ -337,7 +353,7 @@ fn round_two(
             if let Some(max) = options.max_desc_len {
                 output::truncate_descriptions(&mut c, max);
             }
-            built.push((pos, c));
+            built.push((pos, emit(c)));
         }
     }
     let errors = located(problems, builder.file_problems);
@@ -351,13 +367,13 @@ fn syntax_errors(mut errors: Vec<LocatedError>) -> Error {
 }
 
 /// Puts the workers' CRDs in order and the RBAC roles next to them, or returns every problem.
-fn finish(
-    built: Vec<RoundTwo>,
+fn finish<T>(
+    built: Vec<RoundTwo<T>>,
     rbac: Vec<RbacMarker>,
     mut errors: Vec<LocatedError>,
     options: &Options,
-) -> Result<Generated, Error> {
-    let mut crds: Vec<(usize, CustomResourceDefinition)> = Vec::new();
+) -> Result<(Vec<T>, Vec<RbacRole>), Error> {
+    let mut crds: Vec<(usize, T)> = Vec::new();
     for (c, e) in built {
         crds.extend(c);
         errors.extend(e);
@@ -368,10 +384,10 @@ fn finish(
         return Err(Error::Invalid(errors));
     }
     crds.sort_by_key(|(pos, _)| *pos);
-    Ok(Generated {
-        crds: crds.into_iter().map(|(_, c)| c).collect(),
-        roles: rbac::build_roles(&rbac, &options.role_name),
-    })
+    Ok((
+        crds.into_iter().map(|(_, c)| c).collect(),
+        rbac::build_roles(&rbac, &options.role_name),
+    ))
 }
 
 /// Problems with their file positions, ready to cross threads.
@@ -416,8 +432,8 @@ mod tests {
 
     /// The outcome as text: CRDs and roles, or every error message.
     fn outcome(inputs: &[Input], options: &Options, threads: usize) -> String {
-        match run_on(inputs, options, threads) {
-            Ok(g) => format!("{:?}\n{:?}", g.crds, g.roles),
+        match run_on(inputs, options, threads, &|crd| crd) {
+            Ok((crds, roles)) => format!("{crds:?}\n{roles:?}"),
             Err(e) => e.to_string(),
         }
     }
@@ -507,12 +523,8 @@ mod tests {
             })
             .collect();
         same_on_any_number_of_threads(&inputs, &Options::default());
-        let generated = run_on(&inputs, &Options::default(), 2).unwrap();
-        let kinds: Vec<&str> = generated
-            .crds
-            .iter()
-            .map(|c| c.spec.names.kind.as_str())
-            .collect();
+        let (crds, _) = run_on(&inputs, &Options::default(), 2, &|crd| crd).unwrap();
+        let kinds: Vec<&str> = crds.iter().map(|c| c.spec.names.kind.as_str()).collect();
         assert_eq!(kinds, ["Alpha", "Bravo", "Charlie", "Delta"]);
     }
 

@@ -146,6 +146,29 @@ fn generating_twice_gives_identical_bytes() {
 }
 
 #[test]
+fn files_rendered_by_the_workers_equal_the_files_of_the_objects() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut crates = vec![repo.join("memcached/src")];
+    for case in std::fs::read_dir(repo.join("testdata/parity")).unwrap() {
+        crates.push(case.unwrap().path().join("rust"));
+    }
+    let options = operator_gen::Options {
+        allow_dangerous_types: true,
+        max_desc_len: Some(40),
+        ..options()
+    };
+    let mut files = 0;
+    for src in crates.iter().filter(|c| c.is_dir()) {
+        let paths = std::slice::from_ref(src);
+        let direct = operator_gen::generate_artifacts(paths, &options).unwrap();
+        let objects = operator_gen::generate(paths, &options).unwrap();
+        assert_eq!(direct, objects.artifacts(), "{}", src.display());
+        files += direct.len();
+    }
+    assert!(files > 15, "only {files} files compared");
+}
+
+#[test]
 fn max_desc_len_shortens_and_zero_drops_descriptions() {
     let case = dir("golden").join("validation").join("input.rs");
     let opts = operator_gen::Options {
