@@ -98,7 +98,7 @@ fn run_on<T: Send>(
         let (facts, mut kinds) = round_one(inputs, &queue, &cells);
         let (plan, rbac, errors) = plan(vec![facts.map_err(syntax_errors)?], 1);
         let built = round_two(0, inputs, &cells, &mut kinds, &plan, options, emit);
-        return finish(vec![built], rbac, errors, options);
+        return finish(vec![built], roles(&rbac, options), errors);
     }
 
     std::thread::scope(|scope| {
@@ -150,7 +150,9 @@ fn run_on<T: Send>(
         for sender in &plan_senders {
             let _ = sender.send(plan.clone());
         }
-        finish(join(workers), rbac, errors, options)
+        // The roles are made here while the workers build the CRDs.
+        let roles = roles(&rbac, options);
+        finish(join(workers), roles, errors)
     })
 }
 
@@ -366,12 +368,15 @@ fn syntax_errors(mut errors: Vec<LocatedError>) -> Error {
     Error::Invalid(errors)
 }
 
+fn roles(rbac: &[RbacMarker], options: &Options) -> Vec<RbacRole> {
+    rbac::build_roles(rbac, &options.role_name)
+}
+
 /// Puts the workers' CRDs in order and the RBAC roles next to them, or returns every problem.
 fn finish<T>(
     built: Vec<RoundTwo<T>>,
-    rbac: Vec<RbacMarker>,
+    roles: Vec<RbacRole>,
     mut errors: Vec<LocatedError>,
-    options: &Options,
 ) -> Result<(Vec<T>, Vec<RbacRole>), Error> {
     let mut crds: Vec<(usize, T)> = Vec::new();
     for (c, e) in built {
@@ -384,10 +389,7 @@ fn finish<T>(
         return Err(Error::Invalid(errors));
     }
     crds.sort_by_key(|(pos, _)| *pos);
-    Ok((
-        crds.into_iter().map(|(_, c)| c).collect(),
-        rbac::build_roles(&rbac, &options.role_name),
-    ))
+    Ok((crds.into_iter().map(|(_, c)| c).collect(), roles))
 }
 
 /// Problems with their file positions, ready to cross threads.
