@@ -137,10 +137,12 @@ impl fmt::Display for LocatedError {
 /// Why generation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("cannot read {path}: {source}")]
+    // The I/O error is part of the message and deliberately not the error's `source`:
+    // reporters that print the chain (anyhow's `{:#}`) would say it twice.
+    #[error("cannot read {path}: {error}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{}", render_errors(.0))]
     Invalid(Vec<LocatedError>),

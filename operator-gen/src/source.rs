@@ -33,16 +33,16 @@ pub fn rust_files(paths: &[PathBuf]) -> Result<Vec<(PathBuf, PathBuf)>, Error> {
             ));
         } else if root.is_dir() {
             let mut found = Vec::new();
-            walk(root, &mut found).map_err(|source| Error::Io {
+            walk(root, &mut found).map_err(|error| Error::Io {
                 path: root.clone(),
-                source,
+                error,
             })?;
             found.sort();
             files.extend(found.into_iter().map(|f| (f, root.clone())));
         } else {
             return Err(Error::Io {
                 path: root.clone(),
-                source: std::io::Error::new(
+                error: std::io::Error::new(
                     std::io::ErrorKind::NotFound,
                     "no such file or directory",
                 ),
@@ -267,9 +267,9 @@ pub fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, Error> {
     files
         .into_iter()
         .map(|(path, root)| {
-            let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
+            let text = std::fs::read_to_string(&path).map_err(|error| Error::Io {
                 path: path.clone(),
-                source,
+                error,
             })?;
             Ok(Input { path, root, text })
         })

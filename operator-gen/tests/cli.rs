@@ -1,0 +1,142 @@
+//! The `operator-gen` command as a user runs it: files written, reports, exit codes.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn operator_gen(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_operator-gen"))
+        .args(args)
+        .output()
+        .expect("operator-gen runs")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+const API: &str = r#"
+/// Widget is a kind.
+#[derive(CustomResource)]
+#[resource(group = "cli.example.com", version = "v1")]
+pub struct Widget {
+    pub metadata: ObjectMeta,
+    pub spec: WidgetSpec,
+}
+
+/// WidgetSpec is the spec.
+#[derive(Schema)]
+pub struct WidgetSpec {
+    /// Size is a size.
+    #[validation(minimum = 1)]
+    pub size: i32,
+}
+
+#[rbac(groups = "cli.example.com", resources = "widgets", verbs = "get;list")]
+pub fn reconcile() {}
+"#;
+
+fn api(dir: &Path) -> String {
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(src.join("lib.rs"), API).unwrap();
+    src.display().to_string()
+}
+
+#[test]
+fn writes_the_config_layout_reports_each_file_once_and_leaves_unchanged_files_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = api(dir.path());
+    let config = dir.path().join("config");
+    let config = config.to_str().unwrap();
+
+    let first = operator_gen(&["all", "--paths", &src, "--out", config]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let crd = dir
+        .path()
+        .join("config/crd/bases/cli.example.com_widgets.yaml");
+    let role = dir.path().join("config/rbac/role.yaml");
+    assert_eq!(
+        stderr(&first),
+        format!("wrote {}\nwrote {}\n", crd.display(), role.display())
+    );
+    assert!(
+        std::fs::read_to_string(&crd)
+            .unwrap()
+            .contains("minimum: 1")
+    );
+    assert!(
+        std::fs::read_to_string(&role)
+            .unwrap()
+            .contains("- widgets")
+    );
+
+    let again = operator_gen(&["all", "--paths", &src, "--out", config]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(stderr(&again), "", "nothing changed, nothing written");
+
+    let check = operator_gen(&["all", "--paths", &src, "--out", config, "--check"]);
+    assert!(check.status.success(), "{}", stderr(&check));
+    std::fs::write(&role, "stale\n").unwrap();
+    let check = operator_gen(&["all", "--paths", &src, "--out", config, "--check"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(
+        stderr(&check).contains("role.yaml is stale"),
+        "{}",
+        stderr(&check)
+    );
+    assert_eq!(std::fs::read_to_string(&role).unwrap(), "stale\n");
+}
+
+#[test]
+fn stdout_gets_the_same_files_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = api(dir.path());
+    let out = operator_gen(&["all", "--paths", &src, "--stdout"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let crd = text.find("kind: CustomResourceDefinition").expect("a CRD");
+    let role = text.find("kind: ClusterRole").expect("a role");
+    assert!(crd < role, "{text}");
+    let only_rbac = operator_gen(&["rbac", "--paths", &src, "--stdout"]);
+    let only_rbac = String::from_utf8(only_rbac.stdout).unwrap();
+    assert!(
+        !only_rbac.contains("CustomResourceDefinition"),
+        "{only_rbac}"
+    );
+    assert!(only_rbac.contains("kind: ClusterRole"), "{only_rbac}");
+}
+
+#[test]
+fn a_missing_path_is_named_once_with_its_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope");
+    let missing = missing.to_str().unwrap();
+    let out = operator_gen(&["all", "--paths", missing, "--stdout"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!("cannot read {missing}: no such file or directory\n")
+    );
+}
+
+#[test]
+fn bad_markers_fail_with_their_location_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = api(dir.path());
+    std::fs::write(
+        Path::new(&src).join("lib.rs"),
+        API.replace("minimum = 1", "minimun = 1"),
+    )
+    .unwrap();
+    let config = dir.path().join("config");
+    let out = operator_gen(&["all", "--paths", &src, "--out", config.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("lib.rs:14:18: error: unknown argument `minimun`"),
+        "{err}"
+    );
+    assert!(err.contains("did you mean `minimum`?"), "{err}");
+    assert!(err.contains("nothing was written"), "{err}");
+    assert!(!config.exists(), "no config directory after an error");
+}
