@@ -9,7 +9,9 @@
 //! [`schema`]/[`crd`]/[`rbac`] (k8s-openapi objects) → [`output`] (YAML artifacts) → a sink.
 //! Parsing and building run on every core: syn's trees stay on the thread that parsed
 //! them, names resolve through a thread-free [`source::Skeleton`], and the output does not
-//! depend on the number of threads.
+//! depend on the number of threads. [`generate`] returns the typed objects;
+//! [`generate_artifacts`] goes straight to the files, each CRD rendered by the thread that
+//! built it, which keeps the memory of large APIs down.
 //!
 //! ```no_run
 //! let generated = operator_gen::generate(&["memcached/src".into()], &operator_gen::Options::default())?;
