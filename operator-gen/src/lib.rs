@@ -23,6 +23,7 @@
 //!
 //! The marker grammar in [`markers`] is also what `operator-derive` checks at compile time.
 
+mod bodies;
 pub mod crd;
 pub mod diagnostics;
 pub mod docs;

@@ -84,8 +84,9 @@ pub fn parse_text(
 
 /// Parses a file as `syn::parse_file` does, except that function bodies are left out:
 /// operator-gen reads items and their attributes, never statements, and in an operator's
-/// crate the statements are most of the tokens (40% of the parse of the memcached crate).
-/// A body's syntax errors are the compiler's to report.
+/// crate the statements are most of the tokens. They are blanked in the text before lexing
+/// ([`crate::bodies`]) and emptied in the tokens after it. A body's syntax errors are the
+/// compiler's to report.
 fn parse_items(text: &str) -> syn::Result<syn::File> {
     let mut content = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut shebang = None;
@@ -94,7 +95,14 @@ fn parse_items(text: &str) -> syn::Result<syn::File> {
         shebang = Some(content[..end].to_string());
         content = &content[end..];
     }
-    let tokens: proc_macro2::TokenStream = content.parse().map_err(syn::Error::from)?;
+    // Bodies blanked in the text are not even lexed; the token pass below empties them in
+    // any case, and it alone decides.
+    let blanked = crate::bodies::blank_fn_bodies(content);
+    let tokens: proc_macro2::TokenStream = blanked
+        .as_deref()
+        .unwrap_or(content)
+        .parse()
+        .map_err(syn::Error::from)?;
     let mut file: syn::File = syn::parse2(without_fn_bodies(tokens))?;
     file.shebang = shebang;
     Ok(file)
@@ -102,7 +110,7 @@ fn parse_items(text: &str) -> syn::Result<syn::File> {
 
 /// `tokens` with the body of every `fn name ...` item emptied (`{}`, with the body's span),
 /// at this level and inside `impl`, `trait` and `mod` blocks.
-fn without_fn_bodies(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+pub(crate) fn without_fn_bodies(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
     #[derive(PartialEq)]
     enum Seen {
