@@ -108,10 +108,10 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     }
     // One write for the whole report: stderr is unbuffered, and a large API changes a
     // thousand files.
-    let mut report = String::new();
-    for path in output::write_all(&artifacts, &layout)? {
-        report.push_str(&format!("wrote {}\n", path.display()));
-    }
+    let report: String = output::write_all(&artifacts, &layout)?
+        .iter()
+        .map(|path| format!("wrote {}\n", path.display()))
+        .collect();
     std::io::stderr().lock().write_all(report.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -518,11 +518,7 @@ mod tests {
         };
         let inputs: Vec<Input> = [("a", ["Bravo", "Delta"]), ("b", ["Alpha", "Charlie"])]
             .iter()
-            .map(|(file, kinds)| Input {
-                path: PathBuf::from(format!("src/{file}.rs")),
-                root: PathBuf::from("src"),
-                text: kinds.iter().map(|k| kind(k)).collect(),
-            })
+            .map(|(file, kinds)| input(file, &kinds.iter().map(|k| kind(k)).collect::<String>()))
             .collect();
         same_on_any_number_of_threads(&inputs, &Options::default());
         let (crds, _) = run_on(&inputs, &Options::default(), 2, &|crd| crd).unwrap();
