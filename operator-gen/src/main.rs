@@ -20,7 +20,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
     about = "Generate CRDs and RBAC roles from marker attributes in Rust sources",
     long_about = "Reads #[resource], #[validation], #[schema], #[rbac], ... attributes from the Rust files under \
                   --paths (without compiling them) and writes kubebuilder's config/ layout: \
-                  <out>/crd/bases/<group>_<plural>.yaml and <out>/rbac/role.yaml."
+                  <out>/crd/bases/<group>_<plural>.yaml and <out>/rbac/role.yaml. Only the files of the \
+                  generators that ran are written or removed: `rbac` never touches crd/bases, and \
+                  hand-written files beside role.yaml are left alone. A write is all or nothing, \
+                  also when it is interrupted (the next run restores the files an interrupted \
+                  one had replaced)."
 )]
 struct Cli {
     /// What to generate.
@@ -75,13 +79,14 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     };
     // The process ends when `run` returns: freeing the files of a large API one by one
     // would only add time, so they are left to the operating system.
+    let ran: &[ArtifactKind] = match cli.what {
+        What::All => &ArtifactKind::ALL,
+        What::Crd => &[ArtifactKind::Crd],
+        What::Rbac => &[ArtifactKind::Rbac],
+    };
     let artifacts: Vec<_> = operator_gen::generate_artifacts(&cli.paths, &options)?
         .into_iter()
-        .filter(|a| match cli.what {
-            What::All => true,
-            What::Crd => a.kind == ArtifactKind::Crd,
-            What::Rbac => a.kind == ArtifactKind::Rbac,
-        })
+        .filter(|a| ran.contains(&a.kind))
         .collect();
     let artifacts = std::mem::ManuallyDrop::new(artifacts);
     if cli.stdout {
@@ -94,7 +99,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     }
     let layout = Layout::kubebuilder(&cli.out);
     if cli.check {
-        let drift = output::check(&artifacts, &layout);
+        let drift = output::check(&artifacts, &layout, ran);
         if drift.is_empty() {
             return Ok(ExitCode::SUCCESS);
         }
@@ -108,10 +113,19 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     }
     // One write for the whole report: stderr is unbuffered, and a large API changes a
     // thousand files.
-    let report: String = output::write_all(&artifacts, &layout)?
+    let mut report: String = output::recover(&layout)?
         .iter()
-        .map(|path| format!("wrote {}\n", path.display()))
+        .map(|path| {
+            format!(
+                "restored {} (an earlier run was interrupted)\n",
+                path.display()
+            )
+        })
         .collect();
+    for path in output::write_all(&artifacts, &layout, ran)? {
+        let verb = if path.exists() { "wrote" } else { "removed" };
+        report.push_str(&format!("{verb} {}\n", path.display()));
+    }
     std::io::stderr().lock().write_all(report.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -140,3 +140,84 @@ fn bad_markers_fail_with_their_location_and_nothing_is_written() {
     assert!(err.contains("nothing was written"), "{err}");
     assert!(!config.exists(), "no config directory after an error");
 }
+
+/// Every file under `dir` with its contents, sorted.
+fn files(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn each_generator_alone_touches_only_its_own_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = api(dir.path());
+    let config = dir.path().join("config");
+    let out_dir = config.to_str().unwrap();
+    let crd = config.join("crd/bases/cli.example.com_widgets.yaml");
+    let role = config.join("rbac/role.yaml");
+    // The other generator's files, a removed kind's CRD and hand-written files.
+    let old_crd = config.join("crd/bases/cli.example.com_gones.yaml");
+    let account = config.join("rbac/service_account.yaml");
+    for (path, text) in [
+        (&crd, "crd of an older run\n"),
+        (&old_crd, "a kind that is gone\n"),
+        (&role, "role of an older run\n"),
+        (&account, "hand-written\n"),
+    ] {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    let before = files(&config);
+    let rbac = operator_gen(&["rbac", "--paths", &src, "--out", out_dir]);
+    assert!(rbac.status.success(), "{}", stderr(&rbac));
+    assert_eq!(stderr(&rbac), format!("wrote {}\n", role.display()));
+    let after = files(&config);
+    for (path, contents) in &before {
+        if path != &role {
+            assert!(
+                after.contains(&(path.clone(), contents.clone())),
+                "{path:?} changed"
+            );
+        }
+    }
+    assert!(
+        std::fs::read_to_string(&role)
+            .unwrap()
+            .contains("- widgets")
+    );
+    let check_crd = operator_gen(&["crd", "--paths", &src, "--out", out_dir, "--check"]);
+    assert_eq!(check_crd.status.code(), Some(1), "the CRDs are still stale");
+    let check_rbac = operator_gen(&["rbac", "--paths", &src, "--out", out_dir, "--check"]);
+    assert!(check_rbac.status.success(), "{}", stderr(&check_rbac));
+
+    std::fs::write(&role, "role of an older run\n").unwrap();
+    let crds = operator_gen(&["crd", "--paths", &src, "--out", out_dir]);
+    assert!(crds.status.success(), "{}", stderr(&crds));
+    assert_eq!(
+        stderr(&crds),
+        format!("removed {}\nwrote {}\n", old_crd.display(), crd.display())
+    );
+    assert_eq!(
+        std::fs::read_to_string(&role).unwrap(),
+        "role of an older run\n"
+    );
+    assert_eq!(std::fs::read_to_string(&account).unwrap(), "hand-written\n");
+    assert!(
+        std::fs::read_to_string(&crd)
+            .unwrap()
+            .contains("minimum: 1")
+    );
+}

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
-use operator_gen::{Layout, Options, output};
+use operator_gen::{ArtifactKind, Layout, Options, output};
 
 use crate::root;
 
@@ -26,38 +26,43 @@ enum ManifestsOutcome {
 
 /// Generates the manifests of the workspace at `root` (paths in messages are relative to it).
 fn run_manifests(root: &Path, check: bool) -> Result<ManifestsOutcome> {
-    let rel = |p: PathBuf| p.strip_prefix(root).map(Path::to_path_buf).unwrap_or(p);
-    let paths: Vec<PathBuf> = api_paths(root).into_iter().map(rel).collect();
-    // The working directory is process-wide; keep concurrent callers (tests) apart.
-    static CWD: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _guard = CWD.lock().unwrap_or_else(|e| e.into_inner());
-    let previous = std::env::current_dir()?;
-    std::env::set_current_dir(root).context("entering the workspace root")?;
-    let generated = operator_gen::generate(&paths, &Options::default());
-    let result = (|| {
-        let generated = match generated {
-            Ok(g) => g,
-            Err(err) => return Ok(ManifestsOutcome::Invalid(err.to_string())),
-        };
-        let artifacts = generated.artifacts();
-        let layout = Layout::kubebuilder(Path::new("config"));
-        if check {
-            let drift = output::check(&artifacts, &layout);
-            return Ok(if drift.is_empty() {
-                ManifestsOutcome::UpToDate(artifacts.len())
-            } else {
-                ManifestsOutcome::Stale(drift)
-            });
+    let rel = |p: &Path| {
+        p.strip_prefix(root)
+            .map_or_else(|_| p.to_path_buf(), Path::to_path_buf)
+    };
+    let generated = match operator_gen::generate(&api_paths(root), &Options::default()) {
+        Ok(g) => g,
+        Err(operator_gen::Error::Invalid(mut errors)) => {
+            for e in &mut errors {
+                e.file = rel(&e.file);
+            }
+            return Ok(ManifestsOutcome::Invalid(
+                operator_gen::Error::Invalid(errors).to_string(),
+            ));
         }
-        let changed = output::write_all(&artifacts, &layout).context("writing manifests")?;
-        Ok(if changed.is_empty() {
+        Err(err) => return Ok(ManifestsOutcome::Invalid(err.to_string())),
+    };
+    let artifacts = generated.artifacts();
+    let layout = Layout::kubebuilder(&root.join("config"));
+    let all = &ArtifactKind::ALL;
+    if check {
+        let mut drift = output::check(&artifacts, &layout, all);
+        for d in &mut drift {
+            let path = d.path_mut();
+            *path = rel(path);
+        }
+        return Ok(if drift.is_empty() {
             ManifestsOutcome::UpToDate(artifacts.len())
         } else {
-            ManifestsOutcome::Written(changed)
-        })
-    })();
-    std::env::set_current_dir(previous)?;
-    result
+            ManifestsOutcome::Stale(drift)
+        });
+    }
+    let changed = output::write_all(&artifacts, &layout, all).context("writing manifests")?;
+    Ok(if changed.is_empty() {
+        ManifestsOutcome::UpToDate(artifacts.len())
+    } else {
+        ManifestsOutcome::Written(changed.iter().map(|p| rel(p)).collect())
+    })
 }
 
 pub fn manifests(check: bool) -> Result<ExitCode> {

@@ -1,0 +1,207 @@
+//! Stage five: typed objects become YAML artifacts. Where the artifacts go (a directory,
+//! a check against what is on disk, or memory) is the [`sink`]'s business.
+
+mod sink;
+
+pub use sink::{Drift, Layout, check, recover, write_all};
+
+use k8s_openapi::Resource as _;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceDefinition, JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
+};
+use serde_json::Value;
+
+use crate::yaml::Node;
+use crate::{Generated, RbacRole, docs, yaml};
+
+/// Which generator made an artifact. Each generator owns some files under the config
+/// root, and the sink prunes and replaces only the files of the generators that ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ArtifactKind {
+    Crd,
+    Rbac,
+}
+
+impl ArtifactKind {
+    /// Every generator, in the order their files are listed.
+    pub const ALL: [ArtifactKind; 2] = [ArtifactKind::Crd, ArtifactKind::Rbac];
+
+    /// The generator's name on the command line (`operator-gen crd`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ArtifactKind::Crd => "crd",
+            ArtifactKind::Rbac => "rbac",
+        }
+    }
+
+    /// Its directory under the config root, as kubebuilder lays it out.
+    pub fn dir(self) -> &'static str {
+        match self {
+            ArtifactKind::Crd => "crd/bases",
+            ArtifactKind::Rbac => "rbac",
+        }
+    }
+
+    /// Whether `file_name` in [`dir`](Self::dir) is this generator's to replace or prune.
+    /// `crd/bases` is wholly generated; `rbac` also holds hand-written files (the service
+    /// account, bindings, editor and viewer roles) that are never touched.
+    pub fn owns(self, file_name: &str) -> bool {
+        match self {
+            ArtifactKind::Crd => file_name.ends_with(".yaml") && !file_name.starts_with('.'),
+            ArtifactKind::Rbac => file_name == ROLE_FILE,
+        }
+    }
+}
+
+/// One generated file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Artifact {
+    pub kind: ArtifactKind,
+    pub file_name: String,
+    pub contents: String,
+}
+
+/// The RBAC file name controller-gen uses.
+pub const ROLE_FILE: &str = "role.yaml";
+
+/// Serialises a k8s-openapi object to JSON the way Go's encoding/json would write it:
+/// integral floats (minimum: 0) print as integers.
+pub fn to_json<T: serde::Serialize>(obj: &T) -> Value {
+    let mut v = serde_json::to_value(obj).expect("k8s-openapi objects always serialise");
+    integral_floats_to_ints(&mut v);
+    v
+}
+
+fn integral_floats_to_ints(v: &mut Value) {
+    match v {
+        Value::Number(n) => *n = yaml::integral(n.clone()),
+        Value::Array(items) => items.iter_mut().for_each(integral_floats_to_ints),
+        Value::Object(map) => map.values_mut().for_each(integral_floats_to_ints),
+        _ => {}
+    }
+}
+
+/// `obj` as a YAML document with its `apiVersion` and `kind`.
+fn document<T: serde::Serialize>(obj: &T, api_version: &'static str, kind: &'static str) -> Node {
+    // Straight to the writer's tree, without a JSON value in between: for a large API
+    // this is most of the work of rendering.
+    let mut node = yaml::to_node(obj);
+    node.insert("apiVersion", Node::String(api_version.into()));
+    node.insert("kind", Node::String(kind.into()));
+    node
+}
+
+/// The file name of a CRD: `<group>_<plural>.yaml`.
+pub fn crd_file_name(crd: &CustomResourceDefinition) -> String {
+    format!("{}_{}.yaml", crd.spec.group, crd.spec.names.plural)
+}
+
+/// The YAML of one CRD, exactly as it is written to disk.
+pub fn crd_yaml(crd: &CustomResourceDefinition) -> String {
+    yaml::to_yaml_stream(&[document(
+        crd,
+        CustomResourceDefinition::API_VERSION,
+        CustomResourceDefinition::KIND,
+    )])
+}
+
+/// The file of one CRD.
+pub fn crd_artifact(crd: &CustomResourceDefinition) -> Artifact {
+    Artifact {
+        kind: ArtifactKind::Crd,
+        file_name: crd_file_name(crd),
+        contents: crd_yaml(crd),
+    }
+}
+
+/// All files in their fixed order: the CRD files by name, then the role file (when there
+/// are roles).
+pub(crate) fn with_roles(mut crds: Vec<Artifact>, roles: &[RbacRole]) -> Vec<Artifact> {
+    crds.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+    if !roles.is_empty() {
+        let docs: Vec<Node> = roles
+            .iter()
+            .map(|r| match r {
+                RbacRole::Cluster(c) => document(c, "rbac.authorization.k8s.io/v1", "ClusterRole"),
+                RbacRole::Namespaced(r) => document(r, "rbac.authorization.k8s.io/v1", "Role"),
+            })
+            .collect();
+        crds.push(Artifact {
+            kind: ArtifactKind::Rbac,
+            file_name: ROLE_FILE.into(),
+            contents: yaml::to_yaml_stream(&docs),
+        });
+    }
+    crds
+}
+
+impl Generated {
+    /// All files, in a fixed order: CRDs by file name, then the role file.
+    pub fn artifacts(&self) -> Vec<Artifact> {
+        // Rendering is independent per CRD: large APIs use every core.
+        with_roles(parallel_map(&self.crds, crd_artifact), &self.roles)
+    }
+}
+
+/// `f` over `items` on up to `available_parallelism` threads, results in the order of `items`.
+/// Small inputs stay on the calling thread.
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    const MIN_PER_THREAD: usize = 16;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len() / MIN_PER_THREAD)
+        .max(1);
+    if threads == 1 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
+/// Applies `max_desc_len` to every description of a CRD's schemas.
+pub fn truncate_descriptions(crd: &mut CustomResourceDefinition, max: usize) {
+    fn walk(s: &mut JSONSchemaProps, max: usize) {
+        s.description = s.description.take().and_then(|d| docs::truncate(&d, max));
+        for p in s.properties.iter_mut().flat_map(|m| m.values_mut()) {
+            walk(p, max);
+        }
+        match &mut s.items {
+            Some(JSONSchemaPropsOrArray::Schema(i)) => walk(i, max),
+            Some(JSONSchemaPropsOrArray::Schemas(list)) => {
+                list.iter_mut().for_each(|i| walk(i, max))
+            }
+            None => {}
+        }
+        if let Some(JSONSchemaPropsOrBool::Schema(a)) = &mut s.additional_properties {
+            walk(a, max);
+        }
+        for list in [&mut s.all_of, &mut s.any_of, &mut s.one_of]
+            .into_iter()
+            .flatten()
+        {
+            list.iter_mut().for_each(|i| walk(i, max));
+        }
+    }
+    for v in &mut crd.spec.versions {
+        if let Some(schema) = v
+            .schema
+            .as_mut()
+            .and_then(|s| s.open_api_v3_schema.as_mut())
+        {
+            walk(schema, max);
+        }
+    }
+}
