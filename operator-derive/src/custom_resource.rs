@@ -11,7 +11,7 @@ use crate::crate_crd;
 
 pub fn expand(input: syn::DeriveInput) -> TokenStream {
     let mut diags = Diagnostics::new();
-    let (resource, subresources, _columns) =
+    let (resource, _subresources, _columns) =
         operator_gen::crd::crd_markers(&input.attrs, &mut diags);
     markers::parse_field_markers(&input.attrs, markers::MarkerTarget::Type, &mut diags);
     checks::check_fields(&input.data, &mut diags);
@@ -53,18 +53,6 @@ pub fn expand(input: syn::DeriveInput) -> TokenStream {
         diags.push(
             input.ident.span(),
             "a custom resource needs a `metadata: ObjectMeta` field",
-        );
-    }
-    if let Some(span) = subresources.status
-        && fields.is_some()
-        && field("status").is_none()
-    {
-        diags.push(
-            span,
-            format!(
-                "subresource(status) needs a `status` field on `{}`",
-                input.ident
-            ),
         );
     }
     if let Some(status) = field("status")

@@ -266,23 +266,9 @@ fn property_at<'s>(schema: &'s JSONSchemaProps, path: &str) -> Option<&'s JSONSc
 
 /// Cross-checks between CRD markers and the schema.
 fn check_kind(kind: &KindDecl<'_>, schema: &JSONSchemaProps, diags: &mut Diagnostics) {
-    let has = |name: &str| {
-        schema
-            .properties
-            .as_ref()
-            .is_some_and(|p| p.contains_key(name))
-    };
-    if let Some(span) = kind.subresources.status
-        && !has("status")
-    {
-        diags.push(
-            span,
-            format!(
-                "subresource(status) needs a `status` field on `{}`",
-                kind.decl.name()
-            ),
-        );
-    }
+    // `subresource(status)` without a `status` field is accepted, as controller-gen does
+    // (its multi-version testdata has such kinds): the API server serves `/status` and
+    // keeps status writes apart from spec writes even before the type grows a status.
     if let Some(scale) = &kind.subresources.scale {
         for path in [Some(&scale.spec_path), Some(&scale.status_path)]
             .into_iter()

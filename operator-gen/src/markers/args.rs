@@ -61,7 +61,8 @@ pub fn parse_args(
     let mut handler = |meta: ParseNestedMeta<'_>| -> syn::Result<()> {
         let Some(ident) = meta.path.get_ident() else {
             return Err(meta.error(format!(
-                "expected a plain argument name in #[{marker}(...)]; allowed: {}",
+                "expected a plain argument name in {}; allowed: {}",
+                shown(marker),
                 allowed.join(", ")
             )));
         };
@@ -73,7 +74,7 @@ pub fn parse_args(
         if seen.contains(&key) && !REPEATABLE_KEYS.contains(&key.as_str()) {
             local.push(
                 ident.span(),
-                format!("duplicate argument `{key}` in #[{marker}(...)]"),
+                format!("duplicate argument `{key}` in {}", shown(marker)),
             );
             return skip_value(&meta);
         }
@@ -92,6 +93,15 @@ pub fn parse_args(
     clean
 }
 
+/// How a marker is named in messages: `validation` is `#[validation(...)]`, and a group
+/// nested in it, named `validation(items`, is `#[validation(items(...))]`.
+pub fn shown(marker: &str) -> String {
+    format!(
+        "#[{marker}(...){}]",
+        ")".repeat(marker.matches('(').count())
+    )
+}
+
 fn unknown_key_message(marker: &str, key: &str, allowed: &[&str]) -> String {
     let suggestion = allowed
         .iter()
@@ -101,7 +111,8 @@ fn unknown_key_message(marker: &str, key: &str, allowed: &[&str]) -> String {
         .map(|(_, candidate)| format!("; did you mean `{candidate}`?"))
         .unwrap_or_default();
     format!(
-        "unknown argument `{key}` in #[{marker}(...)]{suggestion} (allowed: {})",
+        "unknown argument `{key}` in {}{suggestion} (allowed: {})",
+        shown(marker),
         allowed.join(", ")
     )
 }
@@ -215,7 +226,7 @@ pub fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<Vec<String
 }
 
 /// kubebuilder's `a;b;c` list spelling, blanks trimmed and empty items dropped.
-fn split_list(text: &str) -> Vec<String> {
+pub fn split_list(text: &str) -> Vec<String> {
     text.split(';')
         .map(str::trim)
         .filter(|s| !s.is_empty())
@@ -419,7 +430,8 @@ pub fn nested(
 ) -> syn::Result<()> {
     if !meta.input.peek(syn::token::Paren) {
         return Err(meta.error(format!(
-            "expected `{marker}(...)` with arguments: {}",
+            "expected `{}(...)` with arguments: {}",
+            marker.rsplit('(').next().unwrap_or(marker),
             allowed.join(", ")
         )));
     }

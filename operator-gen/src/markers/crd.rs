@@ -292,21 +292,27 @@ pub fn parse_subresource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Sub
                 "scale" => {
                     let (mut spec, mut status, mut selector) = (None, None, None);
                     let span = meta.path.span();
-                    args::nested(meta, "scale", SCALE_KEYS, &mut inner, |key, meta| {
-                        let value = args::string(meta)?;
-                        if !value.value.starts_with('.') {
-                            return Err(syn::Error::new(
-                                value.span,
-                                "a scale path is a JSON path starting with `.`, such as \".spec.replicas\"",
-                            ));
-                        }
-                        match key {
-                            "spec_path" => spec = Some(value),
-                            "status_path" => status = Some(value),
-                            _ => selector = Some(value),
-                        }
-                        Ok(())
-                    })?;
+                    args::nested(
+                        meta,
+                        "subresource(scale",
+                        SCALE_KEYS,
+                        &mut inner,
+                        |key, meta| {
+                            let value = args::string(meta)?;
+                            if !value.value.starts_with('.') {
+                                return Err(syn::Error::new(
+                                    value.span,
+                                    "a scale path is a JSON path starting with `.`, such as \".spec.replicas\"",
+                                ));
+                            }
+                            match key {
+                                "spec_path" => spec = Some(value),
+                                "status_path" => status = Some(value),
+                                _ => selector = Some(value),
+                            }
+                            Ok(())
+                        },
+                    )?;
                     let missing: Vec<&str> = [
                         ("spec_path", spec.is_none()),
                         ("status_path", status.is_none()),

@@ -431,10 +431,17 @@ fn parse_validation(
             let v = args::json(meta)?;
             match v.value {
                 Value::Array(items) if !items.is_empty() => Validation::Enum(items),
+                // controller-gen's `Enum=A;B;C`, the list form every list marker takes.
+                Value::String(list) if !list.trim().is_empty() => Validation::Enum(
+                    args::split_list(&list)
+                        .into_iter()
+                        .map(Value::String)
+                        .collect(),
+                ),
                 _ => {
                     return Err(syn::Error::new(
                         v.span,
-                        "enum takes a non-empty list, such as [\"Fast\", \"Safe\"]",
+                        "enum takes a non-empty list, such as \"Fast;Safe\" or [\"Fast\", \"Safe\"]",
                     ));
                 }
             }
@@ -468,7 +475,7 @@ fn parse_cel(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<CelRule> {
     let mut rule = CelRule::default();
     let mut has_rule = false;
     let mut inner = Diagnostics::new();
-    args::nested(meta, "cel", CEL_KEYS, &mut inner, |key, meta| {
+    args::nested(meta, "validation(cel", CEL_KEYS, &mut inner, |key, meta| {
         match key {
             "rule" => {
                 let r = args::string(meta)?;
@@ -615,7 +622,7 @@ pub fn parse_field_markers(
                                 let items = &mut out.items;
                                 args::nested(
                                     meta,
-                                    "items",
+                                    "validation(items",
                                     VALUE_KEYS,
                                     &mut inner,
                                     |key, meta| {
@@ -683,7 +690,7 @@ pub fn parse_field_markers(
                                 let mut inner = Diagnostics::new();
                                 args::nested(
                                     meta,
-                                    "external_docs",
+                                    "schema(external_docs",
                                     &["url", "description"],
                                     &mut inner,
                                     |key, meta| {

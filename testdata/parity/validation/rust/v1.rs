@@ -66,7 +66,7 @@ pub struct GaugeSpec {
     pub name: String,
 
     /// Mode is one of the known modes.
-    #[validation(enum = ["Fast", "Safe"])]
+    #[validation(enum = "Fast;Safe")]
     pub mode: Option<String>,
 
     /// Tier of service.
