@@ -232,11 +232,30 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
         self.stack.pop();
         if let Some(schema) = &mut schema {
             schema.description = docs::description(decl.item.attrs()).or(schema.description.take());
-            let mut diags = Diagnostics::new();
-            let markers =
-                markers::parse_field_markers(decl.item.attrs(), MarkerTarget::Type, &mut diags);
-            self.push_diags(decl.file, diags);
-            self.apply_markers(decl.file, schema, &markers);
+            if let TypeItem::Alias(alias) = decl.item {
+                // rustc refuses derive helper attributes on a `type` item (there is no derive
+                // to declare them), so markers here never compile: refuse them too.
+                for attr in alias
+                    .attrs
+                    .iter()
+                    .filter(|a| markers::marker_name(a).is_some())
+                {
+                    self.error(
+                        decl.file,
+                        attr.span(),
+                        format!(
+                            "markers cannot go on a type alias (`type {} = ...`): the compiler refuses them there; make it a newtype (`pub struct {}(...)` with #[derive(Schema)]) or put the markers on the fields that use it",
+                            alias.ident, alias.ident
+                        ),
+                    );
+                }
+            } else {
+                let mut diags = Diagnostics::new();
+                let markers =
+                    markers::parse_field_markers(decl.item.attrs(), MarkerTarget::Type, &mut diags);
+                self.push_diags(decl.file, diags);
+                self.apply_markers(decl.file, schema, &markers);
+            }
         }
         match self.cache.get(&id) {
             None => {
@@ -260,6 +279,8 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
     ) -> Option<JSONSchemaProps> {
         let mut properties = BTreeMap::new();
         let mut required = Vec::new();
+        // Optional immutable fields, in field order: once set, they may not be unset.
+        let mut once_set = Vec::new();
         let mut ok = true;
         for field in fields {
             let Some(ident) = &field.ident else { continue };
@@ -353,6 +374,8 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             };
             if is_required {
                 required.push(json_name.clone());
+            } else if markers.immutable.is_some() {
+                once_set.push(json_name.clone());
             }
             if properties.insert(json_name.clone(), schema).is_some() {
                 self.error(
@@ -367,12 +390,26 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
         }
         required.sort();
         required.dedup();
-        Some(JSONSchemaProps {
+        let mut schema = JSONSchemaProps {
             type_: Some("object".into()),
             properties: (!properties.is_empty()).then_some(properties),
             required: (!required.is_empty()).then_some(required),
             ..Default::default()
-        })
+        };
+        // `self == oldSelf` on the field cannot see a field that is removed, so the parent
+        // also refuses to unset it (controller-gen writes these before the type's own rules).
+        for name in &once_set {
+            let field = cel_field(name);
+            push_rule(
+                &mut schema,
+                &CelRule {
+                    rule: format!("!has(oldSelf.{field}) || has(self.{field})"),
+                    message: Some(format!("field {name} is immutable once set")),
+                    ..Default::default()
+                },
+            );
+        }
+        Some(schema)
     }
 
     /// The schema of an enum, following serde's representation of it: unit variants alone

@@ -12,8 +12,9 @@ pub struct Widget {
 }
 
 /// A port number, checked wherever it is used.
+#[derive(Schema)]
 #[validation(minimum = 1, maximum = 65535)]
-pub type Port = i32;
+pub struct Port(pub i32);
 
 /// WidgetSpec holds the constrained fields.
 #[derive(Schema)]

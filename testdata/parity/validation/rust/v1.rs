@@ -5,8 +5,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::BTreeMap;
 
 /// Port is a TCP port number; its bounds hold wherever the type is used.
+#[derive(Schema)]
 #[validation(minimum = 1, maximum = 65535)]
-pub type Port = i32;
+pub struct Port(pub i32);
 
 /// Tier names a service level.
 #[derive(Schema)]
@@ -66,7 +67,7 @@ pub struct GaugeSpec {
     pub name: String,
 
     /// Mode is one of the known modes.
-    #[validation(enum = "Fast;Safe")]
+    #[validation(enum = "Fast;Safe", immutable)]
     pub mode: Option<String>,
 
     /// Tier of service.
@@ -86,7 +87,7 @@ pub struct GaugeSpec {
     pub weights: Option<Vec<i32>>,
 
     /// Labels has one to four entries.
-    #[validation(min_properties = 1, max_properties = 4)]
+    #[validation(min_properties = 1, max_properties = 4, immutable)]
     pub labels: Option<BTreeMap<String, String>>,
 
     /// NotBefore is an RFC 3339 time.
@@ -122,6 +123,7 @@ pub struct GaugeSpec {
 
     /// Source is read from.
     #[schema(external_docs(url = "https://example.com/docs/source"))]
+    #[validation(immutable)]
     pub source: Option<Endpoint>,
 
     /// Limit may only grow.

@@ -68,6 +68,7 @@ type GaugeSpec struct {
 
 	// Mode is one of the known modes.
 	// +kubebuilder:validation:Enum=Fast;Safe
+	// +k8s:immutable
 	// +optional
 	Mode string `json:"mode,omitempty"`
 
@@ -95,6 +96,7 @@ type GaugeSpec struct {
 	// Labels has one to four entries.
 	// +kubebuilder:validation:MinProperties=1
 	// +kubebuilder:validation:MaxProperties=4
+	// +k8s:immutable
 	// +optional
 	Labels map[string]string `json:"labels,omitempty"`
 
@@ -141,6 +143,7 @@ type GaugeSpec struct {
 
 	// Source is read from.
 	// +kubebuilder:externalDocs:url="https://example.com/docs/source"
+	// +k8s:immutable
 	// +optional
 	Source *Endpoint `json:"source,omitempty"`
 
