@@ -10,9 +10,21 @@ pub struct CompiledCrd {
     pub files: Vec<PathBuf>,
 }
 
+/// Why there is no CRD.
+pub enum CrdError {
+    /// Problems in the crate's sources, located.
+    Invalid(Vec<operator_gen::LocatedError>),
+    /// Anything else (unreadable files, the kind not found), as a message.
+    Other(String),
+}
+
 /// Scans `CARGO_MANIFEST_DIR/src` (and `extra`, the file holding the derive, when it lives
 /// elsewhere, as in examples and tests) and returns the CRD of `group`/`kind`.
-pub fn compile_crd(group: &str, kind: &str, extra: Option<PathBuf>) -> Result<CompiledCrd, String> {
+pub fn compile_crd(
+    group: &str,
+    kind: &str,
+    extra: Option<PathBuf>,
+) -> Result<CompiledCrd, CrdError> {
     let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_default();
@@ -30,10 +42,13 @@ pub fn compile_crd(group: &str, kind: &str, extra: Option<PathBuf>) -> Result<Co
         }
     }
     if paths.is_empty() {
-        return Err(format!("no sources found under {}", src.display()));
+        return Err(CrdError::Other(format!(
+            "no sources found under {}",
+            src.display()
+        )));
     }
     let files: Vec<PathBuf> = operator_gen::source::rust_files(&paths)
-        .map_err(|e| e.to_string())?
+        .map_err(|e| CrdError::Other(e.to_string()))?
         .into_iter()
         .map(|(file, _root)| file)
         .collect();
@@ -44,19 +59,22 @@ pub fn compile_crd(group: &str, kind: &str, extra: Option<PathBuf>) -> Result<Co
     let result = operator_gen::generate(&paths, &operator_gen::Options::default());
     proc_macro2::fallback::unforce();
 
-    let generated = result.map_err(|e| e.to_string())?;
+    let generated = result.map_err(|e| match e {
+        operator_gen::Error::Invalid(errors) => CrdError::Invalid(errors),
+        other => CrdError::Other(other.to_string()),
+    })?;
     let crd = generated
         .crds
         .iter()
         .find(|c| c.spec.group == group && c.spec.names.kind == kind)
         .ok_or_else(|| {
-            format!(
+            CrdError::Other(format!(
                 "operator-gen found no kind {kind} in group {group:?} under {}",
                 paths_text(&paths)
-            )
+            ))
         })?;
-    let json =
-        serde_json::to_string(&operator_gen::output::to_json(crd)).map_err(|e| e.to_string())?;
+    let json = serde_json::to_string(&operator_gen::output::to_json(crd))
+        .map_err(|e| CrdError::Other(e.to_string()))?;
     Ok(CompiledCrd {
         json,
         plural: crd.spec.names.plural.clone(),

@@ -64,26 +64,128 @@ pub fn expand(input: syn::DeriveInput) -> TokenStream {
         );
     }
 
-    let (Some(resource), Some(fields), true) = (resource, fields, diags.is_empty()) else {
-        return diags
+    let errors = |diags: Diagnostics| {
+        diags
             .into_syn_result()
-            .expect_err("diagnostics are not empty")
-            .to_compile_error();
+            .err()
+            .map(|e| e.to_compile_error())
+            .unwrap_or_default()
     };
-
+    let (Some(resource), Some(fields)) = (resource, fields) else {
+        return errors(diags);
+    };
     let kind = resource
         .kind
         .as_ref()
         .map_or_else(|| input.ident.to_string(), |k| k.value.clone());
-    let extra_file = local_file(&input);
-    match crate_crd::compile_crd(&resource.group.value, &kind, extra_file) {
-        Ok(crd) => generate(&input, fields, &resource, &kind, &crd),
-        Err(message) => syn::Error::new(
-            input.ident.span(),
-            format!("cannot generate the CRD for {kind}; operator-gen reports:\n{message}"),
-        )
-        .to_compile_error(),
+    // On a mistake the impls are emitted all the same (with a `crd()` that cannot run,
+    // since the build fails), so one mistake is one error, not a cascade of missing traits.
+    let stub = || crate_crd::CompiledCrd {
+        json: String::new(),
+        plural: resource.plural.as_ref().map_or_else(
+            || operator_gen::crd::default_plural(&kind),
+            |p| p.value.clone(),
+        ),
+        files: Vec::new(),
+    };
+    if !diags.is_empty() {
+        let mut out = errors(diags);
+        if input.generics.params.is_empty() {
+            out.extend(generate(&input, fields, &resource, &kind, &stub()));
+        }
+        return out;
     }
+    let extra_file = local_file(&input);
+    match crate_crd::compile_crd(&resource.group.value, &kind, extra_file.clone()) {
+        Ok(crd) => generate(&input, fields, &resource, &kind, &crd),
+        Err(err) => {
+            let mut out = generate(&input, fields, &resource, &kind, &stub());
+            out.extend(crd_errors(&input, &kind, extra_file.as_deref(), err));
+            out
+        }
+    }
+}
+
+/// The compile errors for a CRD that could not be generated. Marker mistakes are left out:
+/// the derive on the item that carries the marker reports them at the marker (and the
+/// compiler does for markers where no derive is). Problems inside this kind's own item are
+/// reported at their tokens; the others at the kind's name, with the path relative to the
+/// crate.
+fn crd_errors(
+    input: &syn::DeriveInput,
+    kind: &str,
+    own_file: Option<&std::path::Path>,
+    err: crate_crd::CrdError,
+) -> TokenStream {
+    let errors = match err {
+        crate_crd::CrdError::Other(message) => {
+            return syn::Error::new(
+                input.ident.span(),
+                format!("cannot generate the CRD for {kind}: {message}"),
+            )
+            .to_compile_error();
+        }
+        crate_crd::CrdError::Invalid(errors) => errors,
+    };
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from);
+    let canonical =
+        |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let own_file = own_file.map(canonical);
+    let mut out = TokenStream::new();
+    for e in errors
+        .into_iter()
+        .filter(|e| e.origin != operator_gen::Origin::Marker)
+    {
+        let here = own_file.as_ref() == Some(&canonical(&e.file));
+        if here && let Some(span) = token_at(input, e.line, e.column) {
+            out.extend(syn::Error::new(span, &e.message).to_compile_error());
+            continue;
+        }
+        let path = manifest_dir
+            .as_deref()
+            .and_then(|dir| {
+                canonical(&e.file)
+                    .strip_prefix(canonical(dir))
+                    .ok()
+                    .map(std::path::Path::to_path_buf)
+            })
+            .unwrap_or_else(|| e.file.clone());
+        out.extend(
+            syn::Error::new(
+                input.ident.span(),
+                format!(
+                    "cannot generate the CRD for {kind}: {}:{}:{}: {}",
+                    path.display(),
+                    e.line,
+                    e.column,
+                    e.message
+                ),
+            )
+            .to_compile_error(),
+        );
+    }
+    out
+}
+
+/// The span of the token of `input` that starts at `line`:`column` (1-based, as the
+/// generator reports them), when the compiler gave the tokens real positions.
+fn token_at(input: &syn::DeriveInput, line: usize, column: usize) -> Option<proc_macro2::Span> {
+    fn find(tokens: TokenStream, line: usize, column: usize) -> Option<proc_macro2::Span> {
+        for tree in tokens {
+            let span = tree.span();
+            let start = span.start();
+            if start.line == line && start.column + 1 == column {
+                return Some(span);
+            }
+            if let proc_macro2::TokenTree::Group(g) = tree
+                && let Some(found) = find(g.stream(), line, column)
+            {
+                return Some(found);
+            }
+        }
+        None
+    }
+    find(quote!(#input), line, column)
 }
 
 fn local_file(input: &syn::DeriveInput) -> Option<std::path::PathBuf> {
@@ -129,7 +231,16 @@ fn generate(
         Scope::Namespaced => quote!(::k8s_openapi::NamespaceResourceScope),
         Scope::Cluster => quote!(::k8s_openapi::ClusterResourceScope),
     };
-    let crd_json = &crd.json;
+    // An empty JSON text stands for a CRD that could not be generated: the derive reports
+    // why as a compile error, so this body is never run.
+    let crd_body = if crd.json.is_empty() {
+        quote!(::core::unreachable!(
+            "the CRD could not be generated; see the compile errors"
+        ))
+    } else {
+        let crd_json = &crd.json;
+        quote!(::serde_json::from_str(#crd_json).expect("the embedded CRD was produced by operator-gen and parses"))
+    };
     let tracked = crd.files.iter().map(|f| f.display().to_string());
 
     let find = |name: &str| {
@@ -204,7 +315,7 @@ fn generate(
             pub fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
                 // Rebuild when any scanned source changes, not only this file.
                 #( const _: &[u8] = ::core::include_bytes!(#tracked); )*
-                ::serde_json::from_str(#crd_json).expect("the embedded CRD was produced by operator-gen and parses")
+                #crd_body
             }
         }
 

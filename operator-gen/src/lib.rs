@@ -81,10 +81,28 @@ pub struct LocatedError {
     pub snippet: Option<String>,
     /// 0-based character range on `snippet` to underline.
     pub highlight: (usize, usize),
+    /// Which stage found it.
+    pub origin: Origin,
+}
+
+/// Which stage found a problem. operator-derive reports [`Origin::Marker`] problems
+/// itself, at the marker, on the item that carries it; a kind's `crd()` reports only the
+/// others, so one typo is one compile error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Origin {
+    /// The marker grammar (`operator_gen::markers`): what the derives check on their item.
+    Marker,
+    /// Everything else: Rust syntax, types, serde shapes, cross-checks against the schema.
+    Source,
 }
 
 impl LocatedError {
-    pub(crate) fn new(file: &SourceFile, span: proc_macro2::Span, message: String) -> Self {
+    pub(crate) fn new(
+        file: &SourceFile,
+        span: proc_macro2::Span,
+        message: String,
+        origin: Origin,
+    ) -> Self {
         let start = span.start();
         let end = span.end();
         let end_col = if end.line == start.line {
@@ -105,6 +123,7 @@ impl LocatedError {
             message,
             highlight: (start.column, end_col.min(width.max(start.column + 1))),
             snippet,
+            origin,
         }
     }
 }

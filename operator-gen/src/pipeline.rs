@@ -27,7 +27,7 @@ use crate::markers::{
 };
 use crate::schema::SchemaBuilder;
 use crate::source::{FileSummary, Index, Input, Skeleton, SourceFile, TypeDecl};
-use crate::{Error, LocatedError, Options, RbacRole, crd, output, rbac};
+use crate::{Error, LocatedError, Options, Origin, RbacRole, crd, output, rbac};
 
 /// Inputs smaller than this (in bytes) stay on the calling thread.
 const PARALLEL_FROM_BYTES: usize = 64 * 1024;
@@ -252,7 +252,7 @@ fn file_facts(file_no: usize, file: &SourceFile, kinds: &mut KindMarkers) -> Fil
             .extend(markers::parse_rbac(MetaSource::Attr(attr), &mut diags));
         problems.push((file, diags));
     }
-    facts.errors = located(problems, Vec::new());
+    facts.errors = located(problems, Origin::Marker, Vec::new());
     facts.summary = summary;
     facts
 }
@@ -358,7 +358,8 @@ fn round_two<T>(
             built.push((pos, emit(c)));
         }
     }
-    let errors = located(problems, builder.file_problems);
+    // Round two's own problems are cross-checks of the markers against the schema.
+    let errors = located(problems, Origin::Source, builder.file_problems);
     (built, errors)
 }
 
@@ -392,10 +393,12 @@ fn finish<T>(
     Ok((crds.into_iter().map(|(_, c)| c).collect(), roles))
 }
 
-/// Problems with their file positions, ready to cross threads.
+/// Problems with their file positions, ready to cross threads. `problems` were found by
+/// `origin`; `file_problems` say who found them.
 fn located<'a>(
     problems: Vec<(&'a SourceFile, Diagnostics)>,
-    file_problems: Vec<(&'a SourceFile, proc_macro2::Span, String)>,
+    origin: Origin,
+    file_problems: Vec<(&'a SourceFile, proc_macro2::Span, String, Origin)>,
 ) -> Vec<LocatedError> {
     problems
         .into_iter()
@@ -403,12 +406,12 @@ fn located<'a>(
             diags
                 .into_vec()
                 .into_iter()
-                .map(move |d| LocatedError::new(file, d.span, d.message))
+                .map(move |d| LocatedError::new(file, d.span, d.message, origin))
         })
         .chain(
             file_problems
                 .into_iter()
-                .map(|(file, span, msg)| LocatedError::new(file, span, msg)),
+                .map(|(file, span, msg, origin)| LocatedError::new(file, span, msg, origin)),
         )
         .collect()
 }

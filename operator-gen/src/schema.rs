@@ -12,7 +12,6 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 use proc_macro2::Span;
 use syn::spanned::Spanned as _;
 
-use crate::Options;
 use crate::diagnostics::Diagnostics;
 use crate::docs;
 use crate::known_types;
@@ -21,6 +20,7 @@ use crate::markers::{
 };
 use crate::serde_attrs::{self, ContainerAttrs};
 use crate::source::{Index, Resolved, SourceFile, TypeDecl, TypeItem};
+use crate::{Options, Origin};
 
 /// Types that serialize as their content (`Option` also makes a field optional).
 const WRAPPERS: &[&str] = &["Option", "Box", "Rc", "Arc"];
@@ -33,7 +33,7 @@ pub struct SchemaBuilder<'a, 'i> {
     /// Types being built, innermost last, to detect recursion.
     stack: Vec<usize>,
     cache: HashMap<usize, Cached>,
-    pub file_problems: Vec<(&'a SourceFile, Span, String)>,
+    pub file_problems: Vec<(&'a SourceFile, Span, String, Origin)>,
 }
 
 /// What the builder remembers of a declared type's schema.
@@ -66,12 +66,14 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
     }
 
     fn error(&mut self, file: &'a SourceFile, span: Span, message: impl Into<String>) {
-        self.file_problems.push((file, span, message.into()));
+        self.file_problems
+            .push((file, span, message.into(), Origin::Source));
     }
 
     fn push_diags(&mut self, file: &'a SourceFile, diags: Diagnostics) {
         for d in diags.into_vec() {
-            self.file_problems.push((file, d.span, d.message));
+            self.file_problems
+                .push((file, d.span, d.message, Origin::Marker));
         }
     }
 
@@ -240,14 +242,16 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                     .iter()
                     .filter(|a| markers::marker_name(a).is_some())
                 {
-                    self.error(
+                    // The compiler reports these at the marker: they count as the grammar's.
+                    self.file_problems.push((
                         decl.file,
                         attr.span(),
                         format!(
                             "markers cannot go on a type alias (`type {} = ...`): the compiler refuses them there; make it a newtype (`pub struct {}(...)` with #[derive(Schema)]) or put the markers on the fields that use it",
                             alias.ident, alias.ident
                         ),
-                    );
+                        Origin::Marker,
+                    ));
                 }
             } else {
                 let mut diags = Diagnostics::new();
@@ -342,6 +346,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             if !markers.is_empty()
                 && !schemaless
                 && markers.items.is_empty()
+                && markers.items_schema.is_empty()
                 && self.is_named(site, &field.ty)
             {
                 // A field of a named type: controller-gen writes the field's own markers
@@ -996,9 +1001,16 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             }
             push_rule(schema, &kind.rule(fields));
         }
-        if !markers.items.is_empty() {
+        if !markers.items.is_empty() || !markers.items_schema.is_empty() {
             match &mut schema.items {
                 Some(JSONSchemaPropsOrArray::Schema(items)) => {
+                    // The flags go first: int_or_string widens what the value constraints
+                    // may apply to, as on a field.
+                    for p in &markers.items_schema {
+                        if let Err(msg) = apply_schema_prop(items, &p.value) {
+                            self.error(file, p.span, format!("items: {msg}"));
+                        }
+                    }
                     for v in &markers.items {
                         if let Err(msg) = apply_validation(items, v) {
                             self.error(file, v.span, format!("items: {msg}"));
@@ -1006,7 +1018,10 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                     }
                 }
                 _ => {
-                    let span = markers.items[0].span;
+                    let span = markers
+                        .items
+                        .first()
+                        .map_or_else(|| markers.items_schema[0].span, |v| v.span);
                     self.error(
                         file,
                         span,

@@ -77,6 +77,7 @@ pub fn parse_text(
                     .nth(start.line.saturating_sub(1))
                     .map(String::from),
                 highlight: (start.column, err.span().end().column.max(start.column + 1)),
+                origin: crate::Origin::Source,
             })
         }
     }

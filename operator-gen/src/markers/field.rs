@@ -281,6 +281,10 @@ pub struct FieldMarkers {
     pub validations: Vec<Spanned<Validation>>,
     /// `#[validation(items(...))]`: constraints on the elements of an array.
     pub items: Vec<Spanned<Validation>>,
+    /// `#[validation(items(int_or_string, preserve_unknown_fields, embedded_resource))]`:
+    /// controller-gen's `items:XIntOrString`, `items:XPreserveUnknownFields` and
+    /// `items:XEmbeddedResource`.
+    pub items_schema: Vec<Spanned<SchemaProp>>,
     pub schema: Vec<Spanned<SchemaProp>>,
     pub optional: Option<Span>,
     pub required: Option<Span>,
@@ -294,6 +298,7 @@ impl FieldMarkers {
     pub fn is_empty(&self) -> bool {
         self.validations.is_empty()
             && self.items.is_empty()
+            && self.items_schema.is_empty()
             && self.schema.is_empty()
             && self.optional.is_none()
             && self.required.is_none()
@@ -306,7 +311,8 @@ impl FieldMarkers {
     }
 }
 
-const VALUE_KEYS: &[&str] = &[
+/// What `items(...)` takes: the value constraints and three schema flags.
+const ITEMS_KEYS: &[&str] = &[
     "minimum",
     "maximum",
     "exclusive_minimum",
@@ -324,6 +330,9 @@ const VALUE_KEYS: &[&str] = &[
     "format",
     "type",
     "cel",
+    "int_or_string",
+    "preserve_unknown_fields",
+    "embedded_resource",
 ];
 const VALIDATION_KEYS: &[&str] = &[
     "minimum",
@@ -619,14 +628,27 @@ pub fn parse_field_markers(
                                     .push(Spanned::new((kind, fields.value), fields.span));
                             }
                             "items" => {
-                                let items = &mut out.items;
+                                let (items, items_schema) = (&mut out.items, &mut out.items_schema);
                                 args::nested(
                                     meta,
                                     "validation(items",
-                                    VALUE_KEYS,
+                                    ITEMS_KEYS,
                                     &mut inner,
                                     |key, meta| {
-                                        items.push(parse_validation(key, meta)?);
+                                        let span = meta.path.span();
+                                        let flag = match key {
+                                            "int_or_string" => SchemaProp::IntOrString,
+                                            "preserve_unknown_fields" => {
+                                                SchemaProp::PreserveUnknownFields
+                                            }
+                                            "embedded_resource" => SchemaProp::EmbeddedResource,
+                                            _ => {
+                                                items.push(parse_validation(key, meta)?);
+                                                return Ok(());
+                                            }
+                                        };
+                                        items_schema
+                                            .push(Spanned::new(flag_prop(meta, flag)?, span));
                                         Ok(())
                                     },
                                 )?;

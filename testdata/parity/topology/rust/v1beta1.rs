@@ -65,6 +65,14 @@ pub struct MeshSpec {
     #[schema(embedded_resource, preserve_unknown_fields)]
     pub template: Option<RawExtension>,
 
+    /// Templates are whole Kubernetes objects.
+    #[validation(items(embedded_resource, preserve_unknown_fields))]
+    pub templates: Option<Vec<RawExtension>>,
+
+    /// Surges are numbers or percentages.
+    #[validation(items(int_or_string, pattern = "^[0-9]+%?$"))]
+    pub surges: Option<Vec<IntOrString>>,
+
     /// Extra keeps unknown fields.
     #[schema(preserve_unknown_fields)]
     #[validation(type = "object")]

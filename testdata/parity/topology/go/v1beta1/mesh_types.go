@@ -74,6 +74,18 @@ type MeshSpec struct {
 	// +optional
 	Template runtime.RawExtension `json:"template,omitempty"`
 
+	// Templates are whole Kubernetes objects.
+	// +kubebuilder:validation:items:XEmbeddedResource
+	// +kubebuilder:validation:items:XPreserveUnknownFields
+	// +optional
+	Templates []runtime.RawExtension `json:"templates,omitempty"`
+
+	// Surges are numbers or percentages.
+	// +kubebuilder:validation:items:XIntOrString
+	// +kubebuilder:validation:items:Pattern=`^[0-9]+%?$`
+	// +optional
+	Surges []intstr.IntOrString `json:"surges,omitempty"`
+
 	// Extra keeps unknown fields.
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +kubebuilder:validation:Type=object

@@ -1,0 +1,124 @@
+//! A misspelled marker in a real API is one compile error, at the marker: the memcached
+//! operator's API module is built as its own crate with one typo, and the compiler's
+//! errors are counted. (Before, the kind's derive repeated the error at the kind's name
+//! and emitted no impls, which added dozens of missing-trait errors.)
+//!
+//! The crate builds in `target/tests/trybuild`, next to the UI tests' dependencies.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The `[workspace.dependencies]` line of `name`, for a manifest outside the workspace.
+fn dependency_line(workspace_manifest: &str, name: &str) -> String {
+    workspace_manifest
+        .lines()
+        .find(|l| l.starts_with(&format!("{name} = ")))
+        .unwrap_or_else(|| panic!("{name} is a workspace dependency"))
+        .to_string()
+}
+
+/// Builds memcached's API module with `from` replaced by `to` in `v1alpha1.rs`; returns
+/// the compiler's errors as (message, file, line).
+fn build_api_with(from: &str, to: &str) -> Vec<(String, String, u64)> {
+    let root = workspace_root();
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let deps: Vec<String> = ["kube", "k8s-openapi", "serde", "serde_json"]
+        .iter()
+        .map(|d| dependency_line(&manifest, d))
+        .collect();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"api-with-a-typo\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
+             [dependencies]\noperator-derive = {{ path = {:?} }}\n{}\n\n[workspace]\n\n\
+             [profile.dev.package.\"*\"]\nopt-level = 1\n",
+            root.join("operator-derive").display().to_string(),
+            deps.join("\n")
+        ),
+    )
+    .unwrap();
+    std::fs::copy(root.join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
+    let api = dir.path().join("src/api");
+    std::fs::create_dir_all(&api).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), "pub mod api;\n").unwrap();
+    for entry in std::fs::read_dir(root.join("memcached/src/api")).unwrap() {
+        let path = entry.unwrap().path();
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        if path.ends_with("v1alpha1.rs") {
+            assert!(text.contains(from), "{from:?} is in memcached's API");
+            text = text.replacen(from, to, 1);
+        }
+        std::fs::write(api.join(path.file_name().unwrap()), text).unwrap();
+    }
+
+    let out = Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "--message-format=json"])
+        .current_dir(dir.path())
+        .env("CARGO_TARGET_DIR", root.join("target/tests/trybuild"))
+        .output()
+        .unwrap();
+    let mut errors = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let m = &msg["message"];
+        if msg["reason"] != "compiler-message" || m["level"] != "error" {
+            continue;
+        }
+        let text = m["message"].as_str().unwrap_or_default().to_string();
+        if text.starts_with("aborting due to") {
+            continue;
+        }
+        let span = &m["spans"][0];
+        errors.push((
+            text,
+            span["file_name"].as_str().unwrap_or_default().to_string(),
+            span["line_start"].as_u64().unwrap_or_default(),
+        ));
+    }
+    assert!(
+        !out.status.success() || errors.is_empty(),
+        "cargo failed without compiler errors: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    errors
+}
+
+#[test]
+fn a_misspelled_marker_in_the_memcached_api_is_one_error_at_the_marker() {
+    let errors = build_api_with("#[validation(minimum = 0)]", "#[validation(minimun = 0)]");
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    let (message, file, line) = &errors[0];
+    assert!(
+        message.starts_with(
+            "unknown argument `minimun` in #[validation(...)]; did you mean `minimum`?"
+        ),
+        "{message}"
+    );
+    assert!(file.ends_with("src/api/v1alpha1.rs"), "{file}");
+    let source =
+        std::fs::read_to_string(workspace_root().join("memcached/src/api/v1alpha1.rs")).unwrap();
+    assert!(
+        source
+            .lines()
+            .nth(*line as usize - 1)
+            .unwrap()
+            .contains("#[validation(minimum = 0)]"),
+        "line {line} is the marker's"
+    );
+}
+
+#[test]
+fn the_unchanged_memcached_api_builds_without_errors() {
+    let errors = build_api_with("", "");
+    assert!(errors.is_empty(), "{errors:#?}");
+}
