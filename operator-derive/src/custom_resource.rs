@@ -134,7 +134,7 @@ fn crd_errors(
     let mut out = TokenStream::new();
     for e in errors
         .into_iter()
-        .filter(|e| e.origin != operator_gen::Origin::Marker)
+        .filter(|e| e.origin != operator_gen::Origin::Marker && !reported_by_a_derive(e))
     {
         let here = own_file.as_ref() == Some(&canonical(&e.file));
         if here && let Some(span) = token_at(input, e.line, e.column) {
@@ -165,6 +165,56 @@ fn crd_errors(
         );
     }
     out
+}
+
+/// Whether the derive on the item where `e` lies reports `e` itself: the derives check
+/// marker fit on types they can see (`minimum` on a `String`), with the same message at
+/// the same place as the generator.
+fn reported_by_a_derive(e: &operator_gen::LocatedError) -> bool {
+    let Ok(text) = std::fs::read_to_string(&e.file) else {
+        return false;
+    };
+    // Real file positions need proc-macro2's own parser (as in `crate_crd`).
+    proc_macro2::fallback::force();
+    let found = syn::parse_file(&text).ok().is_some_and(|file| {
+        let mut items: Vec<&syn::Item> = file.items.iter().collect();
+        while let Some(item) = items.pop() {
+            let (attrs, input) = match item {
+                syn::Item::Mod(m) => {
+                    items.extend(m.content.iter().flat_map(|(_, c)| c));
+                    continue;
+                }
+                syn::Item::Struct(s) => (&s.attrs, syn::DeriveInput::from(s.clone())),
+                syn::Item::Enum(en) => (&en.attrs, syn::DeriveInput::from(en.clone())),
+                _ => continue,
+            };
+            let span = item.span();
+            if !(span.start().line..=span.end().line).contains(&e.line) {
+                continue;
+            }
+            let derives_ours = attrs.iter().any(|a| {
+                a.path().is_ident("derive")
+                    && a.parse_args_with(
+                        syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+                    )
+                    .is_ok_and(|paths| {
+                        paths.iter().any(|p| {
+                            p.segments
+                                .last()
+                                .is_some_and(|s| s.ident == "Schema" || s.ident == "CustomResource")
+                        })
+                    })
+            });
+            return derives_ours
+                && checks::check_schema_type(&input).iter().any(|d| {
+                    let start = d.span.start();
+                    start.line == e.line && start.column + 1 == e.column && d.message == e.message
+                });
+        }
+        false
+    });
+    proc_macro2::fallback::unforce();
+    found
 }
 
 /// The span of the token of `input` that starts at `line`:`column` (1-based, as the

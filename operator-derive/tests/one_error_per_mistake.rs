@@ -118,6 +118,19 @@ fn a_misspelled_marker_in_the_memcached_api_is_one_error_at_the_marker() {
 }
 
 #[test]
+fn a_marker_that_does_not_fit_its_field_is_one_error_at_the_marker() {
+    // The schema derive sees the mistake, and so does the generator behind the kind's crd().
+    let errors = build_api_with("pub size: i32,", "pub size: String,");
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    let (message, file, _) = &errors[0];
+    assert_eq!(
+        message,
+        "`minimum` applies to an integer or number, but this is a string"
+    );
+    assert!(file.ends_with("src/api/v1alpha1.rs"), "{file}");
+}
+
+#[test]
 fn the_unchanged_memcached_api_builds_without_errors() {
     let errors = build_api_with("", "");
     assert!(errors.is_empty(), "{errors:#?}");
