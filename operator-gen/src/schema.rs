@@ -1269,10 +1269,10 @@ fn apply_schema_prop(schema: &mut JSONSchemaProps, prop: &SchemaProp) -> Result<
             }
         }
         SchemaProp::Schemaless => {}
-        SchemaProp::ExternalDocs { url, description } => {
+        SchemaProp::ExternalDocs(docs) => {
             schema.external_docs = Some(ExternalDocumentation {
-                url: Some(url.clone()),
-                description: description.clone(),
+                url: Some(docs.url.clone()),
+                description: docs.description.clone(),
             })
         }
     }

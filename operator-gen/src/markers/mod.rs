@@ -4,9 +4,9 @@
 //! files, so whatever compiles is exactly what the generator understands.
 //!
 //! Every marker is a typed value (an enum variant or a struct field) that keeps the span of
-//! the tokens it came from. Adding a marker means: a variant, its parse arm in the same
-//! file, and its apply arm in `crate::schema::apply` (the `match` there is exhaustive, so
-//! the compiler lists every place that must learn about it).
+//! the tokens it came from. The schema markers are declared once, in `table.rs`: adding one
+//! is an entry there and its arm in the generator's apply function (the `match` there is
+//! exhaustive, so the compiler asks for it).
 
 mod args;
 
@@ -14,6 +14,8 @@ pub use args::lit_str_value;
 mod crd;
 mod field;
 mod rbac;
+mod read;
+pub mod table;
 
 pub use args::{MetaSource, Spanned};
 pub use crd::{
@@ -21,10 +23,12 @@ pub use crd::{
     parse_printcolumn, parse_resource, parse_subresource,
 };
 pub use field::{
-    CEL_REASONS, CelRule, FieldMarkers, ListType, MarkerTarget, ObjectType, OneOf, SchemaProp,
-    Validation, parse_field_markers, syntactic_schema_type,
+    CelRule, ExternalDocs, FieldMarkers, ListType, MarkerTarget, ObjectType, OneOf,
+    parse_field_markers, syntactic_schema_type,
 };
 pub use rbac::{KNOWN_VERBS, RbacMarker, parse_rbac};
+pub use read::CEL_REASONS;
+pub use table::{SchemaProp, Validation};
 
 /// The attribute names this crate owns, as written by the user (`#[validation(...)]`).
 pub const RESOURCE: &str = "resource";
