@@ -470,6 +470,65 @@ mod tests {
         }
     }
 
+    fn messages(attr: &str, target: MarkerTarget) -> Vec<String> {
+        let attrs = syn::parse::Parser::parse_str(syn::Attribute::parse_outer, attr).unwrap();
+        let mut diags = crate::diagnostics::Diagnostics::new();
+        super::super::parse_field_markers(&attrs, target, &mut diags);
+        diags.into_vec().into_iter().map(|d| d.message).collect()
+    }
+
+    #[test]
+    fn every_mistake_inside_a_nested_group_is_reported() {
+        let cel = messages(
+            r#"#[validation(cel(bogus = 1, reasn = "x", rule = ""))]"#,
+            MarkerTarget::Field,
+        );
+        assert_eq!(cel.len(), 3, "{cel:#?}");
+        assert!(cel[0].starts_with("unknown argument `bogus` in #[validation(cel(...))]"));
+        assert!(cel[1].contains("did you mean `reason`?"), "{}", cel[1]);
+        assert_eq!(cel[2], "a CEL rule cannot be empty");
+        let docs = messages(
+            r#"#[schema(external_docs(uri = "https://x", url = "https://y", url = "z"))]"#,
+            MarkerTarget::Field,
+        );
+        assert_eq!(docs.len(), 2, "{docs:#?}");
+        assert!(docs[0].contains("did you mean `url`?"), "{}", docs[0]);
+        assert_eq!(
+            docs[1],
+            "duplicate argument `url` in #[schema(external_docs(...))]"
+        );
+        let items = messages(
+            r#"#[validation(items(minimum = 0, bogus = 1, nullable, max_length = -1))]"#,
+            MarkerTarget::Field,
+        );
+        assert_eq!(items.len(), 3, "{items:#?}");
+        assert!(items[1].starts_with("unknown argument `nullable` in #[validation(items(...))]"));
+    }
+
+    #[test]
+    fn placement_and_type_fit_come_from_the_table() {
+        assert_eq!(
+            messages(
+                "#[validation(exactly_one_of = \"a;b\")]",
+                MarkerTarget::Field
+            ),
+            ["`exactly_one_of` goes on a struct, naming its fields; not on a field"]
+        );
+        assert_eq!(
+            messages("#[schema(default = 1)]", MarkerTarget::Type),
+            ["`default` goes on a field, not on a type"]
+        );
+        let max_items = find(VALIDATION, "max_items").unwrap();
+        assert_eq!(
+            max_items.check_applies(Some("object"), false).unwrap_err(),
+            "`max_items` applies to an array, but this is an object"
+        );
+        let pattern = find(VALIDATION, "pattern").unwrap();
+        assert!(pattern.check_applies(Some("integer"), true).is_ok());
+        assert!(pattern.check_applies(Some("integer"), false).is_err());
+        assert!(pattern.check_applies(None, false).is_ok());
+    }
+
     #[test]
     fn every_entry_reads_its_own_example() {
         // The Rust column's first example of each entry parses with the entry's reader into
