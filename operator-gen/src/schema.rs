@@ -366,6 +366,14 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                 }
                 self.apply_markers(site.file, &mut schema, &markers);
             }
+            if markers
+                .has(|p| matches!(p, SchemaProp::SkipDescriptions))
+                .is_some()
+            {
+                // After flattening, as controller-gen applies it: only now does the schema
+                // hold the type's nested descriptions.
+                clear_nested_descriptions(&mut schema);
+            }
 
             let is_required = if markers.required.is_some() {
                 true
@@ -1268,7 +1276,8 @@ fn apply_schema_prop(schema: &mut JSONSchemaProps, prop: &SchemaProp) -> Result<
                 ]);
             }
         }
-        SchemaProp::Schemaless => {}
+        // Both act on the whole field schema, so struct_schema applies them itself.
+        SchemaProp::Schemaless | SchemaProp::SkipDescriptions => {}
         SchemaProp::ExternalDocs(docs) => {
             schema.external_docs = Some(ExternalDocumentation {
                 url: Some(docs.url.clone()),
@@ -1277,6 +1286,26 @@ fn apply_schema_prop(schema: &mut JSONSchemaProps, prop: &SchemaProp) -> Result<
         }
     }
     Ok(())
+}
+
+/// `skip_descriptions`: drops the descriptions below the field (its own stays), through
+/// properties, list items and map values.
+fn clear_nested_descriptions(schema: &mut JSONSchemaProps) {
+    fn clear(schema: &mut JSONSchemaProps) {
+        schema.description = None;
+        clear_nested_descriptions(schema);
+    }
+    for property in schema.properties.iter_mut().flat_map(|p| p.values_mut()) {
+        clear(property);
+    }
+    match &mut schema.items {
+        Some(JSONSchemaPropsOrArray::Schema(items)) => clear(items),
+        Some(JSONSchemaPropsOrArray::Schemas(list)) => list.iter_mut().for_each(clear),
+        None => {}
+    }
+    if let Some(JSONSchemaPropsOrBool::Schema(values)) = &mut schema.additional_properties {
+        clear(values);
+    }
 }
 
 fn push_rule(schema: &mut JSONSchemaProps, rule: &CelRule) {

@@ -370,6 +370,10 @@ marker_table! {
             on FIELD, applies Any,
             go "`+kubebuilder:validation:Schemaless`", rust "`#[schema(schemaless)]`",
             "The field gets an empty schema instead of its type's.";
+        "skip_descriptions" => SkipDescriptions = read::set;
+            on FIELD, applies Any,
+            go "`+kubebuilder:skipDescriptions` (controller-tools after v0.21)", rust "`#[schema(skip_descriptions)]`",
+            "Drops the descriptions of everything below the field (its own stays): for embedded types such as a `PodTemplateSpec`, whose docs can push a CRD past the API server's size limit.";
         "external_docs" => ExternalDocs(ExternalDocs) = read::external_docs;
             on FIELD_OR_TYPE, applies Any,
             go "`+kubebuilder:externalDocs:url=...,description=...`", rust "`#[schema(external_docs(url = \"https://...\", description = \"...\"))]`",
