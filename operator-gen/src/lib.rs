@@ -226,3 +226,16 @@ pub fn generate_from_texts(
     let (crds, roles) = pipeline::run(&inputs, options, &|crd| crd)?;
     Ok(Generated { crds, roles })
 }
+
+/// Property tests run `default` cases, or `PROPTEST_CASES` when it is set (for long runs).
+#[cfg(test)]
+pub(crate) fn test_cases(default: u32) -> proptest::test_runner::Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default);
+    proptest::test_runner::Config {
+        cases,
+        ..proptest::test_runner::Config::default()
+    }
+}

@@ -1,0 +1,373 @@
+//! serde's four enum representations as schemas: unit variants as a string enum,
+//! externally tagged (one property per variant), internally and adjacently tagged (the tag
+//! next to the union of the variants' fields, with CEL rules per variant), untagged.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{JSON, JSONSchemaProps};
+use syn::spanned::Spanned as _;
+
+use super::apply::{cel_field, push_rule};
+use super::{SchemaBuilder, Site, object};
+use crate::serde_attrs::ContainerAttrs;
+use crate::{docs, markers};
+use markers::CelRule;
+
+impl<'a> SchemaBuilder<'a, '_> {
+    /// The schema of an enum, following serde's representation of it: unit variants alone
+    /// are a string enum; data-carrying variants become objects (externally tagged: one
+    /// property per variant, exactly one set; internally or adjacently tagged: the tag as a
+    /// string enum next to the variants' fields, with each variant's required fields checked
+    /// by a CEL rule; untagged: the union of the variants' fields). Shapes that are not
+    /// structural (strings mixed with objects, tuples, untagged unit variants) are errors.
+    pub(super) fn enum_schema(
+        &mut self,
+        site: Site<'a, '_>,
+        item: &'a syn::ItemEnum,
+        container: &ContainerAttrs,
+    ) -> Option<JSONSchemaProps> {
+        let mut variants: Vec<(String, &'a syn::Variant)> = Vec::new();
+        for variant in &item.variants {
+            let attrs = self.field_attrs(site.file, &variant.attrs)?;
+            if attrs.skip_deserializing {
+                continue;
+            }
+            if let Some(marker) = variant
+                .attrs
+                .iter()
+                .find(|a| markers::marker_name(a).is_some())
+            {
+                self.error(site.file, marker.span(), markers::VARIANT_MARKER);
+                return None;
+            }
+            if let syn::Fields::Unnamed(u) = &variant.fields
+                && u.unnamed.len() != 1
+            {
+                self.error(
+                    site.file,
+                    variant.ident.span(),
+                    format!(
+                        "variant `{}` serializes as a JSON array, which has no structural schema; use named fields",
+                        variant.ident
+                    ),
+                );
+                return None;
+            }
+            let name = variant.ident.to_string();
+            let json_name = attrs.rename.unwrap_or_else(|| {
+                container
+                    .rename_all
+                    .map_or(name.clone(), |r| r.apply_to_variant(&name))
+            });
+            variants.push((json_name, variant));
+        }
+        if container.untagged {
+            return self.untagged_enum(site, item, &variants, container);
+        }
+        match &container.tag {
+            None => self.externally_tagged_enum(site, item, &variants, container),
+            Some(tag) => self.tagged_enum(site, item, &variants, container, tag),
+        }
+    }
+
+    /// `#[serde(untagged)]`: the union of the variants' fields, and a rule that the object
+    /// has all required fields of at least one variant.
+    fn untagged_enum(
+        &mut self,
+        site: Site<'a, '_>,
+        item: &'a syn::ItemEnum,
+        variants: &[(String, &'a syn::Variant)],
+        container: &ContainerAttrs,
+    ) -> Option<JSONSchemaProps> {
+        if let Some((_, unit)) = variants.iter().find(|(_, v)| is_unit(v)) {
+            self.error(
+                site.file,
+                unit.ident.span(),
+                format!(
+                    "unit variant `{}` of an untagged enum serializes as null, which has no structural schema",
+                    unit.ident
+                ),
+            );
+            return None;
+        }
+        let mut union = object(BTreeMap::new());
+        let mut alternatives = Vec::new();
+        for (_, variant) in variants {
+            let fields = self.variant_object(site, item, variant, container)?;
+            alternatives.push(fields.required.clone().unwrap_or_default());
+            self.merge_variant_fields(site, item, variant, &mut union, fields)?;
+        }
+        // A variant without required fields matches any object: then there is nothing to check.
+        if alternatives.iter().all(|r| !r.is_empty()) {
+            let has_all = |fields: &[String]| {
+                fields
+                    .iter()
+                    .map(|f| format!("has(self.{})", cel_field(f)))
+                    .collect::<Vec<_>>()
+                    .join(" && ")
+            };
+            push_rule(
+                &mut union,
+                &CelRule {
+                    rule: alternatives
+                        .iter()
+                        .map(|r| format!("({})", has_all(r)))
+                        .collect::<Vec<_>>()
+                        .join(" || "),
+                    message: Some(format!(
+                        "must be one of the forms of {}: with {}",
+                        item.ident,
+                        alternatives
+                            .iter()
+                            .map(|r| r.join(" and "))
+                            .collect::<Vec<_>>()
+                            .join(", or with ")
+                    )),
+                    ..Default::default()
+                },
+            );
+        }
+        Some(union)
+    }
+
+    /// serde's default representation: a unit variant is its name as a string, any other
+    /// variant an object with the variant's name as its one key.
+    fn externally_tagged_enum(
+        &mut self,
+        site: Site<'a, '_>,
+        item: &'a syn::ItemEnum,
+        variants: &[(String, &'a syn::Variant)],
+        container: &ContainerAttrs,
+    ) -> Option<JSONSchemaProps> {
+        if variants.iter().all(|(_, v)| is_unit(v)) {
+            return Some(string_enum(variants));
+        }
+        if let Some((_, unit)) = variants.iter().find(|(_, v)| is_unit(v)) {
+            self.error(
+                site.file,
+                unit.ident.span(),
+                format!(
+                    "enum `{}` mixes unit variants (JSON strings) with data-carrying variants (JSON objects), which no structural schema allows; give `{}` a field, or use #[serde(tag = \"...\")]",
+                    item.ident, unit.ident
+                ),
+            );
+            return None;
+        }
+        let mut properties = BTreeMap::new();
+        for (json_name, variant) in variants {
+            let mut schema = match &variant.fields {
+                syn::Fields::Unnamed(u) => self.type_schema(site, &u.unnamed[0].ty)?,
+                _ => self.variant_object(site, item, variant, container)?,
+            };
+            if let Some(doc) = docs::description(&variant.attrs) {
+                schema.description = Some(doc);
+            }
+            properties.insert(json_name.clone(), schema);
+        }
+        Some(JSONSchemaProps {
+            min_properties: Some(1),
+            max_properties: Some(1),
+            ..object(properties)
+        })
+    }
+
+    /// Internally (`tag`) or adjacently (`tag` + `content`) tagged: an object whose tag names
+    /// the variant, next to (or with `content` holding) the union of the variants' fields,
+    /// and a CEL rule per variant requiring its fields when the tag names it.
+    fn tagged_enum(
+        &mut self,
+        site: Site<'a, '_>,
+        item: &'a syn::ItemEnum,
+        variants: &[(String, &'a syn::Variant)],
+        container: &ContainerAttrs,
+        tag: &str,
+    ) -> Option<JSONSchemaProps> {
+        let mut union = object(BTreeMap::new());
+        let mut rules = Vec::new();
+        for (json_name, variant) in variants {
+            let mut checks: Vec<String> = Vec::new();
+            let mut required = Vec::new();
+            if !is_unit(variant) {
+                let fields = self.variant_object(site, item, variant, container)?;
+                required = fields.required.clone().unwrap_or_default();
+                self.merge_variant_fields(site, item, variant, &mut union, fields)?;
+                if let Some(content) = &container.content {
+                    checks.push(format!("has(self.{})", cel_field(content)));
+                }
+            }
+            let prefix = container
+                .content
+                .as_ref()
+                .map_or(String::new(), |c| format!("{}.", cel_field(c)));
+            checks.extend(
+                required
+                    .iter()
+                    .map(|f| format!("has(self.{prefix}{})", cel_field(f))),
+            );
+            if checks.is_empty() {
+                continue;
+            }
+            rules.push(CelRule {
+                rule: format!(
+                    "self.{} != '{}' || ({})",
+                    cel_field(tag),
+                    json_name.replace('\\', "\\\\").replace('\'', "\\'"),
+                    checks.join(" && ")
+                ),
+                message: Some(format!(
+                    "{tag} {json_name} needs {}",
+                    match (&container.content, required.is_empty()) {
+                        (Some(c), true) => c.clone(),
+                        (Some(c), false) => format!("{c} with {}", required.join(", ")),
+                        (None, _) => required.join(", "),
+                    }
+                )),
+                ..Default::default()
+            });
+        }
+        let mut properties = BTreeMap::from([(tag.to_string(), string_enum(variants))]);
+        // Rules of the variants' own types stay with their fields: on `content`, or, when the
+        // fields sit next to the tag, on the enum's object after the tag rules.
+        let mut carried_rules = Vec::new();
+        match &container.content {
+            Some(content) => {
+                if union.properties.is_some() {
+                    properties.insert(content.clone(), union);
+                }
+            }
+            None => {
+                carried_rules = union.x_kubernetes_validations.take().unwrap_or_default();
+                for (name, prop) in union.properties.take().unwrap_or_default() {
+                    if properties.insert(name.clone(), prop).is_some() {
+                        self.error(
+                            site.file,
+                            item.ident.span(),
+                            format!(
+                                "a variant of `{}` has a field `{name}`, the name of the enum's tag",
+                                item.ident
+                            ),
+                        );
+                        return None;
+                    }
+                }
+            }
+        }
+        let mut schema = JSONSchemaProps {
+            required: Some(vec![tag.to_string()]),
+            ..object(properties)
+        };
+        for rule in &rules {
+            push_rule(&mut schema, rule);
+        }
+        if !carried_rules.is_empty() {
+            schema
+                .x_kubernetes_validations
+                .get_or_insert_with(Vec::new)
+                .extend(carried_rules);
+        }
+        Some(schema)
+    }
+
+    /// The object a struct variant (or a newtype variant carrying a struct) serializes to.
+    fn variant_object(
+        &mut self,
+        site: Site<'a, '_>,
+        item: &'a syn::ItemEnum,
+        variant: &'a syn::Variant,
+        container: &ContainerAttrs,
+    ) -> Option<JSONSchemaProps> {
+        let variant_attrs = self.container_attrs(site.file, &variant.attrs);
+        if variant_attrs.untagged {
+            self.error(
+                site.file,
+                variant.ident.span(),
+                format!(
+                    "#[serde(untagged)] on variant `{}` mixes two representations in one enum; operator-gen supports one representation per enum",
+                    variant.ident
+                ),
+            );
+            return None;
+        }
+        let schema = match &variant.fields {
+            syn::Fields::Named(_) => {
+                // A variant's own `rename_all` wins over the enum's `rename_all_fields`.
+                let fields_container = ContainerAttrs {
+                    rename_all: variant_attrs.rename_all.or(container.rename_all_fields),
+                    ..Default::default()
+                };
+                self.struct_schema(site, &variant.fields, &fields_container, false)?
+            }
+            syn::Fields::Unnamed(u) => self.type_schema(site, &u.unnamed[0].ty)?,
+            syn::Fields::Unit => return Some(object(BTreeMap::new())),
+        };
+        if schema.type_.as_deref() != Some("object") || schema.additional_properties.is_some() {
+            self.error(
+                site.file,
+                variant.ident.span(),
+                format!(
+                    "variant `{}` of `{}` must carry a struct with named fields in this enum representation (its fields become the object's fields)",
+                    variant.ident, item.ident
+                ),
+            );
+            return None;
+        }
+        Some(schema)
+    }
+
+    /// Adds a variant's fields to the union of all variants' fields; all are optional in
+    /// the union. Two variants may share a field only with the same schema.
+    fn merge_variant_fields(
+        &mut self,
+        site: Site<'a, '_>,
+        item: &'a syn::ItemEnum,
+        variant: &'a syn::Variant,
+        union: &mut JSONSchemaProps,
+        fields: JSONSchemaProps,
+    ) -> Option<()> {
+        let properties = union.properties.get_or_insert_with(BTreeMap::new);
+        for (name, prop) in fields.properties.unwrap_or_default() {
+            match properties.get(&name) {
+                Some(existing) if *existing != prop => {
+                    self.error(
+                        site.file,
+                        variant.ident.span(),
+                        format!(
+                            "variant `{}` of `{}` has a field `{name}` that another variant declares with a different schema; the variants' fields share one object",
+                            variant.ident, item.ident
+                        ),
+                    );
+                    return None;
+                }
+                Some(_) => {}
+                None => {
+                    properties.insert(name, prop);
+                }
+            }
+        }
+        for rule in fields.x_kubernetes_validations.unwrap_or_default() {
+            union
+                .x_kubernetes_validations
+                .get_or_insert_with(Vec::new)
+                .push(rule);
+        }
+        Some(())
+    }
+}
+
+fn is_unit(variant: &syn::Variant) -> bool {
+    matches!(variant.fields, syn::Fields::Unit)
+}
+
+/// A string enum of the variants' JSON names.
+fn string_enum(variants: &[(String, &syn::Variant)]) -> JSONSchemaProps {
+    JSONSchemaProps {
+        type_: Some("string".into()),
+        enum_: Some(
+            variants
+                .iter()
+                .map(|(name, _)| JSON(serde_json::Value::String(name.clone())))
+                .collect(),
+        ),
+        ..Default::default()
+    }
+}

@@ -1,0 +1,550 @@
+//! Stage three: Rust types to structural OpenAPI v3 schemas. This module walks declared
+//! types (structs with serde's renames, skips, defaults and flattening; the root kind); its
+//! parts map type expressions (`types`), enums (`enums`), apply markers (`apply`) and
+//! flatten a field over its named type (`flatten`). What cannot be expressed (floats
+//! without opt-in, generics, recursion, unknown types) is reported at its span.
+
+use std::collections::{BTreeMap, HashMap};
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps;
+use proc_macro2::Span;
+use syn::spanned::Spanned as _;
+
+mod apply;
+mod enums;
+mod flatten;
+mod types;
+
+pub use flatten::merge_field_over_type;
+
+use apply::{cel_field, clear_nested_descriptions, push_rule};
+
+use crate::diagnostics::Diagnostics;
+use crate::docs;
+use crate::known_types;
+use crate::markers::{self, CelRule, MarkerTarget, SchemaProp};
+use crate::serde_attrs::{self, ContainerAttrs};
+use crate::source::{Index, SourceFile, TypeDecl, TypeItem};
+use crate::{Options, Origin};
+
+/// Types that serialize as their content (`Option` also makes a field optional).
+const WRAPPERS: &[&str] = &["Option", "Box", "Rc", "Arc"];
+
+/// Builds schemas for the types of one source index, collecting problems as it goes.
+#[derive(Debug)]
+pub struct SchemaBuilder<'a, 'i> {
+    index: &'i Index<'a>,
+    options: &'i Options,
+    /// Types being built, innermost last, to detect recursion.
+    stack: Vec<usize>,
+    cache: HashMap<usize, Cached>,
+    pub file_problems: Vec<(&'a SourceFile, Span, String, Origin)>,
+}
+
+/// What the builder remembers of a declared type's schema.
+#[derive(Debug)]
+enum Cached {
+    /// Built once and handed out without a copy. Most types are used once, and a schema
+    /// copy per type doubled the memory of a large API; a type used again is built again,
+    /// and kept from then on.
+    Once,
+    /// Kept for every further use (`None`: the type has errors, already reported).
+    Kept(Option<Box<JSONSchemaProps>>),
+}
+
+/// Where a type expression was written: its module (for name resolution) and file.
+#[derive(Clone, Copy)]
+struct Site<'a, 'm> {
+    module: &'m [String],
+    file: &'a SourceFile,
+}
+
+impl<'a, 'i> SchemaBuilder<'a, 'i> {
+    pub fn new(index: &'i Index<'a>, options: &'i Options) -> Self {
+        Self {
+            index,
+            options,
+            stack: Vec::new(),
+            cache: HashMap::new(),
+            file_problems: Vec::new(),
+        }
+    }
+
+    fn error(&mut self, file: &'a SourceFile, span: Span, message: impl Into<String>) {
+        self.file_problems
+            .push((file, span, message.into(), Origin::Source));
+    }
+
+    fn push_diags(&mut self, file: &'a SourceFile, diags: Diagnostics) {
+        for d in diags.into_vec() {
+            self.file_problems
+                .push((file, d.span, d.message, Origin::Marker));
+        }
+    }
+
+    /// The schema of a root kind: `apiVersion`, `kind`, `metadata` and the struct's own fields.
+    pub fn root_schema(&mut self, decl: &TypeDecl<'a>) -> Option<JSONSchemaProps> {
+        let TypeItem::Struct(item) = decl.item else {
+            self.error(
+                decl.file,
+                decl.item.ident().span(),
+                "#[resource] goes on a struct with named fields",
+            );
+            return None;
+        };
+        let site = Site {
+            module: decl.module,
+            file: decl.file,
+        };
+        let container = self.container_attrs(decl.file, decl.item.attrs());
+        let mut schema = self.struct_schema(site, &item.fields, &container, true)?;
+        let props = schema.properties.get_or_insert_with(BTreeMap::new);
+        props.insert(
+            "apiVersion".into(),
+            JSONSchemaProps {
+                description: Some(known_types::API_VERSION_DESCRIPTION.into()),
+                type_: Some("string".into()),
+                ..Default::default()
+            },
+        );
+        props.insert(
+            "kind".into(),
+            JSONSchemaProps {
+                description: Some(known_types::KIND_DESCRIPTION.into()),
+                type_: Some("string".into()),
+                ..Default::default()
+            },
+        );
+        // The API server owns the shape of the top-level metadata.
+        props.insert(
+            "metadata".into(),
+            JSONSchemaProps {
+                type_: Some("object".into()),
+                ..Default::default()
+            },
+        );
+        if let Some(required) = &mut schema.required {
+            required.retain(|r| r != "metadata");
+            if required.is_empty() {
+                schema.required = None;
+            }
+        }
+        schema.description = docs::description(decl.item.attrs());
+        let mut diags = Diagnostics::new();
+        let markers =
+            markers::parse_field_markers(decl.item.attrs(), MarkerTarget::Type, &mut diags);
+        self.push_diags(decl.file, diags);
+        self.apply_markers(decl.file, &mut schema, &markers);
+        Some(schema)
+    }
+
+    fn container_attrs(
+        &mut self,
+        file: &'a SourceFile,
+        attrs: &[syn::Attribute],
+    ) -> ContainerAttrs {
+        match serde_attrs::container_attrs(attrs) {
+            Ok(c) => c,
+            Err(e) => {
+                self.error(file, e.span(), format!("cannot read serde attribute: {e}"));
+                ContainerAttrs::default()
+            }
+        }
+    }
+
+    /// The serde attributes of a field or variant; `None` (reported) when they do not read.
+    fn field_attrs(
+        &mut self,
+        file: &'a SourceFile,
+        attrs: &[syn::Attribute],
+    ) -> Option<serde_attrs::FieldAttrs> {
+        serde_attrs::field_attrs(attrs)
+            .map_err(|e| self.error(file, e.span(), format!("cannot read serde attribute: {e}")))
+            .ok()
+    }
+
+    /// The schema of a named type declared in the sources (cached; recursion is an error).
+    fn decl_schema(
+        &mut self,
+        id: usize,
+        use_span: (&'a SourceFile, Span),
+    ) -> Option<JSONSchemaProps> {
+        if let Some(Cached::Kept(done)) = self.cache.get(&id) {
+            return done.as_deref().cloned();
+        }
+        let decl = self.index.decl(id);
+        if let Some(pos) = self.stack.iter().position(|d| *d == id) {
+            let cycle: Vec<String> = self.stack[pos..]
+                .iter()
+                .map(|d| self.index.skeleton.decls[*d].name.clone())
+                .chain(std::iter::once(decl.name()))
+                .collect();
+            self.error(
+                use_span.0,
+                use_span.1,
+                format!(
+                    "recursive type: {} cannot be expressed as a structural schema; break the cycle, for example with #[schema(schemaless, preserve_unknown_fields)] on this field",
+                    cycle.join(" -> ")
+                ),
+            );
+            return None;
+        }
+        if !decl.item.generics().params.is_empty() {
+            self.error(
+                decl.file,
+                decl.item.generics().span(),
+                format!(
+                    "generic type `{}` is not supported in a CRD schema; use a concrete type",
+                    decl.name()
+                ),
+            );
+            self.cache.insert(id, Cached::Kept(None));
+            return None;
+        }
+        self.stack.push(id);
+        let site = Site {
+            module: decl.module,
+            file: decl.file,
+        };
+        let container = self.container_attrs(decl.file, decl.item.attrs());
+        let mut schema = match decl.item {
+            TypeItem::Struct(s) => match &s.fields {
+                syn::Fields::Named(_) if container.transparent => {
+                    let field = s.fields.iter().find(|f| {
+                        serde_attrs::field_attrs(&f.attrs)
+                            .map(|a| !a.skip_deserializing)
+                            .unwrap_or(true)
+                    });
+                    field.and_then(|f| self.type_schema(site, &f.ty))
+                }
+                syn::Fields::Named(_) => self.struct_schema(site, &s.fields, &container, false),
+                syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+                    self.type_schema(site, &u.unnamed[0].ty)
+                }
+                _ => {
+                    self.error(
+                        decl.file,
+                        s.ident.span(),
+                        format!(
+                            "`{}` serializes as a JSON array or null, which has no structural schema; use named fields",
+                            s.ident
+                        ),
+                    );
+                    None
+                }
+            },
+            TypeItem::Enum(e) => self.enum_schema(site, e, &container),
+            TypeItem::Alias(t) => self.type_schema(site, &t.ty),
+        };
+        self.stack.pop();
+        if let Some(schema) = &mut schema {
+            schema.description = docs::description(decl.item.attrs()).or(schema.description.take());
+            if let TypeItem::Alias(alias) = decl.item {
+                // rustc refuses derive helper attributes on a `type` item (there is no derive
+                // to declare them), so markers here never compile: refuse them too.
+                for attr in alias
+                    .attrs
+                    .iter()
+                    .filter(|a| markers::marker_name(a).is_some())
+                {
+                    // The compiler reports these at the marker: they count as the grammar's.
+                    self.file_problems.push((
+                        decl.file,
+                        attr.span(),
+                        format!(
+                            "markers cannot go on a type alias (`type {} = ...`): the compiler refuses them there; make it a newtype (`pub struct {}(...)` with #[derive(Schema)]) or put the markers on the fields that use it",
+                            alias.ident, alias.ident
+                        ),
+                        Origin::Marker,
+                    ));
+                }
+            } else {
+                let mut diags = Diagnostics::new();
+                let markers =
+                    markers::parse_field_markers(decl.item.attrs(), MarkerTarget::Type, &mut diags);
+                self.push_diags(decl.file, diags);
+                self.apply_markers(decl.file, schema, &markers);
+            }
+        }
+        match self.cache.get(&id) {
+            None => {
+                self.cache.insert(id, Cached::Once);
+            }
+            // Built before, or found to be recursive while it was being built.
+            Some(_) => {
+                self.cache
+                    .insert(id, Cached::Kept(schema.clone().map(Box::new)));
+            }
+        }
+        schema
+    }
+
+    fn struct_schema(
+        &mut self,
+        site: Site<'a, '_>,
+        fields: &'a syn::Fields,
+        container: &ContainerAttrs,
+        is_root: bool,
+    ) -> Option<JSONSchemaProps> {
+        let mut properties = BTreeMap::new();
+        let mut required = Vec::new();
+        // Optional immutable fields, in field order: once set, they may not be unset.
+        let mut once_set = Vec::new();
+        let mut ok = true;
+        for field in fields {
+            let Some(ident) = &field.ident else { continue };
+            let Some(attrs) = self.field_attrs(site.file, &field.attrs) else {
+                continue;
+            };
+            if attrs.skip_serializing && attrs.skip_deserializing {
+                continue;
+            }
+            let rust_name = syn::ext::IdentExt::unraw(ident).to_string();
+            let json_name = attrs.rename.clone().unwrap_or_else(|| {
+                container
+                    .rename_all
+                    .map_or(rust_name.clone(), |r| r.apply_to_field(&rust_name))
+            });
+            if is_root && json_name == "metadata" {
+                continue;
+            }
+            let mut diags = Diagnostics::new();
+            let markers =
+                markers::parse_field_markers(&field.attrs, MarkerTarget::Field, &mut diags);
+            self.push_diags(site.file, diags);
+
+            if attrs.flatten {
+                match self.type_schema(site, &field.ty) {
+                    Some(inner) if inner.properties.is_some() => {
+                        properties.extend(inner.properties.unwrap_or_default());
+                        if !is_option(&field.ty) {
+                            required.extend(inner.required.unwrap_or_default());
+                        }
+                    }
+                    Some(_) => {
+                        self.error(
+                            site.file,
+                            field.ty.span(),
+                            "#[serde(flatten)] is supported for structs with named fields; a flattened map has no structural schema",
+                        );
+                        ok = false;
+                    }
+                    None => ok = false,
+                }
+                continue;
+            }
+
+            let schemaless = markers
+                .has(|p| matches!(p, SchemaProp::Schemaless))
+                .is_some();
+            let schema = if schemaless {
+                Some(JSONSchemaProps::default())
+            } else {
+                self.type_schema(site, &field.ty)
+            };
+            let Some(mut schema) = schema else {
+                ok = false;
+                continue;
+            };
+            // Without markers of its own the field is its type's schema with the field's doc,
+            // which the `else` branch builds without the merge's round trip through JSON.
+            if !markers.is_empty()
+                && !schemaless
+                && markers.items.is_empty()
+                && markers.items_schema.is_empty()
+                && self.is_named(site, &field.ty)
+            {
+                // A field of a named type: controller-gen writes the field's own markers
+                // next to a reference to the type and flattens the two; conflicting values
+                // end up side by side in `allOf`.
+                let mut overlay = JSONSchemaProps {
+                    type_: schema.type_.clone(),
+                    x_kubernetes_int_or_string: schema.x_kubernetes_int_or_string,
+                    description: docs::description(&field.attrs),
+                    ..Default::default()
+                };
+                self.apply_markers(site.file, &mut overlay, &markers);
+                schema = match merge_field_over_type(overlay, schema) {
+                    Ok(merged) => merged,
+                    Err(e) => {
+                        self.error(
+                            site.file,
+                            field.ty.span(),
+                            format!(
+                                "operator-gen could not merge this field's markers with its type's schema ({e}); this is a bug in operator-gen, please report it with this field"
+                            ),
+                        );
+                        ok = false;
+                        continue;
+                    }
+                };
+            } else {
+                if let Some(doc) = docs::description(&field.attrs) {
+                    schema.description = Some(doc);
+                }
+                self.apply_markers(site.file, &mut schema, &markers);
+            }
+            if markers
+                .has(|p| matches!(p, SchemaProp::SkipDescriptions))
+                .is_some()
+            {
+                // After flattening, as controller-gen applies it: only now does the schema
+                // hold the type's nested descriptions.
+                clear_nested_descriptions(&mut schema);
+            }
+
+            let is_required = if markers.required.is_some() {
+                true
+            } else if markers.optional.is_some() {
+                false
+            } else {
+                !(is_option(&field.ty)
+                    || attrs.default
+                    || container.default
+                    || attrs.skip_deserializing)
+            };
+            if is_required {
+                required.push(json_name.clone());
+            } else if markers.immutable.is_some() {
+                once_set.push(json_name.clone());
+            }
+            if properties.insert(json_name.clone(), schema).is_some() {
+                self.error(
+                    site.file,
+                    ident.span(),
+                    format!("two fields serialize to the JSON name `{json_name}`"),
+                );
+            }
+        }
+        if !ok {
+            return None;
+        }
+        required.sort();
+        required.dedup();
+        let mut schema = JSONSchemaProps {
+            type_: Some("object".into()),
+            properties: (!properties.is_empty()).then_some(properties),
+            required: (!required.is_empty()).then_some(required),
+            ..Default::default()
+        };
+        // `self == oldSelf` on the field cannot see a field that is removed, so the parent
+        // also refuses to unset it (controller-gen writes these before the type's own rules).
+        for name in &once_set {
+            let field = cel_field(name);
+            push_rule(
+                &mut schema,
+                &CelRule {
+                    rule: format!("!has(oldSelf.{field}) || has(self.{field})"),
+                    message: Some(format!("field {name} is immutable once set")),
+                    ..Default::default()
+                },
+            );
+        }
+        Some(schema)
+    }
+}
+
+/// An object schema with these properties (none: no `properties` key).
+fn object(properties: BTreeMap<String, JSONSchemaProps>) -> JSONSchemaProps {
+    JSONSchemaProps {
+        type_: Some("object".into()),
+        properties: (!properties.is_empty()).then_some(properties),
+        ..Default::default()
+    }
+}
+
+fn is_option(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cel_field;
+
+    fn generate(text: &str) -> Result<crate::Generated, crate::Error> {
+        crate::generate_from_texts(
+            std::path::Path::new("src"),
+            vec![("src/lib.rs".into(), text.to_string())],
+            &crate::Options::default(),
+        )
+    }
+
+    #[test]
+    fn a_type_used_many_times_has_the_same_schema_at_every_use() {
+        let generated = generate(
+            r#"
+            #[derive(CustomResource)]
+            #[resource(group = "test.example.com", version = "v1")]
+            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
+            #[derive(Schema)]
+            pub struct ThingSpec {
+                pub first: Shared,
+                pub second: Option<Shared>,
+                pub third: Vec<Shared>,
+                pub fourth: Shared,
+            }
+            /// Shared is used four times.
+            #[derive(Schema)]
+            #[validation(max_properties = 3)]
+            pub struct Shared {
+                #[validation(minimum = 1)]
+                pub count: i32,
+            }
+            "#,
+        )
+        .unwrap();
+        let spec = crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
+            ["openAPIV3Schema"]["properties"]["spec"]["properties"]
+            .clone();
+        let first = &spec["first"];
+        assert_eq!(first["description"], "Shared is used four times.");
+        assert_eq!(first["maxProperties"], 3);
+        assert_eq!(first["properties"]["count"]["minimum"], 1);
+        assert_eq!(&spec["second"], first);
+        assert_eq!(&spec["third"]["items"], first);
+        assert_eq!(&spec["fourth"], first);
+    }
+
+    #[test]
+    fn a_broken_type_used_many_times_is_reported_once() {
+        let err = generate(
+            r#"
+            #[derive(CustomResource)]
+            #[resource(group = "test.example.com", version = "v1")]
+            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
+            #[derive(Schema)]
+            pub struct ThingSpec { pub a: Node, pub b: Node, pub c: Vec<Node>, pub d: Bad, pub e: Bad }
+            #[derive(Schema)]
+            pub struct Node { pub children: Vec<Node> }
+            #[derive(Schema)]
+            pub struct Bad { pub pair: (i32, i32) }
+            "#,
+        )
+        .unwrap_err();
+        let crate::Error::Invalid(errors) = err else {
+            panic!("{err}")
+        };
+        let messages: Vec<String> = errors
+            .iter()
+            .map(|e| format!("{}:{} {}", e.line, e.column, e.message))
+            .collect();
+        assert_eq!(messages.len(), 2, "{messages:#?}");
+        assert!(
+            messages[0].starts_with("8:49 recursive type: Node -> Node"),
+            "{messages:#?}"
+        );
+        assert!(
+            messages[1].starts_with("10:40 unsupported type `(i32 , i32)`"),
+            "{messages:#?}"
+        );
+    }
+
+    #[test]
+    fn cel_names_are_escaped_as_the_api_server_expects() {
+        assert_eq!(cel_field("cron"), "cron");
+        assert_eq!(cel_field("max-surge"), "max__dash__surge");
+        assert_eq!(cel_field("a.b/c"), "a__dot__b__slash__c");
+        assert_eq!(cel_field("a__b"), "a__underscores__b");
+        assert_eq!(cel_field("namespace"), "__namespace__");
+    }
+}
