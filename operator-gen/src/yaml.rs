@@ -238,11 +238,19 @@ fn write_string(out: &mut String, s: &str, key_level: usize, fold_indent: usize,
         out.push_str(s);
         return;
     }
+    // A key must stay on its line: YAML ends an implicit key at the line break.
+    let fold = |out: &mut String, s: &str, quoted: bool| {
+        if is_value {
+            write_folded(out, s, fold_indent, quoted);
+        } else {
+            out.push_str(s);
+        }
+    };
     match choose_style(s, is_value) {
-        Style::Plain => write_folded(out, s, fold_indent, false),
+        Style::Plain => fold(out, s, false),
         Style::SingleQuoted => {
             out.push('\'');
-            write_folded(out, &s.replace('\'', "''"), fold_indent, true);
+            fold(out, &s.replace('\'', "''"), true);
             out.push('\'');
         }
         Style::DoubleQuoted => write_double_quoted(out, s),
@@ -322,14 +330,19 @@ fn choose_style(s: &str, is_value: bool) -> Style {
             _ => {}
         }
     }
-    let printable =
-        !control && (ascii || s.chars().all(|c| c == '\n' || c == '\t' || !c.is_control()));
+    let printable = !control
+        && (ascii
+            || s.chars()
+                .all(|c| c == '\n' || c == '\t' || !needs_escape(c)));
     if !printable {
         return Style::DoubleQuoted;
     }
     if newline {
-        let lines_ok =
-            !s.lines().any(|l| l.ends_with(' ') || l.ends_with('\t')) && !s.starts_with(' ');
+        // A literal block takes its indentation from its first non-empty line, which must
+        // therefore not start with a blank; and it needs a line with content to hold.
+        let first = s.split('\n').find(|l| !l.is_empty());
+        let lines_ok = first.is_some_and(|l| !l.starts_with([' ', '\t']))
+            && !s.split('\n').any(|l| l.ends_with(' ') || l.ends_with('\t'));
         return if is_value && lines_ok {
             Style::Literal
         } else {
@@ -454,7 +467,8 @@ fn write_folded(out: &mut String, s: &str, fold_indent: usize, quoted: bool) {
     for (i, &c) in bytes.iter().enumerate() {
         if c == b' ' {
             // Spaces are single bytes, so the neighbours can be looked at as bytes.
-            let next_is_space = bytes.get(i + 1) == Some(&b' ');
+            // A break next to a tab would drop the tab: YAML trims blanks around a fold.
+            let next_is_space = matches!(bytes.get(i + 1), Some(b' ' | b'\t'));
             let last = i + 1 == bytes.len();
             let allow = !prev_space && column > WIDTH && !next_is_space && i != 0 && !last;
             out.push_str(&s[plain_from..i]);
@@ -471,10 +485,21 @@ fn write_folded(out: &mut String, s: &str, fold_indent: usize, quoted: bool) {
         } else if c & 0xC0 != 0x80 {
             // The first byte of a character (continuation bytes do not move the column).
             column += 1;
-            prev_space = false;
+            prev_space = c == b'\t';
         }
     }
     out.push_str(&s[plain_from..]);
+}
+
+/// Characters YAML does not take as they are in a scalar: controls, the byte-order mark and
+/// the non-characters (not printable for YAML), and the Unicode line and paragraph
+/// separators (line breaks for YAML 1.1).
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+        )
 }
 
 fn write_double_quoted(out: &mut String, s: &str) {
@@ -486,7 +511,7 @@ fn write_double_quoted(out: &mut String, s: &str) {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c if needs_escape(c) => out.push_str(&format!("\\u{:04X}", c as u32)),
             c => out.push(c),
         }
     }
@@ -514,96 +539,4 @@ fn write_literal(out: &mut String, s: &str, level: usize) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::{Value, json};
-
-    #[test]
-    fn natural_order_puts_digits_numerically_and_symbols_first() {
-        let mut keys = vec!["b", "a10", "a2", "x-kubernetes-list-type", "A", "$ref", "a"];
-        keys.sort_by(|a, b| natural_cmp(a, b));
-        assert_eq!(
-            keys,
-            vec!["$ref", "A", "a", "a2", "a10", "b", "x-kubernetes-list-type"]
-        );
-    }
-
-    #[test]
-    fn layout_matches_go_yaml() {
-        let doc = json!({
-            "kind": "X",
-            "list": ["a", {"k": 1, "j": [true]}],
-            "empty": {},
-            "none": [],
-            "text": "line one\nline two",
-            "num": "124",
-            "flag": "true",
-            "bang": "!has(self.x)",
-            "colon": "a: b",
-            "float": 1.5,
-        });
-        let yaml = to_yaml_stream(&[Node::from(&doc)]);
-        assert_eq!(
-            yaml,
-            "---\nbang: '!has(self.x)'\ncolon: 'a: b'\nempty: {}\nflag: \"true\"\nfloat: 1.5\nkind: X\nlist:\n- a\n- j:\n  - true\n  k: 1\nnone: []\nnum: \"124\"\ntext: |-\n  line one\n  line two\n"
-        );
-    }
-
-    #[test]
-    fn plain_words_take_the_style_the_full_rules_give() {
-        for word in [
-            "type",
-            "x-kubernetes-list-type",
-            "v1",
-            "apps/v1",
-            "a.b",
-            "int32",
-            "e5",
-            "Yes",
-            "yes",
-            "NO",
-            "n",
-            "nul",
-            "null",
-            "On",
-            "off",
-            "True",
-            "inf",
-            "nan",
-            "a_b",
-            "Z",
-        ] {
-            let plain = choose_style(word, true) == Style::Plain;
-            assert_eq!(is_plain_word(word), plain, "{word}");
-            assert_eq!(choose_style(word, false) == Style::Plain, plain, "{word}");
-        }
-        for not_a_word in [
-            "", "1", "-a", ".inf", "a b", "a:b", "a#b", "é", "a\nb", "~", "<<",
-        ] {
-            assert!(!is_plain_word(not_a_word), "{not_a_word}");
-        }
-    }
-
-    #[test]
-    fn long_plain_strings_fold_after_column_80() {
-        let doc = json!({"description": "Condition contains details for one aspect of the current state of this API Resource."});
-        let yaml = to_yaml_stream(&[Node::from(&doc)]);
-        assert_eq!(
-            yaml,
-            "---\ndescription: Condition contains details for one aspect of the current state of this\n  API Resource.\n"
-        );
-    }
-
-    #[test]
-    fn output_parses_back_to_the_same_value() {
-        let doc = json!({
-            "a": "it's: quoted", "b": "#hash", "c": "- dash", "d": "tab\there", "e": "",
-            "f": "0x1F", "g": "1e3", "h": "1:20", "i": "null", "j": " lead", "k": "multi\n\nline\n",
-            "l": -3, "m": 0.25, "n": null, "o": ["x", ["y", "z"]], "p": "ünïcode",
-            "q": "a very long string that keeps going and going past the eighty column limit of the emitter, surely",
-        });
-        let yaml = to_yaml_stream(&[Node::from(&doc)]);
-        let back: Value = serde_yaml::from_str(&yaml).expect("valid YAML");
-        assert_eq!(back, doc, "{yaml}");
-    }
-}
+mod tests;
