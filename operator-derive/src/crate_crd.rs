@@ -56,7 +56,11 @@ pub fn compile_crd(
     // Parse with proc-macro2's own implementation so spans carry real file positions (for
     // error messages) instead of this macro's call site; switch back before emitting tokens.
     proc_macro2::fallback::force();
-    let result = operator_gen::generate(&paths, &operator_gen::Options::default());
+    let result = operator_gen::generate_with(
+        &paths,
+        &operator_gen::Options::default(),
+        &[operator_gen::ArtifactKind::CRD],
+    );
     proc_macro2::fallback::unforce();
 
     let generated = result.map_err(|e| match e {

@@ -41,6 +41,30 @@ impl KindDecl<'_> {
     }
 }
 
+/// The CRD generator: root kinds to `crd/bases/<group>_<plural>.yaml`. Its facts and its
+/// build are the pipeline's (the schemas are built where the syntax trees are).
+#[derive(Debug)]
+pub struct CrdGenerator;
+
+impl crate::generator::Generator for CrdGenerator {
+    fn name(&self) -> &'static str {
+        "crd"
+    }
+
+    fn help(&self) -> &'static str {
+        "CustomResourceDefinitions from #[resource] kinds, into crd/bases/<group>_<plural>.yaml"
+    }
+
+    fn dir(&self) -> &'static str {
+        "crd/bases"
+    }
+
+    /// `crd/bases` is wholly generated.
+    fn owns(&self, file_name: &str) -> bool {
+        file_name.ends_with(".yaml") && !file_name.starts_with('.')
+    }
+}
+
 /// Reads the CRD-level markers of `attrs` (shared with operator-derive).
 pub fn crd_markers(
     attrs: &[syn::Attribute],
@@ -394,5 +418,177 @@ fn crd_for(
             ..Default::default()
         },
         status: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+
+    fn build(files: &[(&str, &str)]) -> Result<Vec<CustomResourceDefinition>, String> {
+        let texts = files
+            .iter()
+            .map(|(name, text)| (PathBuf::from(format!("src/{name}.rs")), text.to_string()))
+            .collect();
+        crate::generate_from_texts(Path::new("src"), texts, &crate::Options::default())
+            .map(|g| g.crds)
+            .map_err(|e| e.to_string())
+    }
+
+    const POLICY_V1: &str = r#"
+/// Policy v1.
+#[resource(group = "x.example.com", version = "v1", kind = "Policy", scope = "Cluster",
+           shortnames = "pol;pl", categories = "all", storage,
+           selectable_fields = [".spec.level"], annotations = ["team=core"], labels = ["tier=api"])]
+#[subresource(status, scale(spec_path = ".spec.replicas", status_path = ".status.replicas"))]
+#[printcolumn(name = "Level", type = "integer", json_path = ".spec.level")]
+#[printcolumn(name = "Age", type = "date", json_path = ".metadata.creationTimestamp", priority = 1)]
+pub struct Policy { pub metadata: ObjectMeta, pub spec: Spec, pub status: Option<Status> }
+pub struct Spec { pub level: i32, pub replicas: i32 }
+pub struct Status { pub replicas: i32 }
+"#;
+
+    const POLICY_V1BETA1: &str = r#"
+/// Policy v1beta1.
+#[resource(group = "x.example.com", version = "v1beta1", kind = "Policy", scope = "Cluster",
+           shortnames = "pol;pl", categories = "all", deprecated = "use v1")]
+pub struct Policy { pub metadata: ObjectMeta, pub spec: Spec }
+pub struct Spec { pub level: i32 }
+"#;
+
+    #[test]
+    fn names_scope_metadata_and_versions() {
+        let crds = build(&[("v1beta1", POLICY_V1BETA1), ("v1", POLICY_V1)]).unwrap();
+        assert_eq!(crds.len(), 1);
+        let crd = &crds[0];
+        assert_eq!(crd.metadata.name.as_deref(), Some("policies.x.example.com"));
+        let labels = crd.metadata.labels.as_ref().unwrap();
+        assert_eq!(labels.get("tier").map(String::as_str), Some("api"));
+        let annotations = crd.metadata.annotations.as_ref().unwrap();
+        assert_eq!(annotations.get("team").map(String::as_str), Some("core"));
+        let names = &crd.spec.names;
+        assert_eq!(
+            (
+                names.plural.as_str(),
+                names.singular.as_deref(),
+                names.list_kind.as_deref()
+            ),
+            ("policies", Some("policy"), Some("PolicyList"))
+        );
+        assert_eq!(
+            names.short_names.as_deref(),
+            Some(&["pol".to_string(), "pl".to_string()][..])
+        );
+        assert_eq!(names.categories.as_deref(), Some(&["all".to_string()][..]));
+        assert_eq!(crd.spec.scope, "Cluster");
+        let versions: Vec<(&str, bool, bool, Option<bool>)> = crd
+            .spec
+            .versions
+            .iter()
+            .map(|v| (v.name.as_str(), v.served, v.storage, v.deprecated))
+            .collect();
+        assert_eq!(
+            versions,
+            [
+                ("v1", true, true, None),
+                ("v1beta1", true, false, Some(true))
+            ]
+        );
+        assert_eq!(
+            crd.spec.versions[1].deprecation_warning.as_deref(),
+            Some("use v1")
+        );
+    }
+
+    #[test]
+    fn subresources_columns_and_selectable_fields() {
+        let crds = build(&[("v1", POLICY_V1)]).unwrap();
+        let v1 = &crds[0].spec.versions[0];
+        let sub = v1.subresources.as_ref().unwrap();
+        assert!(sub.status.is_some());
+        let scale = sub.scale.as_ref().unwrap();
+        assert_eq!(
+            (
+                scale.spec_replicas_path.as_str(),
+                scale.status_replicas_path.as_str()
+            ),
+            (".spec.replicas", ".status.replicas")
+        );
+        assert_eq!(scale.label_selector_path, None);
+        let columns: Vec<(&str, &str, &str, Option<i32>)> = v1
+            .additional_printer_columns
+            .iter()
+            .flatten()
+            .map(|c| {
+                (
+                    c.name.as_str(),
+                    c.type_.as_str(),
+                    c.json_path.as_str(),
+                    c.priority,
+                )
+            })
+            .collect();
+        assert_eq!(
+            columns,
+            [
+                ("Level", "integer", ".spec.level", None),
+                ("Age", "date", ".metadata.creationTimestamp", Some(1)),
+            ]
+        );
+        let selectable: Vec<&str> = v1
+            .selectable_fields
+            .iter()
+            .flatten()
+            .map(|f| f.json_path.as_str())
+            .collect();
+        assert_eq!(selectable, [".spec.level"]);
+        // The root schema: apiVersion, kind, metadata, spec, status; status not required.
+        let schema = v1
+            .schema
+            .as_ref()
+            .unwrap()
+            .open_api_v3_schema
+            .as_ref()
+            .unwrap();
+        let props: Vec<&String> = schema.properties.as_ref().unwrap().keys().collect();
+        assert_eq!(props, ["apiVersion", "kind", "metadata", "spec", "status"]);
+        assert_eq!(schema.required.as_deref(), Some(&["spec".to_string()][..]));
+    }
+
+    #[test]
+    fn versions_that_disagree_or_fight_over_storage_are_refused() {
+        let err = build(&[
+            ("v1", POLICY_V1),
+            ("v2", &POLICY_V1.replace("\"v1\"", "\"v2\"")),
+        ])
+        .unwrap_err();
+        assert!(err.contains("storage"), "{err}");
+        let err = build(&[
+            ("v1", POLICY_V1),
+            (
+                "v1beta1",
+                &POLICY_V1BETA1.replace("scope = \"Cluster\"", "namespaced"),
+            ),
+        ])
+        .unwrap_err();
+        assert!(err.contains("scope"), "{err}");
+    }
+
+    #[test]
+    fn default_plurals() {
+        for (kind, plural) in [
+            ("Memcached", "memcacheds"),
+            ("Policy", "policies"),
+            ("Gateway", "gateways"),
+            ("Box", "boxes"),
+            ("Match", "matches"),
+            ("Mesh", "meshes"),
+            ("Status", "statuses"),
+            ("Y", "ys"),
+        ] {
+            assert_eq!(default_plural(kind), plural, "{kind}");
+        }
     }
 }

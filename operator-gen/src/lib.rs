@@ -27,6 +27,7 @@ mod bodies;
 pub mod crd;
 pub mod diagnostics;
 pub mod docs;
+pub mod generator;
 pub mod known_types;
 pub mod markers;
 pub mod output;
@@ -42,7 +43,8 @@ use std::path::{Path, PathBuf};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
-pub use output::{Artifact, ArtifactKind, Layout};
+pub use generator::{ArtifactKind, GENERATORS, Generator};
+pub use output::{Artifact, Layout};
 pub use rbac::RbacRole;
 
 use source::SourceFile;
@@ -184,28 +186,48 @@ fn render_errors(errors: &[LocatedError]) -> String {
     out
 }
 
-/// What the generator produced: typed objects, ready to render or to use in code.
+/// What the generators produced: the CRDs as typed objects, ready to render or to use in
+/// code, and the other generators' files.
 #[derive(Debug, Clone, Default)]
 pub struct Generated {
     /// One per (group, kind), sorted by group then kind.
     pub crds: Vec<CustomResourceDefinition>,
-    pub roles: Vec<RbacRole>,
+    /// The files of the other generators (the RBAC roles, ...), in registration order.
+    pub files: Vec<Artifact>,
 }
 
-/// Reads the Rust sources under `paths` and generates CRDs and RBAC roles.
+/// Reads the Rust sources under `paths` and runs every generator.
 pub fn generate(paths: &[PathBuf], options: &Options) -> Result<Generated, Error> {
-    let inputs = source::read_inputs(paths)?;
-    let (crds, roles) = pipeline::run(&inputs, options, &|crd| crd)?;
-    Ok(Generated { crds, roles })
+    generate_with(paths, options, &ArtifactKind::all())
 }
 
-/// The files of [`generate`]: `generate(paths, options)?.artifacts()`, with each CRD
-/// rendered on the thread that built it and dropped right after, so a large API never
-/// holds all of its CRD objects in memory (the command line uses this).
-pub fn generate_artifacts(paths: &[PathBuf], options: &Options) -> Result<Vec<Artifact>, Error> {
+/// [`generate`] with only the generators in `ran` (`&[ArtifactKind::CRD]` for the CRDs
+/// alone, as the derive does).
+pub fn generate_with(
+    paths: &[PathBuf],
+    options: &Options,
+    ran: &[ArtifactKind],
+) -> Result<Generated, Error> {
     let inputs = source::read_inputs(paths)?;
-    let (crds, roles) = pipeline::run(&inputs, options, &|crd| output::crd_artifact(&crd))?;
-    Ok(output::with_roles(crds, &roles))
+    let (crds, files) = pipeline::run(&inputs, options, ran, &|crd| crd)?;
+    Ok(Generated { crds, files })
+}
+
+/// The files of the generators in `ran` (`generate(paths, options)?.artifacts()` when all
+/// run), with each CRD rendered on the thread that built it and dropped right after, so a
+/// large API never holds all of its CRD objects in memory (the command line uses this).
+/// Generators not in `ran` do not run: `rbac` alone reads no kind.
+pub fn generate_artifacts(
+    paths: &[PathBuf],
+    options: &Options,
+    ran: &[ArtifactKind],
+) -> Result<Vec<Artifact>, Error> {
+    let inputs = source::read_inputs(paths)?;
+    let (mut crds, files) =
+        pipeline::run(&inputs, options, ran, &|crd| output::crd_artifact(&crd))?;
+    crds.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+    crds.extend(files);
+    Ok(crds)
 }
 
 /// Generates from sources already in memory (`(path, text)` pairs; module paths are taken
@@ -223,8 +245,8 @@ pub fn generate_from_texts(
             text,
         })
         .collect();
-    let (crds, roles) = pipeline::run(&inputs, options, &|crd| crd)?;
-    Ok(Generated { crds, roles })
+    let (crds, files) = pipeline::run(&inputs, options, &ArtifactKind::all(), &|crd| crd)?;
+    Ok(Generated { crds, files })
 }
 
 /// Property tests run `default` cases, or `PROPTEST_CASES` when it is set (for long runs).

@@ -4,9 +4,10 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, ValueEnum};
+use clap::Parser;
+use clap::builder::{PossibleValue, PossibleValuesParser};
 
-use operator_gen::{ArtifactKind, Layout, Options, output};
+use operator_gen::{ArtifactKind, GENERATORS, Layout, Options, output};
 
 // The generator allocates many small values (syntax trees, schemas, YAML); with mimalloc
 // the 1000-kind API of `cargo xtask bench-gen` took 329 ms instead of 578 ms (best of 7).
@@ -27,9 +28,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
                   one had replaced)."
 )]
 struct Cli {
-    /// What to generate.
-    #[arg(value_enum)]
-    what: What,
+    /// What to generate: one generator, or all of them.
+    #[arg(value_parser = generators())]
+    what: String,
     /// Rust source files or directories to scan (repeatable).
     #[arg(long = "paths", short = 'p', required = true, num_args = 1..)]
     paths: Vec<PathBuf>,
@@ -53,11 +54,12 @@ struct Cli {
     role_name: String,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum What {
-    Crd,
-    Rbac,
-    All,
+/// The registered generators, and `all`.
+fn generators() -> PossibleValuesParser {
+    let each = GENERATORS
+        .iter()
+        .map(|g| PossibleValue::new(g.name()).help(g.help()));
+    PossibleValuesParser::new(each.chain([PossibleValue::new("all").help("every generator")]))
 }
 
 fn main() -> ExitCode {
@@ -79,15 +81,10 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     };
     // The process ends when `run` returns: freeing the files of a large API one by one
     // would only add time, so they are left to the operating system.
-    let ran: &[ArtifactKind] = match cli.what {
-        What::All => &ArtifactKind::ALL,
-        What::Crd => &[ArtifactKind::Crd],
-        What::Rbac => &[ArtifactKind::Rbac],
-    };
-    let artifacts: Vec<_> = operator_gen::generate_artifacts(&cli.paths, &options)?
-        .into_iter()
-        .filter(|a| ran.contains(&a.kind))
-        .collect();
+    // clap accepts only the registered names and `all`.
+    let ran = ArtifactKind::named(&cli.what).map_or_else(ArtifactKind::all, |kind| vec![kind]);
+    let ran = &ran[..];
+    let artifacts = operator_gen::generate_artifacts(&cli.paths, &options, ran)?;
     let artifacts = std::mem::ManuallyDrop::new(artifacts);
     if cli.stdout {
         let mut out = std::io::stdout().lock();

@@ -6,11 +6,15 @@
 //!
 //! 1. Each worker takes files from a common queue (largest first), parses them, and reports
 //!    what crosses threads: the declarations and imports of each file ([`FileSummary`]), its
-//!    root kinds by (group, kind), its `#[rbac]` markers, and its marker errors.
+//!    root kinds by (group, kind), the facts each plugin generator collects from it (the
+//!    `#[rbac]` markers, ...), and its marker errors.
 //! 2. The calling thread builds the crate-wide [`Skeleton`] for name resolution and hands
 //!    each CRD to the worker that parsed its first version's file. Workers build the schemas
 //!    and CRDs with their own trees; a type declared in a file another worker parsed is
-//!    parsed again here, on first use.
+//!    parsed again here, on first use. Meanwhile the calling thread runs the plugin
+//!    generators' builds.
+//!
+//! Only the generators asked for run: without the CRD generator, no kind is even read.
 //!
 //! The result does not depend on the number of threads: CRDs come out sorted by group and
 //! kind, roles are normalised, errors are sorted and deduplicated.
@@ -22,12 +26,12 @@ use std::sync::mpsc;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 use crate::diagnostics::Diagnostics;
-use crate::markers::{
-    self, MetaSource, PrintColumnMarker, RbacMarker, ResourceMarker, SubresourceMarker,
-};
+use crate::generator::{ArtifactKind, Facts};
+use crate::markers::{PrintColumnMarker, ResourceMarker, SubresourceMarker};
+use crate::output::Artifact;
 use crate::schema::SchemaBuilder;
 use crate::source::{FileSummary, Index, Input, Skeleton, SourceFile, TypeDecl};
-use crate::{Error, LocatedError, Options, Origin, RbacRole, crd, output, rbac};
+use crate::{Error, LocatedError, Options, Origin, crd, output};
 
 /// Inputs smaller than this (in bytes) stay on the calling thread.
 const PARALLEL_FROM_BYTES: usize = 64 * 1024;
@@ -38,8 +42,34 @@ struct FileFacts {
     summary: FileSummary,
     /// (position in the file's declarations, group, kind) of each root kind.
     kinds: Vec<(usize, String, String)>,
-    rbac: Vec<RbacMarker>,
+    /// What each plugin generator that ran collected, in the order of [`Run::plugins`].
+    plugins: Vec<Option<Facts>>,
     errors: Vec<LocatedError>,
+}
+
+/// The generators asked for.
+struct Run<'o> {
+    options: &'o Options,
+    crds: bool,
+    /// The others, which collect facts and build their files themselves.
+    plugins: Vec<ArtifactKind>,
+}
+
+impl<'o> Run<'o> {
+    fn new(options: &'o Options, ran: &[ArtifactKind]) -> Self {
+        let mut plugins: Vec<ArtifactKind> = ran
+            .iter()
+            .copied()
+            .filter(|k| *k != ArtifactKind::CRD)
+            .collect();
+        plugins.sort();
+        plugins.dedup();
+        Self {
+            options,
+            crds: ran.contains(&ArtifactKind::CRD),
+            plugins,
+        }
+    }
 }
 
 /// Round one's report of a worker: (input position, facts) of each file it claimed, or the
@@ -65,40 +95,46 @@ struct Plan {
 /// position in `Plan::crds`, and problems.
 type RoundTwo<T> = (Vec<(usize, T)>, Vec<LocatedError>);
 
+/// What a run made: the CRDs (each passed through `emit`), in (group, kind) order, and the
+/// files of the other generators, in registration order.
+pub type Made<T> = (Vec<T>, Vec<Artifact>);
+
 /// The CRDs (each passed through `emit` by the worker that built it, in (group, kind)
-/// order) and the RBAC roles of `inputs`, or every problem found.
+/// order) and the other generators' files of `inputs`, or every problem found. Only the
+/// generators in `ran` run.
 ///
 /// `emit` is where a CRD can become its file: rendered on the thread that built it, the
 /// object is gone before the next one is built, so a large API never holds all its CRDs.
 pub fn run<T: Send>(
     inputs: &[Input],
     options: &Options,
+    ran: &[ArtifactKind],
     emit: &(impl Fn(CustomResourceDefinition) -> T + Sync),
-) -> Result<(Vec<T>, Vec<RbacRole>), Error> {
+) -> Result<Made<T>, Error> {
     let total: usize = inputs.iter().map(|i| i.text.len()).sum();
     let threads = if total < PARALLEL_FROM_BYTES {
         1
     } else {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     };
-    run_on(inputs, options, threads, emit)
+    run_on(inputs, &Run::new(options, ran), threads, emit)
 }
 
 /// [`run`] on up to `threads` workers (one per input at most).
 fn run_on<T: Send>(
     inputs: &[Input],
-    options: &Options,
+    run: &Run<'_>,
     threads: usize,
     emit: &(impl Fn(CustomResourceDefinition) -> T + Sync),
-) -> Result<(Vec<T>, Vec<RbacRole>), Error> {
+) -> Result<Made<T>, Error> {
     let threads = threads.min(inputs.len()).max(1);
     let queue = Queue::new(inputs);
     if threads == 1 {
         let cells = cells(inputs.len());
-        let (facts, mut kinds) = round_one(inputs, &queue, &cells);
-        let (plan, rbac, errors) = plan(vec![facts.map_err(syntax_errors)?], 1);
-        let built = round_two(0, inputs, &cells, &mut kinds, &plan, options, emit);
-        return finish(vec![built], roles(&rbac, options), errors);
+        let (facts, mut kinds) = round_one(inputs, &queue, &cells, run);
+        let (plan, plugin_facts, errors) = plan(vec![facts.map_err(syntax_errors)?], 1);
+        let built = round_two(0, inputs, &cells, &mut kinds, &plan, run.options, emit);
+        return finish(vec![built], build_plugins(run, plugin_facts), errors);
     }
 
     std::thread::scope(|scope| {
@@ -112,14 +148,14 @@ fn run_on<T: Send>(
             let queue = &queue;
             workers.push(scope.spawn(move || {
                 let cells = cells(inputs.len());
-                let (facts, mut kinds) = round_one(inputs, queue, &cells);
+                let (facts, mut kinds) = round_one(inputs, queue, &cells, run);
                 let _ = report.send((w, facts));
                 // Without this sender the calling thread sees when every worker reported
                 // or died, and never waits on a panicked one.
                 drop(report);
                 // No plan comes when generation stops after round one.
                 match plan_receiver.recv() {
-                    Ok(plan) => round_two(w, inputs, &cells, &mut kinds, &plan, options, emit),
+                    Ok(plan) => round_two(w, inputs, &cells, &mut kinds, &plan, run.options, emit),
                     Err(_) => (Vec::new(), Vec::new()),
                 }
             }));
@@ -145,14 +181,14 @@ fn run_on<T: Send>(
             join(workers);
             return Err(syntax_errors(syntax));
         }
-        let (plan, rbac, errors) = plan(facts, threads);
+        let (plan, plugin_facts, errors) = plan(facts, threads);
         let plan = std::sync::Arc::new(plan);
         for sender in &plan_senders {
             let _ = sender.send(plan.clone());
         }
-        // The roles are made here while the workers build the CRDs.
-        let roles = roles(&rbac, options);
-        finish(join(workers), roles, errors)
+        // The other generators build here while the workers build the CRDs.
+        let files = build_plugins(run, plugin_facts);
+        finish(join(workers), files, errors)
     })
 }
 
@@ -200,6 +236,7 @@ fn round_one(
     inputs: &[Input],
     queue: &Queue,
     cells: &[OnceCell<SourceFile>],
+    run: &Run<'_>,
 ) -> (RoundOne, KindMarkers) {
     let mut taken = Vec::new();
     let mut syntax = Vec::new();
@@ -220,17 +257,27 @@ fn round_one(
         .into_iter()
         .map(|no| {
             let file = cells[no].get().expect("parsed above");
-            (no, file_facts(no, file, &mut kinds))
+            (no, file_facts(no, file, run, &mut kinds))
         })
         .collect();
     (Ok(facts), kinds)
 }
 
-fn file_facts(file_no: usize, file: &SourceFile, kinds: &mut KindMarkers) -> FileFacts {
+fn file_facts(
+    file_no: usize,
+    file: &SourceFile,
+    run: &Run<'_>,
+    kinds: &mut KindMarkers,
+) -> FileFacts {
     let summary = crate::source::summarize(file);
     let mut facts = FileFacts::default();
     let mut problems = Vec::new();
-    for (no, item) in crate::source::type_items(file).into_iter().enumerate() {
+    let items = if run.crds {
+        crate::source::type_items(file)
+    } else {
+        Vec::new()
+    };
+    for (no, item) in items.into_iter().enumerate() {
         let decl = TypeDecl {
             item,
             module: &summary.decls[no].0,
@@ -245,11 +292,11 @@ fn file_facts(file_no: usize, file: &SourceFile, kinds: &mut KindMarkers) -> Fil
         }
         problems.push((file, diags));
     }
-    for attr in crate::source::rbac_attrs(file) {
+    for plugin in &run.plugins {
         let mut diags = Diagnostics::new();
         facts
-            .rbac
-            .extend(markers::parse_rbac(MetaSource::Attr(attr), &mut diags));
+            .plugins
+            .push(plugin.generator().collect(file, &mut diags));
         problems.push((file, diags));
     }
     facts.errors = located(problems, Origin::Marker, Vec::new());
@@ -257,12 +304,12 @@ fn file_facts(file_no: usize, file: &SourceFile, kinds: &mut KindMarkers) -> Fil
     facts
 }
 
-/// Builds the skeleton and hands out the CRDs; returns the plan, the RBAC markers in input
-/// order, and round one's marker errors.
+/// Builds the skeleton and hands out the CRDs; returns the plan, each plugin's facts in
+/// input order, and round one's marker errors.
 fn plan(
     per_worker: Vec<Vec<(usize, FileFacts)>>,
     threads: usize,
-) -> (Plan, Vec<RbacMarker>, Vec<LocatedError>) {
+) -> (Plan, Vec<Vec<Facts>>, Vec<LocatedError>) {
     let mut files: Vec<(usize, usize, FileFacts)> = per_worker
         .into_iter()
         .enumerate()
@@ -272,13 +319,18 @@ fn plan(
     let mut summaries = Vec::with_capacity(files.len());
     let mut kinds = Vec::with_capacity(files.len());
     let mut parsed_by = Vec::with_capacity(files.len());
-    let mut rbac = Vec::new();
+    let mut plugin_facts: Vec<Vec<Facts>> = Vec::new();
     let mut errors = Vec::new();
     for (_, w, f) in files {
         summaries.push(f.summary);
         kinds.push(f.kinds);
         parsed_by.push(w);
-        rbac.extend(f.rbac);
+        for (p, found) in f.plugins.into_iter().enumerate() {
+            if plugin_facts.len() <= p {
+                plugin_facts.resize_with(p + 1, Vec::new);
+            }
+            plugin_facts[p].extend(found);
+        }
         errors.extend(f.errors);
     }
     let skeleton = Skeleton::build(summaries);
@@ -305,7 +357,7 @@ fn plan(
             crds,
             assigned,
         },
-        rbac,
+        plugin_facts,
         errors,
     )
 }
@@ -369,16 +421,37 @@ fn syntax_errors(mut errors: Vec<LocatedError>) -> Error {
     Error::Invalid(errors)
 }
 
-fn roles(rbac: &[RbacMarker], options: &Options) -> Vec<RbacRole> {
-    rbac::build_roles(rbac, &options.role_name)
+/// Each plugin generator's build, from its facts: its files, or its problems.
+fn build_plugins(
+    run: &Run<'_>,
+    mut facts: Vec<Vec<Facts>>,
+) -> Result<Vec<Artifact>, Vec<LocatedError>> {
+    facts.resize_with(run.plugins.len(), Vec::new);
+    let (mut files, mut errors) = (Vec::new(), Vec::new());
+    for (plugin, facts) in run.plugins.iter().zip(facts) {
+        match plugin.generator().build(facts, run.options) {
+            Ok(made) => files.extend(made),
+            Err(e) => errors.extend(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(files)
+    } else {
+        Err(errors)
+    }
 }
 
-/// Puts the workers' CRDs in order and the RBAC roles next to them, or returns every problem.
+/// Puts the workers' CRDs in order and the other files next to them, or returns every
+/// problem.
 fn finish<T>(
     built: Vec<RoundTwo<T>>,
-    roles: Vec<RbacRole>,
+    files: Result<Vec<Artifact>, Vec<LocatedError>>,
     mut errors: Vec<LocatedError>,
-) -> Result<(Vec<T>, Vec<RbacRole>), Error> {
+) -> Result<Made<T>, Error> {
+    let files = files.unwrap_or_else(|e| {
+        errors.extend(e);
+        Vec::new()
+    });
     let mut crds: Vec<(usize, T)> = Vec::new();
     for (c, e) in built {
         crds.extend(c);
@@ -390,7 +463,7 @@ fn finish<T>(
         return Err(Error::Invalid(errors));
     }
     crds.sort_by_key(|(pos, _)| *pos);
-    Ok((crds.into_iter().map(|(_, c)| c).collect(), roles))
+    Ok((crds.into_iter().map(|(_, c)| c).collect(), files))
 }
 
 /// Problems with their file positions, ready to cross threads. `problems` were found by
@@ -437,8 +510,13 @@ mod tests {
 
     /// The outcome as text: CRDs and roles, or every error message.
     fn outcome(inputs: &[Input], options: &Options, threads: usize) -> String {
-        match run_on(inputs, options, threads, &|crd| crd) {
-            Ok((crds, roles)) => format!("{crds:?}\n{roles:?}"),
+        match run_on(
+            inputs,
+            &Run::new(options, &ArtifactKind::all()),
+            threads,
+            &|crd| crd,
+        ) {
+            Ok((crds, files)) => format!("{crds:?}\n{files:?}"),
             Err(e) => e.to_string(),
         }
     }
@@ -524,7 +602,9 @@ mod tests {
             .map(|(file, kinds)| input(file, &kinds.iter().map(|k| kind(k)).collect::<String>()))
             .collect();
         same_on_any_number_of_threads(&inputs, &Options::default());
-        let (crds, _) = run_on(&inputs, &Options::default(), 2, &|crd| crd).unwrap();
+        let all = ArtifactKind::all();
+        let (crds, _) =
+            run_on(&inputs, &Run::new(&Options::default(), &all), 2, &|crd| crd).unwrap();
         let kinds: Vec<&str> = crds.iter().map(|c| c.spec.names.kind.as_str()).collect();
         assert_eq!(kinds, ["Alpha", "Bravo", "Charlie", "Delta"]);
     }

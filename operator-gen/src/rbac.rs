@@ -9,7 +9,79 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, Role};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::markers::RbacMarker;
+use crate::diagnostics::Diagnostics;
+use crate::generator::{Facts, Generator};
+use crate::markers::{self, MetaSource, RbacMarker};
+use crate::output::{Artifact, ArtifactKind, document};
+use crate::source::SourceFile;
+use crate::{LocatedError, Options, yaml};
+
+/// The file the roles go to, as controller-gen names it.
+pub const ROLE_FILE: &str = "role.yaml";
+
+/// The RBAC generator: `#[rbac]` markers to `rbac/role.yaml`.
+#[derive(Debug)]
+pub struct RbacGenerator;
+
+impl Generator for RbacGenerator {
+    fn name(&self) -> &'static str {
+        "rbac"
+    }
+
+    fn help(&self) -> &'static str {
+        "ClusterRoles and Roles from #[rbac] markers, into rbac/role.yaml"
+    }
+
+    fn dir(&self) -> &'static str {
+        "rbac"
+    }
+
+    fn owns(&self, file_name: &str) -> bool {
+        file_name == ROLE_FILE
+    }
+
+    fn collect(&self, file: &SourceFile, diags: &mut Diagnostics) -> Option<Facts> {
+        let found: Vec<RbacMarker> = crate::source::rbac_attrs(file)
+            .into_iter()
+            .flat_map(|attr| markers::parse_rbac(MetaSource::Attr(attr), diags))
+            .collect();
+        (!found.is_empty()).then(|| Box::new(found) as Facts)
+    }
+
+    fn build(
+        &self,
+        facts: Vec<Facts>,
+        options: &Options,
+    ) -> Result<Vec<Artifact>, Vec<LocatedError>> {
+        let found: Vec<RbacMarker> = facts
+            .into_iter()
+            .filter_map(|f| f.downcast::<Vec<RbacMarker>>().ok())
+            .flat_map(|markers| *markers)
+            .collect();
+        Ok(render_roles(&build_roles(&found, &options.role_name))
+            .into_iter()
+            .collect())
+    }
+}
+
+/// The role file of `roles` (none when there are no roles).
+pub fn render_roles(roles: &[RbacRole]) -> Option<Artifact> {
+    if roles.is_empty() {
+        return None;
+    }
+    let docs: Vec<yaml::Node> = roles
+        .iter()
+        .map(|r| match r {
+            RbacRole::Cluster(c) => document(c, "rbac.authorization.k8s.io/v1", "ClusterRole"),
+            RbacRole::Namespaced(r) => document(r, "rbac.authorization.k8s.io/v1", "Role"),
+        })
+        .collect();
+    Some(Artifact {
+        kind: ArtifactKind::RBAC,
+        file_name: ROLE_FILE.into(),
+        contents: yaml::to_yaml_stream(&docs),
+    })
+}
 
 /// A ClusterRole (no namespace) or a namespaced Role.
 #[derive(Debug, Clone, PartialEq)]
@@ -195,4 +267,118 @@ pub fn build_roles(markers: &[RbacMarker], default_role_name: &str) -> Vec<RbacR
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn marker(groups: &str, resources: &str, verbs: &str) -> RbacMarker {
+        let list = |s: &str| crate::markers::split_list(s);
+        RbacMarker {
+            groups: if groups == "-" {
+                Vec::new()
+            } else {
+                vec![groups.into()]
+            },
+            resources: list(resources),
+            resource_names: Vec::new(),
+            verbs: list(verbs),
+            urls: Vec::new(),
+            namespace: None,
+            role_name: None,
+        }
+    }
+
+    /// Each rule of each role as one line: `name/namespace: groups | resources | urls | verbs`.
+    fn lines(roles: &[RbacRole]) -> Vec<String> {
+        let list = |l: &Option<Vec<String>>| l.as_ref().map_or("-".into(), |l| format!("{l:?}"));
+        let mut out = Vec::new();
+        for role in roles {
+            let (meta, rules) = match role {
+                RbacRole::Cluster(c) => (&c.metadata, &c.rules),
+                RbacRole::Namespaced(r) => (&r.metadata, &r.rules),
+            };
+            for r in rules.iter().flatten() {
+                out.push(format!(
+                    "{}/{}: {} | {} | {} | {:?}",
+                    meta.name.as_deref().unwrap_or_default(),
+                    meta.namespace.as_deref().unwrap_or_default(),
+                    list(&r.api_groups),
+                    list(&r.resources),
+                    list(&r.non_resource_urls),
+                    r.verbs
+                ));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn rules_are_normalised_as_controller_gen_does() {
+        let metrics = RbacMarker {
+            urls: vec!["/metrics".into()],
+            ..marker("-", "", "get")
+        };
+        let markers = vec![
+            marker("apps", "deployments", "get;list"),
+            marker("apps", "deployments", "watch;get"),
+            marker("apps", "statefulsets", "get;list;watch"),
+            marker("core", "pods", "get"),
+            marker("", "pods", "list"),
+            marker("batch", "jobs", "*;get"),
+            marker("extensions", "deployments;statefulsets", "get;list;watch"),
+            metrics,
+        ];
+        let expected = [
+            // Sorted by controller-gen's key (groups + resources + names + URLs): empty
+            // groups first, the URL rule (no resources) before pods.
+            r#"manager-role/: - | - | ["/metrics"] | ["get"]"#,
+            // `core` is the core group "", and verbs of one resource are unioned.
+            r#"manager-role/: [""] | ["pods"] | - | ["get", "list"]"#,
+            // Rules differing only in resources merge, then those differing only in groups.
+            r#"manager-role/: ["apps", "extensions"] | ["deployments", "statefulsets"] | - | ["get", "list", "watch"]"#,
+            // `*` among the verbs wins.
+            r#"manager-role/: ["batch"] | ["jobs"] | - | ["*"]"#,
+        ];
+        assert_eq!(lines(&build_roles(&markers, "manager-role")), expected);
+        // The order of the markers does not matter.
+        let mut reversed = markers.clone();
+        reversed.reverse();
+        assert_eq!(lines(&build_roles(&reversed, "manager-role")), expected);
+        let mut rotated = markers;
+        rotated.rotate_left(3);
+        assert_eq!(lines(&build_roles(&rotated, "manager-role")), expected);
+    }
+
+    #[test]
+    fn namespaces_and_role_names_make_their_own_roles() {
+        let with = |namespace: Option<&str>, role: Option<&str>, resource: &str| RbacMarker {
+            namespace: namespace.map(Into::into),
+            role_name: role.map(Into::into),
+            ..marker("", resource, "get")
+        };
+        let roles = build_roles(
+            &[
+                with(Some("zoo"), Some("keeper"), "secrets"),
+                with(Some("zoo"), None, "configmaps"),
+                with(None, Some("keeper"), "nodes"),
+                with(None, None, "pods"),
+                with(Some("zoo"), None, "services"),
+            ],
+            "mgr",
+        );
+        assert_eq!(
+            lines(&roles),
+            [
+                r#"keeper/: [""] | ["nodes"] | - | ["get"]"#,
+                r#"mgr/: [""] | ["pods"] | - | ["get"]"#,
+                r#"keeper/zoo: [""] | ["secrets"] | - | ["get"]"#,
+                r#"mgr/zoo: [""] | ["configmaps", "services"] | - | ["get"]"#,
+            ]
+        );
+        assert!(matches!(roles[0], RbacRole::Cluster(_)));
+        assert!(matches!(roles[3], RbacRole::Namespaced(_)));
+        assert!(build_roles(&[], "mgr").is_empty());
+    }
 }

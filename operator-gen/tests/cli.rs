@@ -221,3 +221,41 @@ fn each_generator_alone_touches_only_its_own_files() {
             .contains("minimum: 1")
     );
 }
+
+#[test]
+fn a_generator_that_does_not_run_reads_nothing_of_its_own() {
+    // A kind whose schema cannot be built stops `crd` and `all`, and not `rbac`: only the
+    // generators asked for run, as with controller-gen.
+    let dir = tempfile::tempdir().unwrap();
+    let src = api(dir.path());
+    std::fs::write(
+        Path::new(&src).join("lib.rs"),
+        API.replace("pub size: i32", "pub size: std::net::IpAddr"),
+    )
+    .unwrap();
+    let config = dir.path().join("config");
+    let config = config.to_str().unwrap();
+    for what in ["crd", "all"] {
+        let out = operator_gen(&[what, "--paths", &src, "--out", config]);
+        assert_eq!(out.status.code(), Some(1), "{what}: {}", stderr(&out));
+        assert!(stderr(&out).contains("IpAddr"), "{what}: {}", stderr(&out));
+    }
+    let out = operator_gen(&["rbac", "--paths", &src, "--out", config]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let role = std::fs::read_to_string(Path::new(config).join("rbac/role.yaml")).unwrap();
+    assert!(role.contains("- widgets"), "{role}");
+    assert!(!Path::new(config).join("crd").exists());
+    // A mistake in an #[rbac] marker still stops `rbac`.
+    std::fs::write(
+        Path::new(&src).join("lib.rs"),
+        API.replace("verbs = ", "verbz = "),
+    )
+    .unwrap();
+    let out = operator_gen(&["rbac", "--paths", &src, "--out", config]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("did you mean `verbs`?"),
+        "{}",
+        stderr(&out)
+    );
+}

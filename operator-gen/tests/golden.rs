@@ -160,7 +160,9 @@ fn files_rendered_by_the_workers_equal_the_files_of_the_objects() {
     let mut files = 0;
     for src in crates.iter().filter(|c| c.is_dir()) {
         let paths = std::slice::from_ref(src);
-        let direct = operator_gen::generate_artifacts(paths, &options).unwrap();
+        let direct =
+            operator_gen::generate_artifacts(paths, &options, &operator_gen::ArtifactKind::all())
+                .unwrap();
         let objects = operator_gen::generate(paths, &options).unwrap();
         assert_eq!(direct, objects.artifacts(), "{}", src.display());
         files += direct.len();

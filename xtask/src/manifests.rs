@@ -44,7 +44,7 @@ fn run_manifests(root: &Path, check: bool) -> Result<ManifestsOutcome> {
     };
     let artifacts = generated.artifacts();
     let layout = Layout::kubebuilder(&root.join("config"));
-    let all = &ArtifactKind::ALL;
+    let all = &ArtifactKind::all();
     if check {
         let mut drift = output::check(&artifacts, &layout, all);
         for d in &mut drift {

@@ -10,7 +10,7 @@
 
 mod args;
 
-pub use args::lit_str_value;
+pub use args::{lit_str_value, split_list};
 mod crd;
 mod field;
 mod rbac;

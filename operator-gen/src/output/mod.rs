@@ -12,46 +12,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 use serde_json::Value;
 
 use crate::yaml::Node;
-use crate::{Generated, RbacRole, docs, yaml};
-
-/// Which generator made an artifact. Each generator owns some files under the config
-/// root, and the sink prunes and replaces only the files of the generators that ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ArtifactKind {
-    Crd,
-    Rbac,
-}
-
-impl ArtifactKind {
-    /// Every generator, in the order their files are listed.
-    pub const ALL: [ArtifactKind; 2] = [ArtifactKind::Crd, ArtifactKind::Rbac];
-
-    /// The generator's name on the command line (`operator-gen crd`).
-    pub fn name(self) -> &'static str {
-        match self {
-            ArtifactKind::Crd => "crd",
-            ArtifactKind::Rbac => "rbac",
-        }
-    }
-
-    /// Its directory under the config root, as kubebuilder lays it out.
-    pub fn dir(self) -> &'static str {
-        match self {
-            ArtifactKind::Crd => "crd/bases",
-            ArtifactKind::Rbac => "rbac",
-        }
-    }
-
-    /// Whether `file_name` in [`dir`](Self::dir) is this generator's to replace or prune.
-    /// `crd/bases` is wholly generated; `rbac` also holds hand-written files (the service
-    /// account, bindings, editor and viewer roles) that are never touched.
-    pub fn owns(self, file_name: &str) -> bool {
-        match self {
-            ArtifactKind::Crd => file_name.ends_with(".yaml") && !file_name.starts_with('.'),
-            ArtifactKind::Rbac => file_name == ROLE_FILE,
-        }
-    }
-}
+use crate::{Generated, docs, yaml};
 
 /// One generated file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,8 +22,8 @@ pub struct Artifact {
     pub contents: String,
 }
 
-/// The RBAC file name controller-gen uses.
-pub const ROLE_FILE: &str = "role.yaml";
+pub use crate::generator::ArtifactKind;
+pub use crate::rbac::ROLE_FILE;
 
 /// Serialises a k8s-openapi object to JSON the way Go's encoding/json would write it:
 /// integral floats (minimum: 0) print as integers.
@@ -82,7 +43,11 @@ fn integral_floats_to_ints(v: &mut Value) {
 }
 
 /// `obj` as a YAML document with its `apiVersion` and `kind`.
-fn document<T: serde::Serialize>(obj: &T, api_version: &'static str, kind: &'static str) -> Node {
+pub(crate) fn document<T: serde::Serialize>(
+    obj: &T,
+    api_version: &'static str,
+    kind: &'static str,
+) -> Node {
     // Straight to the writer's tree, without a JSON value in between: for a large API
     // this is most of the work of rendering.
     let mut node = yaml::to_node(obj);
@@ -108,38 +73,21 @@ pub fn crd_yaml(crd: &CustomResourceDefinition) -> String {
 /// The file of one CRD.
 pub fn crd_artifact(crd: &CustomResourceDefinition) -> Artifact {
     Artifact {
-        kind: ArtifactKind::Crd,
+        kind: ArtifactKind::CRD,
         file_name: crd_file_name(crd),
         contents: crd_yaml(crd),
     }
 }
 
-/// All files in their fixed order: the CRD files by name, then the role file (when there
-/// are roles).
-pub(crate) fn with_roles(mut crds: Vec<Artifact>, roles: &[RbacRole]) -> Vec<Artifact> {
-    crds.sort_by(|a, b| a.file_name.cmp(&b.file_name));
-    if !roles.is_empty() {
-        let docs: Vec<Node> = roles
-            .iter()
-            .map(|r| match r {
-                RbacRole::Cluster(c) => document(c, "rbac.authorization.k8s.io/v1", "ClusterRole"),
-                RbacRole::Namespaced(r) => document(r, "rbac.authorization.k8s.io/v1", "Role"),
-            })
-            .collect();
-        crds.push(Artifact {
-            kind: ArtifactKind::Rbac,
-            file_name: ROLE_FILE.into(),
-            contents: yaml::to_yaml_stream(&docs),
-        });
-    }
-    crds
-}
-
 impl Generated {
-    /// All files, in a fixed order: CRDs by file name, then the role file.
+    /// All files, in a fixed order: CRDs by file name, then the other generators' files
+    /// in registration order.
     pub fn artifacts(&self) -> Vec<Artifact> {
         // Rendering is independent per CRD: large APIs use every core.
-        with_roles(parallel_map(&self.crds, crd_artifact), &self.roles)
+        let mut files = parallel_map(&self.crds, crd_artifact);
+        files.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+        files.extend(self.files.iter().cloned());
+        files
     }
 }
 

@@ -500,10 +500,10 @@ mod tests {
 
     fn new_set() -> Vec<Artifact> {
         vec![
-            artifact(ArtifactKind::Crd, "a_xs.yaml", "new x\n"),
-            artifact(ArtifactKind::Crd, "a_ys.yaml", "old y\n"),
-            artifact(ArtifactKind::Crd, "a_zs.yaml", "new z\n"),
-            artifact(ArtifactKind::Rbac, "role.yaml", "new role\n"),
+            artifact(ArtifactKind::CRD, "a_xs.yaml", "new x\n"),
+            artifact(ArtifactKind::CRD, "a_ys.yaml", "old y\n"),
+            artifact(ArtifactKind::CRD, "a_zs.yaml", "new z\n"),
+            artifact(ArtifactKind::RBAC, "role.yaml", "new role\n"),
         ]
     }
 
@@ -513,7 +513,7 @@ mod tests {
         let layout = Layout::kubebuilder(dir.path());
         let before = tree(dir.path());
 
-        let changed = write_all(&new_set(), &layout, &[ArtifactKind::Rbac]).unwrap();
+        let changed = write_all(&new_set(), &layout, &[ArtifactKind::RBAC]).unwrap();
         assert_eq!(changed, vec![dir.path().join("rbac/role.yaml")]);
         let mut expected = before.clone();
         expected
@@ -527,7 +527,7 @@ mod tests {
             "rbac alone leaves the CRDs alone"
         );
 
-        let changed = write_all(&new_set(), &layout, &[ArtifactKind::Crd]).unwrap();
+        let changed = write_all(&new_set(), &layout, &[ArtifactKind::CRD]).unwrap();
         assert_eq!(
             changed,
             ["a_gone.yaml", "a_xs.yaml", "a_zs.yaml"].map(|f| dir.path().join("crd/bases").join(f))
@@ -539,7 +539,7 @@ mod tests {
         assert!(after.contains(&("rbac/service_account.yaml".into(), "hand-written\n".into())));
         assert!(after.contains(&("rbac/role.yaml".into(), "new role\n".into())));
         assert!(
-            write_all(&new_set(), &layout, &ArtifactKind::ALL)
+            write_all(&new_set(), &layout, &ArtifactKind::all())
                 .unwrap()
                 .is_empty()
         );
@@ -549,12 +549,12 @@ mod tests {
     fn check_looks_only_at_the_generators_that_ran() {
         let dir = old_tree();
         let layout = Layout::kubebuilder(dir.path());
-        let rbac = check(&new_set(), &layout, &[ArtifactKind::Rbac]);
+        let rbac = check(&new_set(), &layout, &[ArtifactKind::RBAC]);
         assert_eq!(rbac.len(), 1, "{rbac:?}");
         assert!(
             matches!(&rbac[0], Drift::Changed { path, .. } if path.ends_with("rbac/role.yaml"))
         );
-        let crd = check(&new_set(), &layout, &[ArtifactKind::Crd]);
+        let crd = check(&new_set(), &layout, &[ArtifactKind::CRD]);
         let names: Vec<String> = crd.iter().map(|d| d.to_string()).collect();
         assert_eq!(crd.len(), 3, "{names:?}");
         assert!(names[0].contains("a_xs.yaml is stale"));
@@ -572,7 +572,7 @@ mod tests {
             let err = write_interrupted(
                 &new_set(),
                 &layout,
-                &ArtifactKind::ALL,
+                &ArtifactKind::all(),
                 Some(Interrupt::FailBefore(n)),
             )
             .unwrap_err();
@@ -590,14 +590,14 @@ mod tests {
             write_interrupted(
                 &new_set(),
                 &layout,
-                &ArtifactKind::ALL,
+                &ArtifactKind::all(),
                 Some(Interrupt::KillBefore(n)),
             )
             .unwrap();
             if n > 0 {
                 assert_ne!(tree(dir.path()), before, "a mixed set before recovery");
             }
-            let drift = check(&new_set(), &layout, &ArtifactKind::ALL);
+            let drift = check(&new_set(), &layout, &ArtifactKind::all());
             assert!(
                 drift.iter().any(|d| matches!(d, Drift::Interrupted { .. })),
                 "{drift:?}"
@@ -614,12 +614,12 @@ mod tests {
             write_interrupted(
                 &new_set(),
                 &layout,
-                &ArtifactKind::ALL,
+                &ArtifactKind::all(),
                 Some(Interrupt::KillBefore(n)),
             )
             .unwrap();
-            write_all(&new_set(), &layout, &ArtifactKind::ALL).unwrap();
-            assert!(check(&new_set(), &layout, &ArtifactKind::ALL).is_empty());
+            write_all(&new_set(), &layout, &ArtifactKind::all()).unwrap();
+            assert!(check(&new_set(), &layout, &ArtifactKind::all()).is_empty());
             assert!(
                 !tree(dir.path())
                     .iter()
@@ -634,7 +634,7 @@ mod tests {
         // `crd/bases` is a file, so the directory cannot be made.
         write(dir.path(), "crd/bases", "not a directory");
         let layout = Layout::kubebuilder(dir.path());
-        let err = write_all(&new_set(), &layout, &ArtifactKind::ALL).unwrap_err();
+        let err = write_all(&new_set(), &layout, &ArtifactKind::all()).unwrap_err();
         assert!(
             err.to_string()
                 .contains(&format!("{}", dir.path().join("crd/bases").display())),
