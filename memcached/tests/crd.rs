@@ -32,6 +32,31 @@ fn constants_and_resource_impl_agree_with_the_crd() {
 }
 
 #[test]
+fn kube_custom_resource_ext_is_implemented_from_the_same_crd() {
+    use kube::CustomResourceExt;
+    let crd = <Memcached as CustomResourceExt>::crd();
+    assert_eq!(crd, Memcached::crd());
+    assert_eq!(
+        <Memcached as CustomResourceExt>::crd_name(),
+        crd.metadata.name.as_deref().unwrap()
+    );
+    assert_eq!(
+        Memcached::shortnames(),
+        crd.spec.names.short_names.as_deref().unwrap()
+    );
+    let ar = Memcached::api_resource();
+    assert_eq!(
+        (
+            ar.group.as_str(),
+            ar.version.as_str(),
+            ar.kind.as_str(),
+            ar.plural.as_str()
+        ),
+        ("cache.example.com", "v1alpha1", "Memcached", "memcacheds")
+    );
+}
+
+#[test]
 fn objects_serialise_with_api_version_and_kind() {
     let m = Memcached::new("sample", MemcachedSpec { size: 3 });
     let json = serde_json::to_value(&m).unwrap();

@@ -53,14 +53,19 @@ pub fn compile_crd(
         .map(|(file, _root)| file)
         .collect();
 
+    // The crate's own options, as `cargo xtask manifests` reads them, so `crd()` is what
+    // it writes (a kind with float fields derives when the crate allows them).
+    let manifest = manifest_dir.join("Cargo.toml");
+    let options = if manifest.is_file() {
+        operator_gen::Options::from_manifest(&manifest).map_err(CrdError::Other)?
+    } else {
+        operator_gen::Options::default()
+    };
+
     // Parse with proc-macro2's own implementation so spans carry real file positions (for
     // error messages) instead of this macro's call site; switch back before emitting tokens.
     proc_macro2::fallback::force();
-    let result = operator_gen::generate_with(
-        &paths,
-        &operator_gen::Options::default(),
-        &[operator_gen::ArtifactKind::CRD],
-    );
+    let result = operator_gen::generate_with(&paths, &options, &[operator_gen::ArtifactKind::CRD]);
     proc_macro2::fallback::unforce();
 
     let generated = result.map_err(|e| match e {

@@ -261,6 +261,42 @@ fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
     }
 }
 
+/// Where the generated code finds its crates: `::kube` and so on, or the paths of
+/// `#[resource(crates(...))]`.
+struct Crates {
+    kube: TokenStream,
+    k8s_openapi: TokenStream,
+    serde: TokenStream,
+    serde_json: TokenStream,
+    /// `#[serde(crate = "...")]` for the serde derives, when serde is relocated.
+    serde_attr: Option<String>,
+}
+
+impl Crates {
+    fn of(resource: &ResourceMarker) -> Self {
+        let path = |name: &str, default: TokenStream| {
+            resource
+                .crates
+                .iter()
+                .find(|(n, _)| n == name)
+                .and_then(|(_, p)| p.parse::<TokenStream>().ok())
+                .unwrap_or(default)
+        };
+        let serde = path("serde", quote!(::serde));
+        Self {
+            kube: path("kube", quote!(::kube)),
+            k8s_openapi: path("k8s_openapi", quote!(::k8s_openapi)),
+            serde_attr: resource
+                .crates
+                .iter()
+                .any(|(n, _)| n == "serde")
+                .then(|| serde.to_string().replace(' ', "")),
+            serde,
+            serde_json: path("serde_json", quote!(::serde_json)),
+        }
+    }
+}
+
 fn generate(
     input: &syn::DeriveInput,
     fields: &syn::punctuated::Punctuated<syn::Field, syn::Token![,]>,
@@ -268,6 +304,13 @@ fn generate(
     kind: &str,
     crd: &crate_crd::CompiledCrd,
 ) -> TokenStream {
+    let Crates {
+        kube,
+        k8s_openapi,
+        serde,
+        serde_json,
+        serde_attr,
+    } = Crates::of(resource);
     let ident = &input.ident;
     let group = &resource.group.value;
     let version = &resource.version.value;
@@ -278,8 +321,8 @@ fn generate(
     };
     let plural = &crd.plural;
     let scope = match resource.scope {
-        Scope::Namespaced => quote!(::k8s_openapi::NamespaceResourceScope),
-        Scope::Cluster => quote!(::k8s_openapi::ClusterResourceScope),
+        Scope::Namespaced => quote!(#k8s_openapi::NamespaceResourceScope),
+        Scope::Cluster => quote!(#k8s_openapi::ClusterResourceScope),
     };
     // An empty JSON text stands for a CRD that could not be generated: the derive reports
     // why as a compile error, so this body is never run.
@@ -289,7 +332,7 @@ fn generate(
         ))
     } else {
         let crd_json = &crd.json;
-        quote!(::serde_json::from_str(#crd_json).expect("the embedded CRD was produced by operator-gen and parses"))
+        quote!(#serde_json::from_str(#crd_json).expect("the embedded CRD was produced by operator-gen and parses"))
     };
     let tracked = crd.files.iter().map(|f| f.display().to_string());
 
@@ -301,7 +344,7 @@ fn generate(
     let spec_impl = find("spec").map(|spec| {
         let ty = &spec.ty;
         quote! {
-            impl ::kube::core::object::HasSpec for #ident {
+            impl #kube::core::object::HasSpec for #ident {
                 type Spec = #ty;
                 fn spec(&self) -> &#ty { &self.spec }
                 fn spec_mut(&mut self) -> &mut #ty { &mut self.spec }
@@ -310,7 +353,7 @@ fn generate(
     });
     let status_impl = find("status").and_then(|s| option_inner(&s.ty)).map(|ty| {
         quote! {
-            impl ::kube::core::object::HasStatus for #ident {
+            impl #kube::core::object::HasStatus for #ident {
                 type Status = #ty;
                 fn status(&self) -> ::core::option::Option<&#ty> { self.status.as_ref() }
                 fn status_mut(&mut self) -> &mut ::core::option::Option<#ty> { &mut self.status }
@@ -322,7 +365,7 @@ fn generate(
     let spec_ty = find("spec").map(|s| &s.ty);
     let init = fields.iter().filter_map(|f| f.ident.as_ref()).map(|name| {
         if name == "metadata" {
-            quote!(metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            quote!(metadata: #k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
                 name: ::core::option::Option::Some(::std::string::ToString::to_string(name)),
                 ..::core::default::Default::default()
             })
@@ -343,7 +386,9 @@ fn generate(
         },
     };
 
-    let serde_impls = serde_impls(input, fields, &api_version, kind);
+    let serde_impls = serde_impls(input, fields, &api_version, kind, &serde, serde_attr);
+    let crd_name = format!("{plural}.{group}");
+    let shortnames = &resource.shortnames;
 
     quote! {
         impl #ident {
@@ -362,14 +407,14 @@ fn generate(
 
             /// The CustomResourceDefinition of this kind: the same object `operator-gen`
             /// writes to `config/crd/bases`.
-            pub fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+            pub fn crd() -> #k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
                 // Rebuild when any scanned source changes, not only this file.
                 #( const _: &[u8] = ::core::include_bytes!(#tracked); )*
                 #crd_body
             }
         }
 
-        impl ::kube::core::Resource for #ident {
+        impl #kube::core::Resource for #ident {
             type DynamicType = ();
             type Scope = #scope;
             fn kind(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#kind) }
@@ -377,8 +422,19 @@ fn generate(
             fn version(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#version) }
             fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#api_version) }
             fn plural(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#plural) }
-            fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta { &self.metadata }
-            fn meta_mut(&mut self) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta { &mut self.metadata }
+            fn meta(&self) -> &#k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta { &self.metadata }
+            fn meta_mut(&mut self) -> &mut #k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta { &mut self.metadata }
+        }
+
+        impl #kube::core::CustomResourceExt for #ident {
+            fn crd() -> #k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+                #ident::crd()
+            }
+            fn crd_name() -> &'static str { #crd_name }
+            fn api_resource() -> #kube::core::ApiResource {
+                #kube::core::ApiResource::erase::<Self>(&())
+            }
+            fn shortnames() -> &'static [&'static str] { &[#(#shortnames),*] }
         }
 
         #spec_impl
@@ -394,7 +450,10 @@ fn serde_impls(
     fields: &syn::punctuated::Punctuated<syn::Field, syn::Token![,]>,
     api_version: &str,
     kind: &str,
+    serde: &TokenStream,
+    serde_attr: Option<String>,
 ) -> TokenStream {
+    let serde_crate = serde_attr.map(|path| quote!(#[serde(crate = #path)]));
     let ident = &input.ident;
     let ident_text = ident.to_string();
     let wire = format_ident!("__{}Wire", ident);
@@ -417,18 +476,18 @@ fn serde_impls(
         quote! {
             #[derive(Default)]
             struct #tag;
-            impl ::serde::Serialize for #tag {
-                fn serialize<S: ::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {
+            impl #serde::Serialize for #tag {
+                fn serialize<S: #serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {
                     s.serialize_str(#expected)
                 }
             }
-            impl<'de> ::serde::Deserialize<'de> for #tag {
-                fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> ::core::result::Result<Self, D::Error> {
-                    let found = <::std::string::String as ::serde::Deserialize>::deserialize(d)?;
+            impl<'de> #serde::Deserialize<'de> for #tag {
+                fn deserialize<D: #serde::Deserializer<'de>>(d: D) -> ::core::result::Result<Self, D::Error> {
+                    let found = <::std::string::String as #serde::Deserialize>::deserialize(d)?;
                     if found == #expected {
                         ::core::result::Result::Ok(#tag)
                     } else {
-                        ::core::result::Result::Err(<D::Error as ::serde::de::Error>::custom(::std::format!(
+                        ::core::result::Result::Err(<D::Error as #serde::de::Error>::custom(::std::format!(
                             "expected {} {:?}, found {:?}", #what, #expected, found
                         )))
                     }
@@ -447,7 +506,8 @@ fn serde_impls(
             fn #get_api(_: &#ident) -> #api_tag { #api_tag }
             fn #get_kind(_: &#ident) -> #kind_tag { #kind_tag }
 
-            #[derive(::serde::Serialize, ::serde::Deserialize)]
+            #[derive(#serde::Serialize, #serde::Deserialize)]
+            #serde_crate
             #[serde(remote = #ident_text)]
             #(#container_serde)*
             struct #wire {
@@ -465,17 +525,100 @@ fn serde_impls(
                 }
             }
 
-            impl ::serde::Serialize for #ident {
-                fn serialize<S: ::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {
+            impl #serde::Serialize for #ident {
+                fn serialize<S: #serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {
                     #wire::serialize(self, s)
                 }
             }
 
-            impl<'de> ::serde::Deserialize<'de> for #ident {
-                fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> ::core::result::Result<Self, D::Error> {
+            impl<'de> #serde::Deserialize<'de> for #ident {
+                fn deserialize<D: #serde::Deserializer<'de>>(d: D) -> ::core::result::Result<Self, D::Error> {
                     #wire::deserialize(d)
                 }
             }
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The impls for `input`, with an empty CRD (no sources are read).
+    fn expanded(input: syn::DeriveInput) -> String {
+        let mut diags = Diagnostics::new();
+        let (resource, _, _) = operator_gen::crd::crd_markers(&input.attrs, &mut diags);
+        assert!(diags.is_empty(), "{:?}", diags.into_vec());
+        let syn::Data::Struct(syn::DataStruct {
+            fields: syn::Fields::Named(named),
+            ..
+        }) = &input.data
+        else {
+            unreachable!("a struct with named fields")
+        };
+        let crd = crate_crd::CompiledCrd {
+            json: String::new(),
+            plural: "things".into(),
+            files: Vec::new(),
+        };
+        generate(&input, &named.named, &resource.unwrap(), "Thing", &crd).to_string()
+    }
+
+    #[test]
+    fn crates_relocate_every_path_the_impls_use() {
+        let plain = expanded(syn::parse_quote! {
+            #[resource(group = "x.example.com", version = "v1", shortnames = "th;t")]
+            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec, pub status: Option<ThingStatus> }
+        });
+        for path in [":: kube :: core ::", ":: k8s_openapi ::", ":: serde ::"] {
+            assert!(plain.contains(path), "{path} in {plain}");
+        }
+        assert!(plain.contains("CustomResourceExt for Thing"), "{plain}");
+        assert!(plain.contains("\"things.x.example.com\""), "{plain}");
+        assert!(plain.contains("& [\"th\" , \"t\"]"), "{plain}");
+        assert!(!plain.contains("serde (crate"), "{plain}");
+
+        let moved = expanded(syn::parse_quote! {
+            #[resource(group = "x.example.com", version = "v1",
+                       crates(kube = my::kube, k8s_openapi = my::k8s, serde = my::serde, serde_json = my::json))]
+            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec, pub status: Option<ThingStatus> }
+        });
+        // Every path to a crate starts at `my`: none is left at the root.
+        for (root, moved_to) in [
+            (":: kube ::", "my :: kube ::"),
+            (":: serde ::", "my :: serde ::"),
+            (":: k8s_openapi ::", "my :: k8s_openapi ::"),
+            (":: serde_json ::", "my :: serde_json ::"),
+        ] {
+            assert_eq!(
+                moved.matches(root).count(),
+                moved.matches(moved_to).count(),
+                "{root} in {moved}"
+            );
+        }
+        for path in [
+            "my :: kube :: core :: Resource",
+            "my :: k8s :: NamespaceResourceScope",
+            "my :: serde :: Serialize",
+        ] {
+            assert!(moved.contains(path), "{path} missing in {moved}");
+        }
+        assert!(moved.contains("serde (crate = \"my::serde\")"), "{moved}");
+    }
+
+    #[test]
+    fn crates_takes_only_the_crates_it_knows() {
+        let input: syn::DeriveInput = syn::parse_quote! {
+            #[resource(group = "x.example.com", version = "v1", crates(kube_core = my::kube))]
+            pub struct Thing { pub metadata: ObjectMeta }
+        };
+        let mut diags = Diagnostics::new();
+        let _ = operator_gen::crd::crd_markers(&input.attrs, &mut diags);
+        let messages: Vec<String> = diags.into_vec().into_iter().map(|d| d.message).collect();
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(
+            messages[0].starts_with("unknown argument `kube_core` in #[resource(crates(...))]"),
+            "{messages:?}"
+        );
     }
 }

@@ -27,8 +27,21 @@ fn dependency_line(workspace_manifest: &str, name: &str) -> String {
 /// Builds memcached's API module with `from` replaced by `to` in `v1alpha1.rs`; returns
 /// the compiler's errors as (message, file, line).
 fn build_api_with(from: &str, to: &str) -> Vec<(String, String, u64)> {
+    build_api(from, to, "")
+}
+
+/// [`build_api_with`], with `extra_manifest` added to the crate's Cargo.toml.
+fn build_api(from: &str, to: &str, extra_manifest: &str) -> Vec<(String, String, u64)> {
     let root = workspace_root();
     let dir = tempfile::tempdir().unwrap();
+    // One package name per case: cargo names a root package's artifacts and fingerprints
+    // without its path, so cases built at once under one name took each other's results.
+    let name = {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (from, to, extra_manifest).hash(&mut hasher);
+        format!("api-case-{:016x}", hasher.finish())
+    };
     let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
     let deps: Vec<String> = ["kube", "k8s-openapi", "serde", "serde_json"]
         .iter()
@@ -37,9 +50,9 @@ fn build_api_with(from: &str, to: &str) -> Vec<(String, String, u64)> {
     std::fs::write(
         dir.path().join("Cargo.toml"),
         format!(
-            "[package]\nname = \"api-with-a-typo\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
+            "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
              [dependencies]\noperator-derive = {{ path = {:?} }}\n{}\n\n[workspace]\n\n\
-             [profile.dev.package.\"*\"]\nopt-level = 1\n",
+             [profile.dev.package.\"*\"]\nopt-level = 1\n\n{extra_manifest}",
             root.join("operator-derive").display().to_string(),
             deps.join("\n")
         ),
@@ -86,8 +99,14 @@ fn build_api_with(from: &str, to: &str) -> Vec<(String, String, u64)> {
         ));
     }
     assert!(
-        !out.status.success() || errors.is_empty(),
-        "cargo failed without compiler errors: {}",
+        out.status.success() == errors.is_empty(),
+        "cargo {} with {} compiler errors: {}",
+        if out.status.success() {
+            "succeeded"
+        } else {
+            "failed"
+        },
+        errors.len(),
         String::from_utf8_lossy(&out.stderr)
     );
     errors
@@ -134,4 +153,32 @@ fn a_marker_that_does_not_fit_its_field_is_one_error_at_the_marker() {
 fn the_unchanged_memcached_api_builds_without_errors() {
     let errors = build_api_with("", "");
     assert!(errors.is_empty(), "{errors:#?}");
+}
+
+#[test]
+fn a_float_field_derives_when_the_crate_allows_floats_in_its_manifest() {
+    // The kind's crd() runs the generator with the crate's own options, as
+    // `cargo xtask manifests` does: floats need the opt-in, and the opt-in works.
+    let refused = build_api("pub size: i32,", "pub size: f64,", "");
+    assert_eq!(refused.len(), 1, "{refused:#?}");
+    assert!(
+        refused[0].0.contains("allow-dangerous-types"),
+        "{refused:#?}"
+    );
+    let allowed = build_api(
+        "pub size: i32,",
+        "pub size: f64,",
+        "[package.metadata.operator-gen]\nallow-dangerous-types = true\n",
+    );
+    assert!(allowed.is_empty(), "{allowed:#?}");
+    let typo = build_api(
+        "",
+        "",
+        "[package.metadata.operator-gen]\nallow-dangerous-type = true\n",
+    );
+    assert_eq!(typo.len(), 1, "{typo:#?}");
+    assert!(
+        typo[0].0.contains("unknown field `allow-dangerous-type`"),
+        "{typo:#?}"
+    );
 }

@@ -60,6 +60,53 @@ pub struct Options {
     pub role_name: String,
 }
 
+impl Options {
+    /// The options a crate sets for itself in its `Cargo.toml`, so that `crd()` from the
+    /// derive, `cargo xtask manifests` and `operator-gen --manifest` agree:
+    ///
+    /// ```toml
+    /// [package.metadata.operator-gen]
+    /// allow-dangerous-types = true   # crd:allowDangerousTypes
+    /// max-desc-len = 0               # crd:maxDescLen
+    /// role-name = "manager-role"     # rbac:roleName
+    /// ```
+    ///
+    /// Without that table, the defaults. An unknown key or a wrong type is an error naming
+    /// the file and the key.
+    pub fn from_manifest(manifest: &Path) -> Result<Options, String> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields, rename_all = "kebab-case")]
+        struct Table {
+            allow_dangerous_types: Option<bool>,
+            max_desc_len: Option<usize>,
+            role_name: Option<String>,
+        }
+        let shown = manifest.display();
+        let text =
+            std::fs::read_to_string(manifest).map_err(|e| format!("cannot read {shown}: {e}"))?;
+        let doc: toml::Table = toml::from_str(&text).map_err(|e| format!("{shown}: {e}"))?;
+        let Some(table) = doc
+            .get("package")
+            .and_then(|p| p.get("metadata"))
+            .and_then(|m| m.get("operator-gen"))
+        else {
+            return Ok(Options::default());
+        };
+        let table: Table = table
+            .clone()
+            .try_into()
+            .map_err(|e| format!("{shown}: [package.metadata.operator-gen]: {e}"))?;
+        let defaults = Options::default();
+        Ok(Options {
+            max_desc_len: table.max_desc_len,
+            allow_dangerous_types: table
+                .allow_dangerous_types
+                .unwrap_or(defaults.allow_dangerous_types),
+            role_name: table.role_name.unwrap_or(defaults.role_name),
+        })
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Self {
@@ -259,5 +306,57 @@ pub(crate) fn test_cases(default: u32) -> proptest::test_runner::Config {
     proptest::test_runner::Config {
         cases,
         ..proptest::test_runner::Config::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(manifest: &str) -> Result<Options, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("Cargo.toml");
+        std::fs::write(&path, manifest).unwrap();
+        Options::from_manifest(&path)
+            .map_err(|e| e.replace(&path.display().to_string(), "Cargo.toml"))
+    }
+
+    #[test]
+    fn options_come_from_the_crates_manifest() {
+        let plain = options("[package]\nname = \"x\"\n").unwrap();
+        assert_eq!(
+            (
+                plain.max_desc_len,
+                plain.allow_dangerous_types,
+                plain.role_name.as_str()
+            ),
+            (None, false, "manager-role")
+        );
+        let set = options(
+            "[package]\nname = \"x\"\n[package.metadata.operator-gen]\nallow-dangerous-types = true\nmax-desc-len = 40\nrole-name = \"ops\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                set.max_desc_len,
+                set.allow_dangerous_types,
+                set.role_name.as_str()
+            ),
+            (Some(40), true, "ops")
+        );
+        let typo =
+            options("[package.metadata.operator-gen]\nallow-dangerous-type = true\n").unwrap_err();
+        assert!(
+            typo.starts_with(
+                "Cargo.toml: [package.metadata.operator-gen]: unknown field `allow-dangerous-type`"
+            ),
+            "{typo}"
+        );
+        let wrong =
+            options("[package.metadata.operator-gen]\nmax-desc-len = \"40\"\n").unwrap_err();
+        assert!(
+            wrong.contains("max-desc-len") || wrong.contains("invalid type"),
+            "{wrong}"
+        );
     }
 }

@@ -43,15 +43,20 @@ struct Cli {
     /// Write nothing; exit 1 with a diff if the files under --out are stale.
     #[arg(long, conflicts_with = "stdout")]
     check: bool,
+    /// Read the options below from this Cargo.toml's [package.metadata.operator-gen] table
+    /// (as the derive and `cargo xtask manifests` do); flags given here override it.
+    #[arg(long, value_name = "CARGO_TOML")]
+    manifest_path: Option<PathBuf>,
     /// Shorten descriptions to this many bytes (0 drops them), like controller-gen's crd:maxDescLen.
     #[arg(long)]
     max_desc_len: Option<usize>,
     /// Allow f32/f64 fields, like controller-gen's crd:allowDangerousTypes.
     #[arg(long)]
     allow_dangerous_types: bool,
-    /// Name of the generated ClusterRole/Roles, like controller-gen's rbac:roleName.
-    #[arg(long, default_value = "manager-role")]
-    role_name: String,
+    /// Name of the generated ClusterRole/Roles, like controller-gen's rbac:roleName
+    /// [default: manager-role].
+    #[arg(long)]
+    role_name: Option<String>,
 }
 
 /// The registered generators, and `all`.
@@ -74,10 +79,14 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
+    let base = match &cli.manifest_path {
+        Some(manifest) => Options::from_manifest(manifest).map_err(anyhow::Error::msg)?,
+        None => Options::default(),
+    };
     let options = Options {
-        max_desc_len: cli.max_desc_len,
-        allow_dangerous_types: cli.allow_dangerous_types,
-        role_name: cli.role_name.clone(),
+        max_desc_len: cli.max_desc_len.or(base.max_desc_len),
+        allow_dangerous_types: cli.allow_dangerous_types || base.allow_dangerous_types,
+        role_name: cli.role_name.clone().unwrap_or(base.role_name),
     };
     // The process ends when `run` returns: freeing the files of a large API one by one
     // would only add time, so they are left to the operating system.

@@ -30,7 +30,14 @@ fn run_manifests(root: &Path, check: bool) -> Result<ManifestsOutcome> {
         p.strip_prefix(root)
             .map_or_else(|_| p.to_path_buf(), Path::to_path_buf)
     };
-    let generated = match operator_gen::generate(&api_paths(root), &Options::default()) {
+    // The operator crate's own options (`[package.metadata.operator-gen]`), which its
+    // derive reads too.
+    let manifest = root.join("memcached").join("Cargo.toml");
+    let options = match Options::from_manifest(&manifest) {
+        Ok(options) => options,
+        Err(message) => return Ok(ManifestsOutcome::Invalid(message)),
+    };
+    let generated = match operator_gen::generate(&api_paths(root), &options) {
         Ok(g) => g,
         Err(operator_gen::Error::Invalid(mut errors)) => {
             for e in &mut errors {
@@ -99,6 +106,11 @@ mod tests {
             &root().join("memcached/src"),
             &dir.path().join("memcached/src"),
         );
+        std::fs::copy(
+            root().join("memcached/Cargo.toml"),
+            dir.path().join("memcached/Cargo.toml"),
+        )
+        .unwrap();
         copy_tree(&root().join("config"), &dir.path().join("config"));
         dir
     }
@@ -236,5 +248,54 @@ mod tests {
             message.contains("cannot generate a schema for `std::time::Instant`"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn the_operator_crates_options_are_used_and_checked() {
+        let ws = scratch_workspace();
+        let manifest = ws.path().join("memcached/Cargo.toml");
+        edit(
+            &ws.path().join("memcached/src/api/v1alpha1.rs"),
+            "pub size: i32,",
+            "pub size: f64,",
+        );
+        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else {
+            panic!("floats need the opt-in")
+        };
+        assert!(message.contains("allow-dangerous-types"), "{message}");
+        let text = std::fs::read_to_string(&manifest).unwrap();
+        std::fs::write(
+            &manifest,
+            format!("{text}\n[package.metadata.operator-gen]\nallow-dangerous-types = true\nmax-desc-len = 0\n"),
+        )
+        .unwrap();
+        let ManifestsOutcome::Written(changed) = run_manifests(ws.path(), false).unwrap() else {
+            panic!("the opt-in is read")
+        };
+        let crd = std::fs::read_to_string(
+            ws.path()
+                .join("config/crd/bases/cache.example.com_memcacheds.yaml"),
+        )
+        .unwrap();
+        assert!(
+            changed
+                .iter()
+                .any(|p| p.ends_with("cache.example.com_memcacheds.yaml"))
+        );
+        assert!(crd.contains("type: number"), "{crd}");
+        assert!(
+            !crd.contains("description: Memcached is the Schema"),
+            "max-desc-len = 0 drops the schema's descriptions"
+        );
+        std::fs::write(
+            &manifest,
+            format!("{text}\n[package.metadata.operator-gen]\nrole_name = \"x\"\n"),
+        )
+        .unwrap();
+        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else {
+            panic!("a misspelled option is an error")
+        };
+        assert!(message.contains("unknown field `role_name`"), "{message}");
+        assert!(message.contains("memcached/Cargo.toml"), "{message}");
     }
 }

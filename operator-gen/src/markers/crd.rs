@@ -50,8 +50,15 @@ pub struct ResourceMarker {
     /// `annotations = ["k=v"]`, `labels = ["k=v"]` on the CRD object (`+kubebuilder:metadata`).
     pub annotations: Vec<(String, String)>,
     pub labels: Vec<(String, String)>,
+    /// `crates(kube = ::my::kube, ...)`: where the code the derive writes finds its crates,
+    /// for crates that re-export them (kube-derive's `crates(...)`). Names from
+    /// [`CRATE_PATHS`], paths as written; the generator ignores them.
+    pub crates: Vec<(String, String)>,
     pub span: Span,
 }
+
+/// The crates `#[resource(crates(...))]` can relocate.
+pub const CRATE_PATHS: &[&str] = &["kube", "k8s_openapi", "serde", "serde_json"];
 
 const RESOURCE_KEYS: &[&str] = &[
     "group",
@@ -70,6 +77,7 @@ const RESOURCE_KEYS: &[&str] = &[
     "selectable_fields",
     "annotations",
     "labels",
+    "crates",
 ];
 
 pub fn parse_resource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option<ResourceMarker> {
@@ -80,6 +88,7 @@ pub fn parse_resource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option
     let (mut shortnames, mut categories) = (Vec::new(), Vec::new());
     let (mut storage, mut served, mut deprecated, mut skip) = (None, true, None, None);
     let (mut selectable_fields, mut annotations, mut labels) = (Vec::new(), Vec::new(), Vec::new());
+    let mut crates = Vec::new();
     let mut checks = Diagnostics::new();
     let clean = parse_args(source, RESOURCE, RESOURCE_KEYS, diags, |key, meta| {
         match key {
@@ -139,6 +148,24 @@ pub fn parse_resource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option
                 } else {
                     labels = pairs;
                 }
+            }
+            "crates" => {
+                let mut inner = Diagnostics::new();
+                args::nested(
+                    meta,
+                    "resource(crates",
+                    CRATE_PATHS,
+                    &mut inner,
+                    |name, meta| {
+                        let path: syn::Path = meta.value()?.parse()?;
+                        crates.push((
+                            name.to_string(),
+                            quote::ToTokens::to_token_stream(&path).to_string(),
+                        ));
+                        Ok(())
+                    },
+                )?;
+                inner.into_syn_result()?;
             }
             _ => unreachable!("key {key} is in RESOURCE_KEYS"),
         }
@@ -241,6 +268,7 @@ pub fn parse_resource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option
         selectable_fields,
         annotations,
         labels,
+        crates,
         span: source.span(),
     })
 }

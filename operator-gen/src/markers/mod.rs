@@ -19,8 +19,8 @@ pub mod table;
 
 pub use args::{MetaSource, Spanned};
 pub use crd::{
-    ColumnType, PrintColumnMarker, ResourceMarker, ScaleMarker, Scope, SubresourceMarker,
-    parse_printcolumn, parse_resource, parse_subresource,
+    CRATE_PATHS, ColumnType, PrintColumnMarker, ResourceMarker, ScaleMarker, Scope,
+    SubresourceMarker, parse_printcolumn, parse_resource, parse_subresource,
 };
 pub use field::{
     CelRule, ExternalDocs, FieldMarkers, ListType, MarkerTarget, ObjectType, OneOf,

@@ -147,7 +147,7 @@ impl<'a> SchemaBuilder<'a, '_> {
                         site.file,
                         ty.span(),
                         format!(
-                            "`{name}` fields are discouraged in Kubernetes APIs (floats do not round-trip across languages); use an integer or a Quantity, or pass --allow-dangerous-types"
+                            "`{name}` fields are discouraged in Kubernetes APIs (floats do not round-trip across languages); use an integer or a Quantity, or allow them with `allow-dangerous-types = true` under [package.metadata.operator-gen] in the crate's Cargo.toml (operator-gen: --allow-dangerous-types)"
                         ),
                     );
                     None
