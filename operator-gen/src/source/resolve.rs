@@ -1,0 +1,262 @@
+//! Name resolution across the crate: the [`Skeleton`] (every declared type by module and
+//! name, every module's imports; no syntax tree, so one serves every thread) and the
+//! per-thread [`Index`] that adds the syntax trees, parsing another thread's files on first
+//! use.
+
+use std::cell::OnceCell;
+
+use rustc_hash::FxHashMap;
+
+use super::{FileSummary, Input, SourceFile, TypeDecl, TypeItem, type_items};
+
+/// A declared type as the crate-wide index knows it.
+#[derive(Debug)]
+pub struct DeclInfo {
+    /// Position of its file in the inputs.
+    pub file: usize,
+    pub module: Vec<String>,
+    pub name: String,
+}
+
+/// The crate-wide index for name resolution: every declared type by module and name, and
+/// every module's imports. It holds no syntax tree, so one skeleton serves every thread.
+#[derive(Debug, Default)]
+pub struct Skeleton {
+    pub decls: Vec<DeclInfo>,
+    /// Declaration ids of each file (consecutive, in [`type_items`] order).
+    pub file_decls: Vec<std::ops::Range<usize>>,
+    // Hash maps with a fast hasher: every type path of every field is resolved through
+    // them, and nothing iterates over them, so their order cannot reach the output.
+    /// module → name → decl id.
+    by_path: FxHashMap<Vec<String>, FxHashMap<String, usize>>,
+    /// name → decl ids (in input order), for crate-wide lookup.
+    by_name: FxHashMap<String, Vec<usize>>,
+    /// module → imported name → full path.
+    uses: FxHashMap<Vec<String>, FxHashMap<String, Vec<String>>>,
+    /// module → glob-imported module paths.
+    globs: FxHashMap<Vec<String>, Vec<Vec<String>>>,
+}
+
+/// What a type path in the sources refers to.
+#[derive(Debug, Clone)]
+pub enum Resolved {
+    /// A type of the scanned sources, by its id in `Skeleton::decls`.
+    Local(usize),
+    /// A type from another crate, by its full path as far as the imports tell.
+    External(Vec<String>),
+    /// Several scanned types share the name and the imports do not say which one is meant.
+    Ambiguous(Vec<usize>),
+}
+
+/// A view of the sources for one thread: the shared [`Skeleton`] for names, and syntax trees
+/// parsed by this thread, on first use for files another thread was given.
+#[derive(Debug)]
+pub struct Index<'a> {
+    pub skeleton: &'a Skeleton,
+    inputs: &'a [Input],
+    files: &'a [OnceCell<SourceFile>],
+    items: Vec<OnceCell<Vec<TypeItem<'a>>>>,
+}
+
+impl<'a> Index<'a> {
+    /// `files` has one cell per input; cells already filled are used as they are.
+    pub fn new(
+        skeleton: &'a Skeleton,
+        inputs: &'a [Input],
+        files: &'a [OnceCell<SourceFile>],
+    ) -> Self {
+        Self {
+            skeleton,
+            inputs,
+            files,
+            items: files.iter().map(|_| OnceCell::new()).collect(),
+        }
+    }
+
+    /// The parsed file `no` of the inputs.
+    pub fn file(&self, no: usize) -> &'a SourceFile {
+        self.files[no].get_or_init(|| {
+            // Every input parsed once already (syntax errors stop generation before this).
+            self.inputs[no]
+                .parse()
+                .unwrap_or_else(|e| panic!("input parsed before no longer parses: {e}"))
+        })
+    }
+
+    /// The declaration with id `id`.
+    pub fn decl(&self, id: usize) -> TypeDecl<'a> {
+        let info = &self.skeleton.decls[id];
+        let file = self.file(info.file);
+        let items = self.items[info.file].get_or_init(|| type_items(file));
+        TypeDecl {
+            item: items[id - self.skeleton.file_decls[info.file].start],
+            module: &info.module,
+            file,
+        }
+    }
+
+    /// Resolves a type path written in `module`.
+    pub fn resolve(&self, module: &[String], path: &syn::Path) -> Resolved {
+        self.skeleton.resolve(module, path)
+    }
+}
+
+impl Skeleton {
+    /// Indexes the summaries of all inputs, in input order.
+    pub fn build(summaries: Vec<FileSummary>) -> Self {
+        let mut sk = Skeleton::default();
+        for (file_no, summary) in summaries.into_iter().enumerate() {
+            let start = sk.decls.len();
+            for (module, name) in summary.decls {
+                let id = sk.decls.len();
+                sk.by_path
+                    .entry(module.clone())
+                    .or_default()
+                    .insert(name.clone(), id);
+                sk.by_name.entry(name.clone()).or_default().push(id);
+                sk.decls.push(DeclInfo {
+                    file: file_no,
+                    module,
+                    name,
+                });
+            }
+            sk.file_decls.push(start..sk.decls.len());
+            for (module, name, full) in summary.uses {
+                sk.uses.entry(module).or_default().insert(name, full);
+            }
+            for (module, glob) in summary.globs {
+                sk.globs.entry(module).or_default().push(glob);
+            }
+        }
+        sk
+    }
+
+    /// Resolves a type path written in `module`.
+    pub fn resolve(&self, module: &[String], path: &syn::Path) -> Resolved {
+        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        self.resolve_segments(module, &segs, path.leading_colon.is_some(), 0)
+    }
+
+    fn resolve_segments(
+        &self,
+        module: &[String],
+        segs: &[String],
+        absolute: bool,
+        depth: usize,
+    ) -> Resolved {
+        if depth > 8 || segs.is_empty() {
+            return Resolved::External(segs.to_vec());
+        }
+        if absolute {
+            return Resolved::External(segs.to_vec());
+        }
+        let name = segs.last().expect("non-empty").clone();
+        let head = segs[0].as_str();
+        // Paths that start at the crate root or move relative to the current module.
+        let base: Option<Vec<String>> = match head {
+            "crate" => Some(Vec::new()),
+            "self" => Some(module.to_vec()),
+            "super" => {
+                let mut m = module.to_vec();
+                let mut rest = segs;
+                while rest.first().is_some_and(|s| s == "super") {
+                    m.pop();
+                    rest = &rest[1..];
+                }
+                let mut full: Vec<String> = vec!["crate".into()];
+                full.extend(m);
+                full.extend(rest.iter().cloned());
+                return self.resolve_segments(module, &full, false, depth + 1);
+            }
+            _ => None,
+        };
+        if let Some(mut base) = base {
+            base.extend(segs[1..segs.len() - 1].iter().cloned());
+            return match self.lookup(&base, &name) {
+                Some(decl) => Resolved::Local(decl),
+                None => Resolved::External(segs.to_vec()),
+            };
+        }
+        if segs.len() == 1 {
+            // Only an import can make a name the crate never declares refer to a local
+            // type; `String`, `i32`, `Option` and other foreign names skip the rest.
+            let declared = self.by_name.get(&name);
+            if declared.is_some()
+                && let Some(decl) = self.lookup(module, &name)
+            {
+                return Resolved::Local(decl);
+            }
+            if let Some(full) = self.uses.get(module).and_then(|u| u.get(&name)) {
+                return self.resolve_import(module, full, depth);
+            }
+            if declared.is_some() {
+                for glob in self.globs.get(module).into_iter().flatten() {
+                    if let Some(decl) = self.glob_lookup(module, glob, &name) {
+                        return Resolved::Local(decl);
+                    }
+                }
+            }
+            return match declared.map(Vec::as_slice) {
+                Some([only]) => Resolved::Local(*only),
+                Some(many) if many.len() > 1 => Resolved::Ambiguous(many.to_vec()),
+                _ => Resolved::External(segs.to_vec()),
+            };
+        }
+        // `a::b::Name`: `a` may be an import alias or a child module.
+        if let Some(full) = self.uses.get(module).and_then(|u| u.get(head)) {
+            let mut expanded = full.clone();
+            expanded.extend(segs[1..].iter().cloned());
+            return self.resolve_import(module, &expanded, depth);
+        }
+        let mut child = module.to_vec();
+        child.extend(segs[..segs.len() - 1].iter().cloned());
+        if let Some(decl) = self.lookup(&child, &name) {
+            return Resolved::Local(decl);
+        }
+        Resolved::External(segs.to_vec())
+    }
+
+    fn resolve_import(&self, module: &[String], full: &[String], depth: usize) -> Resolved {
+        match full.first().map(String::as_str) {
+            Some("crate" | "self" | "super") => {
+                self.resolve_segments(module, full, false, depth + 1)
+            }
+            _ => {
+                // `use my_crate_module::Type` without `crate::` (2015-style or a child module).
+                let mut child = module.to_vec();
+                child.extend(full[..full.len() - 1].iter().cloned());
+                if let Some(decl) = self.lookup(&child, full.last().expect("non-empty")) {
+                    return Resolved::Local(decl);
+                }
+                Resolved::External(full.to_vec())
+            }
+        }
+    }
+
+    fn glob_lookup(&self, module: &[String], glob: &[String], name: &str) -> Option<usize> {
+        let target: Vec<String> = match glob.first().map(String::as_str) {
+            Some("crate") => glob[1..].to_vec(),
+            Some("self") => {
+                let mut m = module.to_vec();
+                m.extend(glob[1..].iter().cloned());
+                m
+            }
+            Some("super") => {
+                let mut m = module.to_vec();
+                let mut rest = glob;
+                while rest.first().is_some_and(|s| s == "super") {
+                    m.pop();
+                    rest = &rest[1..];
+                }
+                m.extend(rest.iter().cloned());
+                m
+            }
+            _ => return None,
+        };
+        self.lookup(&target, name)
+    }
+
+    fn lookup(&self, module: &[String], name: &str) -> Option<usize> {
+        self.by_path.get(module)?.get(name).copied()
+    }
+}
