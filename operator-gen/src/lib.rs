@@ -3,13 +3,15 @@
 //! It reads marker attributes (`#[resource]`, `#[validation]`, `#[rbac]`, ...) straight
 //! from Rust source files with `syn`, without compiling the operator, and produces
 //! CustomResourceDefinitions and RBAC roles as typed k8s-openapi objects, rendered to YAML.
+//! Each kind of output is a [`Generator`] in [`GENERATORS`]; only those asked for run.
 //!
 //! The pipeline runs one way:
 //! source files → [`source`] (parse, index) → [`markers`] (typed attributes) →
 //! [`schema`]/[`crd`]/[`rbac`] (k8s-openapi objects) → [`output`] (YAML artifacts) → a sink.
 //! Parsing and building run on every core: syn's trees stay on the thread that parsed
 //! them, names resolve through a thread-free [`source::Skeleton`], and the output does not
-//! depend on the number of threads. [`generate`] returns the typed objects;
+//! depend on the number of threads. [`generate`] returns the CRDs as typed objects and the
+//! other generators' files;
 //! [`generate_artifacts`] goes straight to the files, each CRD rendered by the thread that
 //! built it, which keeps the memory of large APIs down.
 //!
