@@ -449,6 +449,19 @@ pub fn nested(
     Ok(())
 }
 
+/// Parses `key(...)` like [`nested`], and returns every mistake inside as one error (none
+/// is dropped); the caller's attribute stops there, as after any value error.
+pub fn group(
+    meta: &ParseNestedMeta<'_>,
+    marker: &str,
+    allowed: &[&str],
+    on_arg: impl FnMut(&str, &ParseNestedMeta<'_>) -> syn::Result<()>,
+) -> syn::Result<()> {
+    let mut inner = Diagnostics::new();
+    nested(meta, marker, allowed, &mut inner, on_arg)?;
+    inner.into_syn_result()
+}
+
 /// Reports a missing required argument at the marker.
 pub fn require<T>(
     value: Option<T>,

@@ -150,22 +150,14 @@ pub fn parse_resource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option
                 }
             }
             "crates" => {
-                let mut inner = Diagnostics::new();
-                args::nested(
-                    meta,
-                    "resource(crates",
-                    CRATE_PATHS,
-                    &mut inner,
-                    |name, meta| {
-                        let path: syn::Path = meta.value()?.parse()?;
-                        crates.push((
-                            name.to_string(),
-                            quote::ToTokens::to_token_stream(&path).to_string(),
-                        ));
-                        Ok(())
-                    },
-                )?;
-                inner.into_syn_result()?;
+                args::group(meta, "resource(crates", CRATE_PATHS, |name, meta| {
+                    let path: syn::Path = meta.value()?.parse()?;
+                    crates.push((
+                        name.to_string(),
+                        quote::ToTokens::to_token_stream(&path).to_string(),
+                    ));
+                    Ok(())
+                })?;
             }
             _ => unreachable!("key {key} is in RESOURCE_KEYS"),
         }

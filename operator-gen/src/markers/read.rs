@@ -6,7 +6,6 @@
 use super::args::{self, Spanned};
 use super::field::{CelRule, ExternalDocs, FieldMarkers, ListType, ObjectType};
 use super::table;
-use crate::diagnostics::Diagnostics;
 use serde_json::{Number, Value};
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned as _;
@@ -145,24 +144,12 @@ pub fn openapi_type(meta: Meta) -> syn::Result<String> {
     Ok(t.value)
 }
 
-/// Parses a nested group `key(...)`: every mistake inside is reported, none is dropped.
-fn group(
-    meta: Meta,
-    marker: &str,
-    allowed: &[&str],
-    on_arg: impl FnMut(&str, &ParseNestedMeta<'_>) -> syn::Result<()>,
-) -> syn::Result<()> {
-    let mut inner = Diagnostics::new();
-    args::nested(meta, marker, allowed, &mut inner, on_arg)?;
-    inner.into_syn_result()
-}
-
 /// `cel(rule = "...", message = "...", message_expression = "...", reason = "...",
 /// field_path = "...", optional_old_self)`.
 pub fn cel(meta: Meta) -> syn::Result<CelRule> {
     let mut rule = CelRule::default();
     let mut has_rule = false;
-    group(meta, "validation(cel", CEL_KEYS, |key, meta| {
+    args::group(meta, "validation(cel", CEL_KEYS, |key, meta| {
         match key {
             "rule" => {
                 let r = args::string(meta)?;
@@ -251,7 +238,7 @@ pub fn object_type(meta: Meta) -> syn::Result<ObjectType> {
 /// `external_docs(url = "https://...", description = "...")`.
 pub fn external_docs(meta: Meta) -> syn::Result<ExternalDocs> {
     let (mut url, mut description) = (None, None);
-    group(
+    args::group(
         meta,
         "schema(external_docs",
         &["url", "description"],
@@ -325,7 +312,7 @@ pub fn one_of_fields(meta: Meta) -> syn::Result<Spanned<Vec<String>>> {
 /// `items(...)`: the markers the table allows on list elements, read by their own readers.
 pub fn items(meta: Meta) -> syn::Result<FieldMarkers> {
     let mut items = FieldMarkers::default();
-    group(
+    args::group(
         meta,
         "validation(items",
         table::keys_in_items(),
