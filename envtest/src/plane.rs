@@ -4,21 +4,25 @@
 //! and log of each component. `up`, `status` and `down` may run in different processes, so that
 //! file is the only link between them; it is rewritten after each component starts, so a failure
 //! half-way (or a killed `up`) still leaves enough behind for `down` to stop everything.
+//! Its parts: `process` (spawning, watching and stopping the components' processes) and
+//! `access` (the kubeconfig, the admin client, readiness and the simulated nodes).
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::{Namespace, Node, ServiceAccount};
-use kube::api::{Api, ObjectMeta, PostParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::api::Api;
 use kube::{Client, Config};
-use nix::errno::Errno;
-use nix::sys::signal::{Signal, kill};
-use nix::sys::wait::{WaitPidFlag, waitpid};
-use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
+
+mod access;
+mod process;
+
+use access::{KWOK_NODE_ANNOTATION, create_nodes, node_ready, readyz, write_kubeconfig};
+pub use access::{admin_client, admin_config, log_tail};
+use process::{is_running, remove_dir, spawn_process, stop_components};
 
 use crate::Error;
 use crate::certs::{CertPair, Pki};
@@ -29,8 +33,6 @@ use crate::components::{self, Binaries, KUBERNETES_VERSION, human};
 const SERVICE_CIDR: &str = "10.0.0.0/16";
 /// Pod addresses handed out by kwok; apart from the service range.
 const POD_CIDR: &str = "10.244.0.1/16";
-/// Annotation by which kwok recognises the nodes it simulates.
-const KWOK_NODE_ANNOTATION: (&str, &str) = ("kwok.x-k8s.io/node", "fake");
 const STATE_FILE: &str = "state.json";
 
 /// How to start a control plane.
@@ -562,96 +564,9 @@ fn save_state(state: &State) -> Result<(), Error> {
     std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))
 }
 
-/// Starts one component with its output going to `log` (appended to on restarts).
-fn spawn_process(
-    exe: &Path,
-    args: &[String],
-    log: &Path,
-    append: bool,
-) -> Result<(Child, i32), Error> {
-    use std::os::unix::process::CommandExt;
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .write(true)
-        .append(append)
-        .truncate(!append)
-        .open(log)
-        .map_err(|e| Error::io(log, e))?;
-    let err_file = file.try_clone().map_err(|e| Error::io(log, e))?;
-    let child = Command::new(exe)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(file)
-        .stderr(err_file)
-        // Own process group: a Ctrl-C meant for `cargo xtask envtest up` or a test run does not
-        // take the control plane down half-way; `down` stops it.
-        .process_group(0)
-        .spawn()
-        .map_err(|e| Error::Start(format!("cannot start {}: {e}", exe.display())))?;
-    let pid = child.id() as i32;
-    Ok((child, pid))
-}
-
 async fn stop_state(state: &State) -> Result<(), Error> {
     stop_components(&state.components).await?;
     remove_dir(&state.state_dir)
-}
-
-/// SIGTERM to every component still running (in reverse start order), SIGKILL to any that has
-/// not exited ten seconds later, then wait until all are gone.
-async fn stop_components(components: &[ComponentState]) -> Result<(), Error> {
-    let alive: Vec<&ComponentState> = components.iter().rev().filter(|c| is_running(c)).collect();
-    for c in &alive {
-        let _ = kill(Pid::from_raw(c.pid), Signal::SIGTERM);
-    }
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let left: Vec<&&ComponentState> = alive.iter().filter(|c| !gone(c.pid)).collect();
-        if left.is_empty() {
-            return Ok(());
-        }
-        if Instant::now() > deadline {
-            for c in &left {
-                let _ = kill(Pid::from_raw(c.pid), Signal::SIGKILL);
-            }
-            let hard_deadline = Instant::now() + Duration::from_secs(5);
-            while left.iter().any(|c| !gone(c.pid)) {
-                if Instant::now() > hard_deadline {
-                    let names: Vec<String> = left
-                        .iter()
-                        .map(|c| format!("{} (pid {})", c.name, c.pid))
-                        .collect();
-                    return Err(Error::Start(format!("could not stop {}", names.join(", "))));
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            return Ok(());
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// True when the recorded pid is still the recorded binary (a reused pid is not ours).
-fn is_running(c: &ComponentState) -> bool {
-    match std::fs::read_link(format!("/proc/{}/exe", c.pid)) {
-        Ok(exe) => exe == c.exe,
-        Err(_) => false,
-    }
-}
-
-/// Reaps the pid if it is our child, then asks the kernel whether it still exists.
-fn gone(pid: i32) -> bool {
-    let pid = Pid::from_raw(pid);
-    let _ = waitpid(pid, Some(WaitPidFlag::WNOHANG));
-    matches!(kill(pid, None), Err(Errno::ESRCH))
-}
-
-fn remove_dir(dir: &Path) -> Result<(), Error> {
-    match std::fs::remove_dir_all(dir) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(Error::io(dir, e)),
-    }
 }
 
 fn free_ports() -> Result<Ports, Error> {
@@ -673,112 +588,4 @@ fn free_ports() -> Result<Ports, Error> {
         scheduler: ports[4],
         kwok: ports[5],
     })
-}
-
-fn write_kubeconfig(path: &Path, server: &str, ca: &Path, user: &CertPair) -> Result<(), Error> {
-    let yaml = format!(
-        "apiVersion: v1\n\
-         kind: Config\n\
-         clusters:\n\
-         - name: envtest\n  \
-           cluster:\n    \
-             server: {server}\n    \
-             certificate-authority: {ca}\n\
-         users:\n\
-         - name: envtest\n  \
-           user:\n    \
-             client-certificate: {cert}\n    \
-             client-key: {key}\n\
-         contexts:\n\
-         - name: envtest\n  \
-           context:\n    \
-             cluster: envtest\n    \
-             user: envtest\n    \
-             namespace: default\n\
-         current-context: envtest\n",
-        ca = ca.display(),
-        cert = user.cert_path.display(),
-        key = user.key_path.display(),
-    );
-    std::fs::write(path, yaml).map_err(|e| Error::io(path, e))
-}
-
-/// A client from a kubeconfig file, ignoring the environment.
-pub async fn admin_client(kubeconfig: &Path) -> Result<Client, Error> {
-    Ok(Client::try_from(admin_config(kubeconfig).await?)?)
-}
-
-/// The client configuration of a kubeconfig file, ignoring the environment.
-pub async fn admin_config(kubeconfig: &Path) -> Result<Config, Error> {
-    let kc = Kubeconfig::read_from(kubeconfig)
-        .map_err(|e| Error::Start(format!("{}: {e}", kubeconfig.display())))?;
-    let mut config = Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
-        .await
-        .map_err(|e| Error::Start(format!("{}: {e}", kubeconfig.display())))?;
-    config.read_timeout = Some(Duration::from_secs(30));
-    Ok(config)
-}
-
-async fn readyz(client: &Client) -> Result<(), Error> {
-    let request = http::Request::get("/readyz")
-        .body(Vec::new())
-        .expect("static request");
-    let body = client.request_text(request).await?;
-    if body.trim() == "ok" {
-        Ok(())
-    } else {
-        Err(Error::Start(format!("/readyz said {body:?}")))
-    }
-}
-
-async fn create_nodes(client: &Client, count: usize) -> Result<(), Error> {
-    let nodes: Api<Node> = Api::all(client.clone());
-    for i in 0..count {
-        let name = format!("envtest-node-{i}");
-        let node = Node {
-            metadata: ObjectMeta {
-                name: Some(name.clone()),
-                annotations: Some(
-                    [(
-                        KWOK_NODE_ANNOTATION.0.to_string(),
-                        KWOK_NODE_ANNOTATION.1.to_string(),
-                    )]
-                    .into(),
-                ),
-                labels: Some(
-                    [
-                        ("kubernetes.io/hostname", name.as_str()),
-                        ("kubernetes.io/os", "linux"),
-                        ("kubernetes.io/arch", std::env::consts::ARCH),
-                        ("type", "kwok"),
-                    ]
-                    .into_iter()
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect(),
-                ),
-                ..Default::default()
-            },
-            ..Default::default()
-        };
-        match nodes.create(&PostParams::default(), &node).await {
-            Ok(_) => {}
-            Err(kube::Error::Api(e)) if e.code == 409 => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Ok(())
-}
-
-fn node_ready(node: &Node) -> bool {
-    node.status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
-}
-
-/// The last `lines` lines of a log file, for error messages.
-pub fn log_tail(path: &Path, lines: usize) -> String {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let all: Vec<&str> = text.lines().collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
 }

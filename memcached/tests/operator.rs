@@ -5,6 +5,10 @@
 //!
 //! Each test owns a namespace and an operator that watches only it. They need the control plane:
 //! `cargo xtask test` provides one (plain `cargo test` skips them).
+//!
+//! One file of about 800 lines on purpose: every file under `tests/` is a test binary of its
+//! own that links kube, tokio and the operator (tens of seconds and hundreds of megabytes each),
+//! and these scenarios share their set-up (the CRD install, the converge checks).
 
 use std::path::Path;
 use std::sync::Arc;

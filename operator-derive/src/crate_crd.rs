@@ -1,7 +1,17 @@
 //! `crd()` at compile time: runs operator-gen on the crate's own sources, so the CRD a kind
 //! returns is byte for byte the one `operator-gen` writes to `config/crd/bases`.
+//!
+//! One run serves every kind of a crate: the compiler expands all of a crate's derives in one
+//! process, so the first `#[derive(CustomResource)]` runs the generator and the others take
+//! its result from [`RUNS`]. A run is keyed by the scanned paths and the length and
+//! modification time of every file it read (the sources and `Cargo.toml`), so a long-lived
+//! process (rust-analyzer's proc-macro server) runs again after an edit instead of serving a
+//! stale CRD. Without it a crate of N kinds ran the whole generator N times.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 /// The CRD for (`group`, `kind`) as JSON, plus the files read (for rebuild tracking).
 pub struct CompiledCrd {
@@ -11,6 +21,7 @@ pub struct CompiledCrd {
 }
 
 /// Why there is no CRD.
+#[derive(Clone)]
 pub enum CrdError {
     /// Problems in the crate's sources, located.
     Invalid(Vec<operator_gen::LocatedError>),
@@ -18,16 +29,56 @@ pub enum CrdError {
     Other(String),
 }
 
+/// What a derive gets back: its CRD, or why there is none.
+pub type Compiled = Result<CompiledCrd, CrdError>;
+
+/// Every CRD of a run, by (group, kind): its JSON text and plural.
+type Crds = HashMap<(String, String), (String, String)>;
+
+/// Runs kept at once (one per crate and set of paths; more only in a long-lived process).
+const KEPT_RUNS: usize = 8;
+
+/// The runs of this process, newest last.
+static RUNS: Mutex<Vec<Run>> = Mutex::new(Vec::new());
+
+/// One generator run over a crate's sources.
+struct Run {
+    key: RunKey,
+    /// Every CRD of the run, by (group, kind), as JSON and plural; or why the run failed.
+    crds: Arc<Result<Crds, CrdError>>,
+    files: Arc<Vec<PathBuf>>,
+    /// Whether a derive already took the files for rebuild tracking (once per run is enough:
+    /// cargo's dep-info is per crate).
+    tracked: bool,
+}
+
+/// What makes two runs the same: the scanned paths and the state of every file read.
+#[derive(PartialEq, Eq)]
+struct RunKey {
+    paths: Vec<PathBuf>,
+    stamps: Vec<(PathBuf, u64, Option<SystemTime>)>,
+}
+
+/// The paths of every generator run of this process (tests check that kinds share a run).
+#[cfg(test)]
+static GENERATOR_RUNS: Mutex<Vec<Vec<PathBuf>>> = Mutex::new(Vec::new());
+
 /// Scans `CARGO_MANIFEST_DIR/src` (and `extra`, the file holding the derive, when it lives
 /// elsewhere, as in examples and tests) and returns the CRD of `group`/`kind`.
-pub fn compile_crd(
-    group: &str,
-    kind: &str,
-    extra: Option<PathBuf>,
-) -> Result<CompiledCrd, CrdError> {
+pub fn compile_crd(group: &str, kind: &str, extra: Option<PathBuf>) -> Compiled {
     let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_default();
+    compile_crd_in(&manifest_dir, group, kind, extra)
+}
+
+/// [`compile_crd`] for the crate at `manifest_dir`.
+fn compile_crd_in(
+    manifest_dir: &Path,
+    group: &str,
+    kind: &str,
+    extra: Option<PathBuf>,
+) -> Compiled {
     let src = manifest_dir.join("src");
     let mut paths = Vec::new();
     if src.is_dir() {
@@ -52,12 +103,78 @@ pub fn compile_crd(
         .into_iter()
         .map(|(file, _root)| file)
         .collect();
+    let manifest = manifest_dir.join("Cargo.toml");
+    let key = RunKey {
+        paths: paths.clone(),
+        stamps: files
+            .iter()
+            .chain(std::iter::once(&manifest))
+            .map(|file| {
+                let meta = std::fs::metadata(file).ok();
+                (
+                    file.clone(),
+                    meta.as_ref().map_or(0, std::fs::Metadata::len),
+                    meta.and_then(|m| m.modified().ok()),
+                )
+            })
+            .collect(),
+    };
 
+    // Held through the run: a second derive waits for the first one's result instead of
+    // running the generator beside it.
+    let mut runs = RUNS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let at = match runs.iter().position(|run| run.key == key) {
+        Some(at) => at,
+        None => {
+            let crds = Arc::new(run_generator(&paths, &manifest));
+            if runs.len() == KEPT_RUNS {
+                runs.remove(0);
+            }
+            runs.push(Run {
+                key,
+                crds,
+                files: Arc::new(files),
+                tracked: false,
+            });
+            runs.len() - 1
+        }
+    };
+    let run = &mut runs[at];
+    let files = if run.tracked {
+        Vec::new()
+    } else {
+        run.tracked = true;
+        run.files.as_ref().clone()
+    };
+    let crds = Arc::clone(&run.crds);
+    drop(runs);
+
+    let crds = crds.as_ref().as_ref().map_err(Clone::clone)?;
+    let (json, plural) = crds
+        .get(&(group.to_string(), kind.to_string()))
+        .ok_or_else(|| {
+            CrdError::Other(format!(
+                "operator-gen found no kind {kind} in group {group:?} under {}",
+                paths_text(&paths)
+            ))
+        })?;
+    Ok(CompiledCrd {
+        json: json.clone(),
+        plural: plural.clone(),
+        files,
+    })
+}
+
+/// Runs the CRD generator once over `paths` with the crate's options, and renders every CRD.
+fn run_generator(paths: &[PathBuf], manifest: &Path) -> Result<Crds, CrdError> {
+    #[cfg(test)]
+    GENERATOR_RUNS.lock().unwrap().push(paths.to_vec());
     // The crate's own options, as `cargo xtask manifests` reads them, so `crd()` is what
     // it writes (a kind with float fields derives when the crate allows them).
-    let manifest = manifest_dir.join("Cargo.toml");
     let options = if manifest.is_file() {
-        operator_gen::Options::from_manifest(&manifest).map_err(CrdError::Other)?
+        operator_gen::Options::from_manifest(manifest).map_err(CrdError::Other)?
     } else {
         operator_gen::Options::default()
     };
@@ -65,30 +182,25 @@ pub fn compile_crd(
     // Parse with proc-macro2's own implementation so spans carry real file positions (for
     // error messages) instead of this macro's call site; switch back before emitting tokens.
     proc_macro2::fallback::force();
-    let result = operator_gen::generate_with(&paths, &options, &[operator_gen::ArtifactKind::CRD]);
+    let result = operator_gen::generate_with(paths, &options, &[operator_gen::ArtifactKind::CRD]);
     proc_macro2::fallback::unforce();
 
     let generated = result.map_err(|e| match e {
         operator_gen::Error::Invalid(errors) => CrdError::Invalid(errors),
         other => CrdError::Other(other.to_string()),
     })?;
-    let crd = generated
+    generated
         .crds
         .iter()
-        .find(|c| c.spec.group == group && c.spec.names.kind == kind)
-        .ok_or_else(|| {
-            CrdError::Other(format!(
-                "operator-gen found no kind {kind} in group {group:?} under {}",
-                paths_text(&paths)
+        .map(|crd| {
+            let json = serde_json::to_string(&operator_gen::output::to_json(crd))
+                .map_err(|e| CrdError::Other(e.to_string()))?;
+            Ok((
+                (crd.spec.group.clone(), crd.spec.names.kind.clone()),
+                (json, crd.spec.names.plural.clone()),
             ))
-        })?;
-    let json = serde_json::to_string(&operator_gen::output::to_json(crd))
-        .map_err(|e| CrdError::Other(e.to_string()))?;
-    Ok(CompiledCrd {
-        json,
-        plural: crd.spec.names.plural.clone(),
-        files,
-    })
+        })
+        .collect()
 }
 
 fn paths_text(paths: &[PathBuf]) -> String {
@@ -97,4 +209,93 @@ fn paths_text(paths: &[PathBuf]) -> String {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// How many generator runs scanned `dir`'s sources.
+    fn runs_over(dir: &Path) -> usize {
+        let src = dir.join("src");
+        GENERATOR_RUNS
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|paths| paths[0] == src)
+            .count()
+    }
+
+    fn kind(name: &str) -> String {
+        format!(
+            "#[derive(CustomResource)]\n\
+             #[resource(group = \"x.example.com\", version = \"v1\", kind = \"{name}\")]\n\
+             pub struct {name} {{ pub metadata: ObjectMeta, pub spec: {name}Spec }}\n\
+             #[derive(Schema)]\n\
+             pub struct {name}Spec {{ pub size: i32 }}\n"
+        )
+    }
+
+    /// Every kind of a crate takes its CRD from one run; an edit makes the next derive run
+    /// again and see it; the files to track are handed out once per run.
+    #[test]
+    fn kinds_of_a_crate_share_one_run_until_a_file_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        let lib = dir.path().join("src/lib.rs");
+        std::fs::write(&lib, format!("{}{}", kind("Alpha"), kind("Beta"))).unwrap();
+
+        let alpha = compile_crd_in(dir.path(), "x.example.com", "Alpha", None)
+            .ok()
+            .unwrap();
+        let beta = compile_crd_in(dir.path(), "x.example.com", "Beta", None)
+            .ok()
+            .unwrap();
+        assert_eq!(runs_over(dir.path()), 1);
+        assert_eq!(
+            (alpha.plural.as_str(), beta.plural.as_str()),
+            ("alphas", "betas")
+        );
+        assert!(
+            alpha.json.contains("\"alphas.x.example.com\""),
+            "{}",
+            alpha.json
+        );
+        assert_eq!(alpha.files, vec![lib.clone()]);
+        assert!(beta.files.is_empty());
+
+        // A different length is a different key, even within the clock's resolution.
+        std::fs::write(&lib, format!("{}{}", kind("Alpha"), kind("Gamma"))).unwrap();
+        let missing = compile_crd_in(dir.path(), "x.example.com", "Beta", None);
+        assert!(
+            matches!(&missing, Err(CrdError::Other(m)) if m.contains("no kind Beta")),
+            "Beta was removed"
+        );
+        let gamma = compile_crd_in(dir.path(), "x.example.com", "Gamma", None)
+            .ok()
+            .unwrap();
+        assert_eq!(gamma.plural, "gammas");
+        assert_eq!(runs_over(dir.path()), 2);
+    }
+
+    /// A failed run is shared too: its errors reach every kind without running again.
+    #[test]
+    fn a_failed_run_is_shared() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(
+            dir.path().join("src/lib.rs"),
+            format!("{}{}", kind("Alpha"), kind("Beta")).replace("pub size: i32", "pub size: f32"),
+        )
+        .unwrap();
+        for name in ["Alpha", "Beta"] {
+            let Err(CrdError::Invalid(errors)) =
+                compile_crd_in(dir.path(), "x.example.com", name, None)
+            else {
+                panic!("{name}: the float fields are refused");
+            };
+            assert_eq!(errors.len(), 2, "{errors:?}");
+        }
+        assert_eq!(runs_over(dir.path()), 1);
+    }
 }
