@@ -20,10 +20,11 @@ use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, Resource, ResourceExt};
 use operator_derive::rbac;
+use operator_runtime::Metrics;
+use operator_runtime::manager::Runtime;
 use tracing::{Instrument, info, info_span, warn};
 
 use crate::api::v1alpha1::{Memcached, MemcachedStatus};
-use crate::metrics::Metrics;
 use crate::resources::{self, INSTANCE_LABEL, MANAGED_BY, MANAGED_BY_LABEL, NAME_LABEL};
 use crate::status::{self, AVAILABLE, Observed};
 
@@ -380,6 +381,19 @@ where
         Some(ns) => Api::namespaced(client.clone(), ns),
         None => Api::all(client.clone()),
     }
+}
+
+/// The controller as the manager starts it ([`operator_runtime::manager::run`]): stops with
+/// the runtime, reports its caches synced to `/readyz`.
+pub fn start(client: Client, settings: Settings, runtime: Runtime) -> impl Future<Output = ()> {
+    let synced = runtime.synced();
+    run(
+        client,
+        runtime.metrics().clone(),
+        settings,
+        runtime.stopped(),
+        move || synced.done(),
+    )
 }
 
 /// Runs the controller until `shutdown` completes: watches Memcacheds, the Deployments and

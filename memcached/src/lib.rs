@@ -3,13 +3,12 @@
 //! - [`api`]: the `cache.example.com/v1alpha1` Memcached kind, with its markers;
 //! - [`resources`]: the Deployment and Service a Memcached owns, as pure functions;
 //! - [`status`]: its status and conditions from what was observed, pure as well;
-//! - [`controller`]: the reconciler (with the RBAC markers) and the controller around it;
-//! - [`manager`]: leader election, metrics and health endpoints, shutdown;
-//! - [`metrics`]: controller-runtime's metric names.
+//! - [`controller`]: the reconciler (with the RBAC markers) and the controller around it.
+//!
+//! What every operator needs (the manager: leader election, metrics and probes, flags,
+//! logging, shutdown) comes from `operator-runtime`.
 
 pub mod api;
 pub mod controller;
-pub mod manager;
-pub mod metrics;
 pub mod resources;
 pub mod status;

@@ -26,10 +26,10 @@ use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Client, ResourceExt};
 use memcached::api::v1alpha1::{Memcached, MemcachedSpec};
 use memcached::controller::{self, CONTROLLER_NAME, Context, FINALIZER, Settings};
-use memcached::manager::{self, LeaderElection, ManagerError, ManagerOptions};
-use memcached::metrics::{Metrics, counting_client};
 use memcached::resources;
 use memcached::status::{self, AVAILABLE};
+use operator_runtime::manager::{self, LeaderElection, ManagerError, ManagerOptions};
+use operator_runtime::metrics::{Metrics, counting_client};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -51,6 +51,15 @@ async fn install_crds(client: &Client) {
         .unwrap();
 }
 
+/// The controller's settings in the tests: one namespace, two workers.
+fn settings(namespace: &str) -> Settings {
+    Settings {
+        namespace: Some(namespace.to_string()),
+        concurrency: 2,
+        image: resources::DEFAULT_IMAGE.to_string(),
+    }
+}
+
 /// An operator running in this process.
 struct Operator {
     stop: CancellationToken,
@@ -67,18 +76,21 @@ impl Operator {
         let metrics = Arc::new(Metrics::new());
         let client = counting_client(config, metrics.clone()).unwrap();
         let mut options = ManagerOptions {
+            name: controller::FIELD_MANAGER.into(),
             metrics_addr: None,
             health_addr: None,
             leader_election: None,
-            controller: Settings {
-                namespace: Some(namespace.to_string()),
-                concurrency: 2,
-                image: resources::DEFAULT_IMAGE.to_string(),
-            },
         };
         customise(&mut options);
+        let settings = settings(namespace);
         let stop = CancellationToken::new();
-        let task = tokio::spawn(manager::run(client, metrics.clone(), options, stop.clone()));
+        let task = tokio::spawn(manager::run(
+            client.clone(),
+            metrics.clone(),
+            options,
+            stop.clone(),
+            move |runtime| controller::start(client, settings, runtime),
+        ));
         Self {
             stop,
             task,
@@ -559,20 +571,18 @@ async fn with_leader_election_one_instance_reconciles_and_another_takes_over() {
         counting_client(env.config().clone(), first_metrics.clone()).unwrap()
     };
     let options = ManagerOptions {
+        name: controller::FIELD_MANAGER.into(),
         metrics_addr: None,
         health_addr: None,
         leader_election: Some(election(ns.name(), "first", lease)),
-        controller: Settings {
-            namespace: Some(ns.name().to_string()),
-            concurrency: 2,
-            image: resources::DEFAULT_IMAGE.to_string(),
-        },
     };
+    let first_settings = settings(ns.name());
     first_runtime.spawn(manager::run(
-        first_client,
+        first_client.clone(),
         first_metrics.clone(),
         options,
         CancellationToken::new(),
+        move |runtime| controller::start(first_client, first_settings, runtime),
     ));
     wait_until("the first instance to lead", TIMEOUT, || {
         let m = first_metrics.clone();

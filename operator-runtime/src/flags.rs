@@ -1,0 +1,232 @@
+//! The standard flags of a kubebuilder operator, with the same names (so manifests written for
+//! Go operators pass the same arguments), each also read from an environment variable.
+//! `#[command(flatten)]` them into the operator's own parser, then
+//! [`ManagerFlags::options`] turns them into [`ManagerOptions`].
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use crate::manager::{LeaderElection, ManagerOptions};
+
+/// Where the manager serves, whether it elects a leader, what it watches, how it logs.
+#[derive(Args, Debug, Clone)]
+pub struct ManagerFlags {
+    /// Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, then the in-cluster service
+    /// account, as kubectl).
+    #[arg(long, value_name = "PATH")]
+    pub kubeconfig: Option<std::path::PathBuf>,
+    /// Address of the Prometheus endpoint (/metrics); `0` turns it off.
+    #[arg(long, env = "METRICS_BIND_ADDRESS", default_value = "0.0.0.0:8080")]
+    pub metrics_bind_address: String,
+    /// Address of /healthz and /readyz; `0` turns them off.
+    #[arg(
+        long,
+        env = "HEALTH_PROBE_BIND_ADDRESS",
+        default_value = "0.0.0.0:8081"
+    )]
+    pub health_probe_bind_address: String,
+    /// Elect a leader on a Lease so that only one instance reconciles.
+    #[arg(long, env = "LEADER_ELECT")]
+    pub leader_elect: bool,
+    /// Namespace of the Lease (default: $POD_NAMESPACE, the pod's namespace, else `default`).
+    #[arg(long, env = "LEADER_ELECTION_NAMESPACE")]
+    pub leader_election_namespace: Option<String>,
+    /// Name of the Lease (default: the operator's own).
+    #[arg(long, env = "LEADER_ELECTION_ID")]
+    pub leader_election_id: Option<String>,
+    /// How long a lease lasts without renewal.
+    #[arg(long, default_value = "15", value_name = "SECONDS")]
+    pub lease_duration: u64,
+    /// Watch only this namespace (default: all).
+    #[arg(long, env = "WATCH_NAMESPACE")]
+    pub watch_namespace: Option<String>,
+    /// Log format.
+    #[arg(long, env = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+/// How log lines are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// A flag with a value the manager cannot use.
+#[derive(Debug, thiserror::Error)]
+pub enum FlagError {
+    #[error("--{flag}={value} is not an address like 0.0.0.0:8080 or :8080")]
+    Address { flag: &'static str, value: String },
+    #[error("--lease-duration must be at least 1 second")]
+    LeaseDuration,
+}
+
+impl ManagerFlags {
+    /// The manager's options. `name` is the operator's (field manager of the Lease, log
+    /// lines); `default_lease` names the Lease when `--leader-election-id` is not given
+    /// (kubebuilder uses `<hash>.<domain>`; any stable DNS name does).
+    pub fn options(&self, name: &str, default_lease: &str) -> Result<ManagerOptions, FlagError> {
+        if self.leader_elect && self.lease_duration == 0 {
+            return Err(FlagError::LeaseDuration);
+        }
+        let leader_election = self.leader_elect.then(|| LeaderElection {
+            namespace: self
+                .leader_election_namespace
+                .clone()
+                .filter(|ns| !ns.is_empty())
+                .or_else(|| {
+                    std::env::var("POD_NAMESPACE")
+                        .ok()
+                        .filter(|ns| !ns.is_empty())
+                })
+                .or_else(pod_namespace)
+                .unwrap_or_else(|| "default".into()),
+            lease_name: self
+                .leader_election_id
+                .clone()
+                .filter(|id| !id.is_empty())
+                .unwrap_or_else(|| default_lease.to_string()),
+            identity: identity(name),
+            lease_duration: Duration::from_secs(self.lease_duration),
+            renew_grace: Duration::from_secs((self.lease_duration / 3).max(1)),
+        });
+        Ok(ManagerOptions {
+            name: name.to_string(),
+            metrics_addr: address("metrics-bind-address", &self.metrics_bind_address)?,
+            health_addr: address("health-probe-bind-address", &self.health_probe_bind_address)?,
+            leader_election,
+        })
+    }
+
+    /// The namespace to watch, `None` for all (an empty value means all too).
+    pub fn watch_namespace(&self) -> Option<String> {
+        self.watch_namespace.clone().filter(|ns| !ns.is_empty())
+    }
+}
+
+/// `0` or nothing: off; Go's `:8080` means every interface.
+fn address(flag: &'static str, value: &str) -> Result<Option<SocketAddr>, FlagError> {
+    if value == "0" || value.is_empty() {
+        return Ok(None);
+    }
+    let full = if value.starts_with(':') {
+        format!("0.0.0.0{value}")
+    } else {
+        value.to_string()
+    };
+    full.parse().map(Some).map_err(|_| FlagError::Address {
+        flag,
+        value: value.to_string(),
+    })
+}
+
+/// The namespace this pod runs in, from the service account mount.
+fn pod_namespace() -> Option<String> {
+    std::fs::read_to_string("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// Who holds the lease: the pod's name (the hostname in a pod) and the process id.
+fn identity(name: &str) -> String {
+    let host = std::env::var("POD_NAME")
+        .ok()
+        .filter(|n| !n.is_empty())
+        .or_else(|| {
+            std::fs::read_to_string("/etc/hostname")
+                .ok()
+                .map(|h| h.trim().to_string())
+                .filter(|h| !h.is_empty())
+        })
+        .unwrap_or_else(|| name.to_string());
+    format!("{host}_{}", std::process::id())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser, Debug)]
+    struct Cli {
+        #[command(flatten)]
+        manager: ManagerFlags,
+    }
+
+    fn parse(args: &[&str]) -> ManagerFlags {
+        Cli::try_parse_from(std::iter::once("op").chain(args.iter().copied()))
+            .unwrap()
+            .manager
+    }
+
+    #[test]
+    fn go_style_addresses_and_zero_are_understood() {
+        let flags = parse(&[
+            "--metrics-bind-address",
+            ":9090",
+            "--health-probe-bind-address=0",
+        ]);
+        let options = flags.options("op", "op.example.com").unwrap();
+        assert_eq!(options.metrics_addr, Some("0.0.0.0:9090".parse().unwrap()));
+        assert_eq!(options.health_addr, None);
+        assert!(options.leader_election.is_none());
+        assert_eq!(options.name, "op");
+    }
+
+    #[test]
+    fn a_bad_address_names_the_flag_and_the_value() {
+        let flags = parse(&["--metrics-bind-address", "localhost"]);
+        let err = flags.options("op", "op.example.com").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--metrics-bind-address=localhost is not an address like 0.0.0.0:8080 or :8080"
+        );
+    }
+
+    #[test]
+    fn leader_election_takes_the_flags_or_the_operator_defaults() {
+        let flags = parse(&[
+            "--leader-elect",
+            "--leader-election-namespace",
+            "ops",
+            "--lease-duration",
+            "9",
+        ]);
+        let election = flags
+            .options("op", "op.example.com")
+            .unwrap()
+            .leader_election
+            .unwrap();
+        assert_eq!(election.namespace, "ops");
+        assert_eq!(election.lease_name, "op.example.com");
+        assert_eq!(election.lease_duration, Duration::from_secs(9));
+        assert_eq!(election.renew_grace, Duration::from_secs(3));
+        assert!(
+            election
+                .identity
+                .ends_with(&format!("_{}", std::process::id()))
+        );
+
+        let named = parse(&["--leader-elect", "--leader-election-id", "mine"]);
+        let election = named.options("op", "op.example.com").unwrap();
+        assert_eq!(election.leader_election.unwrap().lease_name, "mine");
+
+        let zero = parse(&["--leader-elect", "--lease-duration", "0"]);
+        assert!(matches!(
+            zero.options("op", "x"),
+            Err(FlagError::LeaseDuration)
+        ));
+    }
+
+    #[test]
+    fn an_empty_watch_namespace_means_all() {
+        assert_eq!(parse(&["--watch-namespace", ""]).watch_namespace(), None);
+        assert_eq!(
+            parse(&["--watch-namespace", "a"]).watch_namespace(),
+            Some("a".into())
+        );
+    }
+}

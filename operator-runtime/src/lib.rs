@@ -1,0 +1,125 @@
+//! What controller-runtime's manager gives a Go operator, for operators on kube-rs. Every
+//! operator needs these parts and none of them is about its own kinds, so they live here
+//! rather than in each operator:
+//!
+//! - [`manager`]: runs the operator's controllers, behind leader election on a Lease when
+//!   asked, with the health and readiness probes and the Prometheus endpoint, until shutdown;
+//! - [`metrics`]: controller-runtime's metric names (reconciles, errors, durations, workers,
+//!   API requests, leadership), and a kube client that counts its requests;
+//! - [`flags`]: the standard flags of a kubebuilder operator (`--metrics-bind-address`,
+//!   `--health-probe-bind-address`, `--leader-elect`, ...), each also read from the
+//!   environment, to `#[command(flatten)]` into the operator's own clap parser;
+//! - [`logging`]: text or JSON logs filtered by `RUST_LOG`;
+//! - [`connect`] and [`shutdown_on_signals`]: the client from kubectl's configuration
+//!   (`--kubeconfig`, `KUBECONFIG`, `~/.kube/config`, in-cluster) and one token cancelled by
+//!   SIGTERM or Ctrl-C.
+//!
+//! An operator's `main` is then its own flags and the controllers it starts:
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use clap::Parser;
+//! use operator_runtime::{ManagerFlags, Metrics, manager};
+//!
+//! #[derive(Parser, Debug)]
+//! struct Flags {
+//!     #[command(flatten)]
+//!     manager: ManagerFlags,
+//! }
+//!
+//! # async fn my_controller(_: kube::Client, _: operator_runtime::manager::Runtime) {}
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let flags = Flags::parse();
+//!     operator_runtime::logging::init(flags.manager.log_format);
+//!     let metrics = Arc::new(Metrics::new());
+//!     let client = operator_runtime::connect(flags.manager.kubeconfig.as_deref(), metrics.clone()).await?;
+//!     let options = flags.manager.options("my-operator", "my-operator.example.com")?;
+//!     let shutdown = operator_runtime::shutdown_on_signals();
+//!     manager::run(client.clone(), metrics, options, shutdown, |runtime| {
+//!         my_controller(client, runtime)
+//!     })
+//!     .await?;
+//!     Ok(())
+//! }
+//! ```
+
+pub mod flags;
+pub mod logging;
+pub mod manager;
+pub mod metrics;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub use flags::{LogFormat, ManagerFlags};
+pub use manager::{LeaderElection, ManagerError, ManagerOptions, Runtime};
+pub use metrics::Metrics;
+
+use tokio_util::sync::CancellationToken;
+
+/// Why there is no client.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error(
+        "no Kubernetes configuration (tried $KUBECONFIG, ~/.kube/config and the in-cluster service account): {0}"
+    )]
+    Infer(#[from] kube::config::InferConfigError),
+    #[error("--kubeconfig {}: {source}", path.display())]
+    File {
+        path: PathBuf,
+        source: kube::config::KubeconfigError,
+    },
+    #[error("building the Kubernetes client: {0}")]
+    Client(#[from] kube::Error),
+}
+
+/// A client from kubectl's configuration (the `kubeconfig` file when given, else
+/// `KUBECONFIG`, `~/.kube/config`, then the in-cluster service account), counting its
+/// requests in `metrics`.
+pub async fn connect(
+    kubeconfig: Option<&Path>,
+    metrics: Arc<Metrics>,
+) -> Result<kube::Client, ConnectError> {
+    let config = match kubeconfig {
+        None => kube::Config::infer().await?,
+        Some(path) => {
+            let file = |source| ConnectError::File {
+                path: path.to_path_buf(),
+                source,
+            };
+            let kubeconfig = kube::config::Kubeconfig::read_from(path).map_err(file)?;
+            kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+                .await
+                .map_err(file)?
+        }
+    };
+    Ok(metrics::counting_client(config, metrics)?)
+}
+
+/// A token cancelled on the first SIGTERM (what the kubelet sends) or Ctrl-C, for
+/// [`manager::run`]. Must be called inside a tokio runtime.
+pub fn shutdown_on_signals() -> CancellationToken {
+    let shutdown = CancellationToken::new();
+    let on_signal = shutdown.clone();
+    tokio::spawn(async move {
+        let terminate = async {
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(mut term) => {
+                    term.recv().await;
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "cannot watch for SIGTERM; only Ctrl-C stops");
+                    std::future::pending::<()>().await;
+                }
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            () = terminate => {}
+        }
+        tracing::info!("shutting down");
+        on_signal.cancel();
+    });
+    shutdown
+}

@@ -1,0 +1,447 @@
+//! What controller-runtime's manager gives a Go operator: leader election on a Lease, the
+//! Prometheus endpoint, health and readiness probes, and one shutdown signal for all of it.
+//! The operator hands [`run`] a function that starts its controllers; the manager calls it
+//! once this instance may reconcile (at once, or on winning the lease) with a [`Runtime`]:
+//! the stop signal the controllers must honour and the readiness they report.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::get;
+use kube::Client;
+use kube_lease_manager::{LeaseManagerBuilder, LeaseManagerError};
+use tokio_util::sync::CancellationToken;
+use tracing::{error, info};
+
+use crate::metrics::Metrics;
+
+/// Leader election parameters (controller-runtime's defaults: 15 s lease).
+#[derive(Debug, Clone)]
+pub struct LeaderElection {
+    pub namespace: String,
+    pub lease_name: String,
+    /// Unique per instance; the pod name in a cluster.
+    pub identity: String,
+    pub lease_duration: Duration,
+    /// Renew this long before the lease would expire.
+    pub renew_grace: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct ManagerOptions {
+    /// The operator's name: the field manager of its Lease writes.
+    pub name: String,
+    /// Where `/metrics` is served (`None`: not served).
+    pub metrics_addr: Option<SocketAddr>,
+    /// Where `/healthz` and `/readyz` are served (`None`: not served).
+    pub health_addr: Option<SocketAddr>,
+    /// Elect a leader before starting the controllers (`None`: start them at once).
+    pub leader_election: Option<LeaderElection>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ManagerError {
+    #[error("cannot serve {what} on {addr}: {source}")]
+    Bind {
+        what: &'static str,
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("leader election: {0}")]
+    LeaderElection(#[from] LeaseManagerError),
+    #[error("lost the leader lease; exiting so that another instance takes over")]
+    LostLeadership,
+}
+
+/// Readiness shared with the probe endpoint: ready while no controller is started, and
+/// while started controllers have all synced their caches.
+#[derive(Debug, Default)]
+struct Probe {
+    ready: AtomicBool,
+    /// Controllers that took a [`Synced`] handle and have not reported yet.
+    pending: AtomicUsize,
+}
+
+impl Probe {
+    fn set_ready(&self, ready: bool) {
+        self.ready.store(ready, Ordering::Relaxed);
+    }
+}
+
+/// What the controllers get from the manager when they may start.
+#[derive(Debug, Clone)]
+pub struct Runtime {
+    stop: CancellationToken,
+    probe: Arc<Probe>,
+    metrics: Arc<Metrics>,
+}
+
+impl Runtime {
+    /// Completes when the controllers must stop (shutdown, or the lease lost).
+    pub fn stopped(&self) -> impl Future<Output = ()> + Send + Sync + use<> {
+        self.stop.clone().cancelled_owned()
+    }
+
+    /// The stop signal as a token (for code that takes one).
+    pub fn stop_token(&self) -> CancellationToken {
+        self.stop.clone()
+    }
+
+    /// A handle one controller calls once its watch caches are synced. `/readyz` answers 200
+    /// once every handle taken has reported: take them all before the first `await`.
+    pub fn synced(&self) -> Synced {
+        self.probe.pending.fetch_add(1, Ordering::SeqCst);
+        self.probe.set_ready(false);
+        Synced {
+            probe: Some(self.probe.clone()),
+        }
+    }
+
+    /// The operator's metrics.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+}
+
+/// Reports one controller's caches synced (see [`Runtime::synced`]); dropping it unreported
+/// leaves the operator not ready.
+#[derive(Debug)]
+pub struct Synced {
+    probe: Option<Arc<Probe>>,
+}
+
+impl Synced {
+    /// The caches are synced.
+    pub fn done(mut self) {
+        if let Some(probe) = self.probe.take()
+            && probe.pending.fetch_sub(1, Ordering::SeqCst) == 1
+        {
+            info!("watch caches synced");
+            probe.set_ready(true);
+        }
+    }
+}
+
+/// Runs the operator until `shutdown` is cancelled (then stops gracefully, releasing the lease),
+/// or until leadership is lost (an error, as in controller-runtime: the process should exit).
+/// `controllers` is called once, when this instance may reconcile, and must return when its
+/// [`Runtime::stopped`] completes.
+pub async fn run<F, Fut>(
+    client: Client,
+    metrics: Arc<Metrics>,
+    options: ManagerOptions,
+    shutdown: CancellationToken,
+    controllers: F,
+) -> Result<(), ManagerError>
+where
+    F: FnOnce(Runtime) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let probe = Arc::new(Probe::default());
+    // Servers stop with the manager, whatever ends it.
+    let servers = shutdown.child_token();
+    let _stop_servers = servers.clone().drop_guard();
+    if let Some(addr) = options.health_addr {
+        let app = Router::new()
+            .route("/healthz", get(|| async { "ok" }))
+            .route("/readyz", get(readyz))
+            .with_state(probe.clone());
+        serve(addr, "health probes", app, servers.clone()).await?;
+    }
+    if let Some(addr) = options.metrics_addr {
+        let app = Router::new()
+            .route("/metrics", get(serve_metrics))
+            .with_state(metrics.clone());
+        serve(addr, "metrics", app, servers.clone()).await?;
+    }
+
+    let Some(election) = options.leader_election else {
+        run_controllers(controllers, metrics, shutdown, probe).await;
+        return Ok(());
+    };
+
+    // A standby instance is healthy and ready: it must not block a rollout.
+    probe.set_ready(true);
+    let manager = LeaseManagerBuilder::new(client, &election.lease_name)
+        .with_namespace(&election.namespace)
+        .with_identity(&election.identity)
+        .with_duration(election.lease_duration.as_secs())
+        .with_grace(election.renew_grace.as_secs())
+        .with_field_manager(&options.name)
+        .build()
+        .await?;
+    let (mut leading, lease_task) = manager.watch().await;
+    info!(lease = %election.lease_name, namespace = %election.namespace, identity = %election.identity, "waiting for the leader lease");
+    loop {
+        if *leading.borrow_and_update() {
+            break;
+        }
+        tokio::select! {
+            _ = shutdown.cancelled() => {
+                drop(leading);
+                let _ = lease_task.await;
+                return Ok(());
+            }
+            changed = leading.changed() => {
+                if changed.is_err() {
+                    return Err(ManagerError::LostLeadership);
+                }
+            }
+        }
+    }
+    info!(identity = %election.identity, "acquired the leader lease");
+    metrics.set_leader(true);
+
+    // The controller stops on shutdown or when the lease is lost, whichever comes first.
+    let stop = shutdown.child_token();
+    let mut lost = false;
+    {
+        let controller = run_controllers(controllers, metrics.clone(), stop.clone(), probe);
+        tokio::pin!(controller);
+        loop {
+            tokio::select! {
+                _ = &mut controller => break,
+                changed = leading.changed(), if !lost => {
+                    if changed.is_err() || !*leading.borrow_and_update() {
+                        error!("lost the leader lease; stopping the controller");
+                        lost = true;
+                        stop.cancel();
+                    }
+                }
+            }
+        }
+    }
+    metrics.set_leader(false);
+    // Dropping the receiver makes the lease task release the lease (if still ours) and end.
+    drop(leading);
+    match lease_task.await {
+        Ok(Err(e)) if !lost => error!(error = %e, "releasing the leader lease"),
+        _ => {}
+    }
+    if lost {
+        Err(ManagerError::LostLeadership)
+    } else {
+        info!("released the leader lease");
+        Ok(())
+    }
+}
+
+async fn run_controllers<F, Fut>(
+    controllers: F,
+    metrics: Arc<Metrics>,
+    stop: CancellationToken,
+    probe: Arc<Probe>,
+) where
+    F: FnOnce(Runtime) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let runtime = Runtime {
+        stop,
+        probe: probe.clone(),
+        metrics,
+    };
+    let running = controllers(runtime);
+    if probe.pending.load(Ordering::SeqCst) == 0 {
+        // Nothing to wait for (no controller took a `Synced` handle before starting).
+        probe.set_ready(true);
+    }
+    running.await;
+    probe.set_ready(false);
+}
+
+async fn serve(
+    addr: SocketAddr,
+    what: &'static str,
+    app: Router,
+    stop: CancellationToken,
+) -> Result<(), ManagerError> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| ManagerError::Bind { what, addr, source })?;
+    let local = listener.local_addr().unwrap_or(addr);
+    info!(%local, "serving {what}");
+    tokio::spawn(async move {
+        let result = axum::serve(listener, app)
+            .with_graceful_shutdown(async move { stop.cancelled().await })
+            .await;
+        if let Err(e) = result {
+            error!(error = %e, "{what} server failed");
+        }
+    });
+    Ok(())
+}
+
+async fn readyz(State(probe): State<Arc<Probe>>) -> (StatusCode, &'static str) {
+    if probe.ready.load(Ordering::Relaxed) {
+        (StatusCode::OK, "ok")
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "watch caches not synced")
+    }
+}
+
+async fn serve_metrics(
+    State(metrics): State<Arc<Metrics>>,
+) -> ([(axum::http::HeaderName, &'static str); 1], String) {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        metrics.encode(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    /// A client that is never used: without leader election the manager makes no request.
+    fn unused_client() -> Client {
+        Client::try_from(kube::Config::new("http://127.0.0.1:9".parse().unwrap())).unwrap()
+    }
+
+    fn free_addr() -> SocketAddr {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+    }
+
+    /// The status code of `GET path`, once the server answers.
+    async fn status(addr: SocketAddr, path: &str) -> u16 {
+        for _ in 0..200 {
+            if let Ok(mut stream) = tokio::net::TcpStream::connect(addr).await {
+                let request =
+                    format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+                stream.write_all(request.as_bytes()).await.unwrap();
+                let mut response = String::new();
+                stream.read_to_string(&mut response).await.unwrap();
+                return response[9..12].parse().unwrap();
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("nothing serves {addr}");
+    }
+
+    #[tokio::test]
+    async fn ready_once_every_controller_has_synced_and_stopped_with_the_manager() {
+        let health = free_addr();
+        let metrics_addr = free_addr();
+        let options = ManagerOptions {
+            name: "test-operator".into(),
+            metrics_addr: Some(metrics_addr),
+            health_addr: Some(health),
+            leader_election: None,
+        };
+        let shutdown = CancellationToken::new();
+        let (first_tx, first_rx) = tokio::sync::oneshot::channel::<()>();
+        let (second_tx, second_rx) = tokio::sync::oneshot::channel::<()>();
+        let manager = tokio::spawn(run(
+            unused_client(),
+            Arc::new(Metrics::new()),
+            options,
+            shutdown.clone(),
+            |runtime| {
+                let (first, second) = (runtime.synced(), runtime.synced());
+                async move {
+                    first_rx.await.unwrap();
+                    first.done();
+                    second_rx.await.unwrap();
+                    second.done();
+                    runtime.stopped().await;
+                }
+            },
+        ));
+        assert_eq!(status(health, "/healthz").await, 200);
+        assert_eq!(status(health, "/readyz").await, 503);
+        first_tx.send(()).unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(
+            status(health, "/readyz").await,
+            503,
+            "one controller is still syncing"
+        );
+        second_tx.send(()).unwrap();
+        let mut code = 0;
+        for _ in 0..100 {
+            code = status(health, "/readyz").await;
+            if code == 200 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(code, 200);
+        assert_eq!(status(metrics_addr, "/metrics").await, 200);
+
+        shutdown.cancel();
+        tokio::time::timeout(Duration::from_secs(5), manager)
+            .await
+            .expect("the manager stops with its controllers")
+            .unwrap()
+            .unwrap();
+        let mut closed = false;
+        for _ in 0..200 {
+            if tokio::net::TcpStream::connect(health).await.is_err() {
+                closed = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(closed, "the probe server stops with the manager");
+    }
+
+    #[tokio::test]
+    async fn controllers_that_report_nothing_are_ready_when_started() {
+        let health = free_addr();
+        let options = ManagerOptions {
+            name: "test-operator".into(),
+            metrics_addr: None,
+            health_addr: Some(health),
+            leader_election: None,
+        };
+        let shutdown = CancellationToken::new();
+        let manager = tokio::spawn(run(
+            unused_client(),
+            Arc::new(Metrics::new()),
+            options,
+            shutdown.clone(),
+            |runtime| runtime.stopped(),
+        ));
+        assert_eq!(status(health, "/readyz").await, 200);
+        shutdown.cancel();
+        manager.await.unwrap().unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_taken_address_is_an_error_that_names_it() {
+        let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = taken.local_addr().unwrap();
+        let options = ManagerOptions {
+            name: "test-operator".into(),
+            metrics_addr: Some(addr),
+            health_addr: None,
+            leader_election: None,
+        };
+        let err = run(
+            unused_client(),
+            Arc::new(Metrics::new()),
+            options,
+            CancellationToken::new(),
+            |runtime| runtime.stopped(),
+        )
+        .await
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with(&format!("cannot serve metrics on {addr}")),
+            "{err}"
+        );
+    }
+}
