@@ -57,6 +57,22 @@ impl std::fmt::Debug for Context {
 }
 
 impl Context {
+    /// Drops the failure count of `key` (reconciled, or gone).
+    pub fn forget(&self, key: &ObjectRef<Memcached>) {
+        self.failures
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key);
+    }
+
+    /// Objects with failures counted, for tests.
+    pub fn failing(&self) -> usize {
+        self.failures
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .len()
+    }
+
     pub fn new(
         client: Client,
         pods: Store<PartialObjectMeta<Pod>>,
@@ -144,10 +160,7 @@ pub async fn reconcile(obj: Arc<Memcached>, ctx: Arc<Context>) -> Result<Action,
     let result = reconcile_object(obj, &ctx).instrument(span).await;
     let outcome = match &result {
         Ok(_) => {
-            ctx.failures
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&key);
+            ctx.forget(&key);
             "success"
         }
         Err(_) => "error",
@@ -246,12 +259,16 @@ async fn write_status(
     if let Some(now) = status::find(&status, AVAILABLE)
         && was != Some(now.status.as_str())
     {
-        let (reason, ty) = if now.status == "True" {
-            ("Available", EventType::Normal)
+        // Normal either way: with Available meaning "ready pods == spec.size", every scale
+        // makes an object unavailable for a while (tried: a Warning on each loss fired three
+        // times in the lifecycle test's scaling alone). Warnings stay for what needs a person
+        // (the deletion).
+        let reason = if now.status == "True" {
+            "Available"
         } else {
-            ("Unavailable", EventType::Normal)
+            "Unavailable"
         };
-        publish(ctx, mc, ty, reason, now.message.clone()).await;
+        publish(ctx, mc, EventType::Normal, reason, now.message.clone()).await;
     }
     Ok(())
 }
@@ -459,19 +476,30 @@ pub async fn run(
     });
 
     let ctx = Arc::new(Context::new(client, pod_store, settings.image, metrics));
+    let failures = ctx.clone();
     controller
         .run(reconcile, error_policy, ctx)
-        .for_each(|result| async move {
-            if let Err(e) = result {
-                // Reconcile errors are logged (with backoff) by error_policy; these are the
-                // controller's own: watch failures, objects that vanished, ...
-                match e {
-                    controller::Error::ReconcilerFailed(..) => {}
-                    // Deleted between the trigger and the reconcile: nothing to do.
-                    controller::Error::ObjectNotFound(obj) => {
-                        tracing::debug!(%obj, "gone before it was reconciled");
+        .for_each(|result| {
+            let ctx = failures.clone();
+            async move {
+                if let Err(e) = result {
+                    // Reconcile errors are logged (with backoff) by error_policy; these are the
+                    // controller's own: watch failures, objects that vanished, ...
+                    match e {
+                        controller::Error::ReconcilerFailed(..) => {}
+                        // Deleted between the trigger and the reconcile: nothing to do.
+                        controller::Error::ObjectNotFound(obj) => {
+                            tracing::debug!(%obj, "gone before it was reconciled");
+                            // A failed object that is gone (say, its finalizer removed by hand)
+                            // would keep its failure count for the life of the process.
+                            let mut key = ObjectRef::<Memcached>::new(&obj.name);
+                            if let Some(ns) = obj.namespace.as_deref() {
+                                key = key.within(ns);
+                            }
+                            ctx.forget(&key);
+                        }
+                        other => warn!(error = %other, "controller"),
                     }
-                    other => warn!(error = %other, "controller"),
                 }
             }
         })

@@ -352,6 +352,22 @@ async fn lifecycle(env: &TestEnv, ns: &str, operator: &Operator) {
         )
     });
     assert_eq!(deleting.type_.as_deref(), Some("Warning"));
+    // Availability comes and goes with every scale: Normal events, not Warnings.
+    let unavailable: Vec<_> = list
+        .items
+        .iter()
+        .filter(|e| {
+            e.reason.as_deref() == Some("Unavailable")
+                && e.regarding.as_ref().and_then(|r| r.uid.clone()) == uid
+        })
+        .collect();
+    assert!(!unavailable.is_empty(), "no Unavailable event at creation");
+    assert!(
+        unavailable
+            .iter()
+            .all(|e| e.type_.as_deref() == Some("Normal")),
+        "a Warning among {unavailable:?}"
+    );
     assert!(
         list.items
             .iter()

@@ -17,7 +17,7 @@ use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, PostParams};
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 
 use crate::cluster::{self, Target};
-use crate::{cargo, root, run_step};
+use crate::{cargo, run_step, target_dir};
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
@@ -117,7 +117,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
             "memcached",
         ]),
     )?;
-    let binary = root().join("target/release/memcached");
+    let binary = target_dir()?.join("release/memcached");
     let rt = tokio::runtime::Runtime::new()?;
     let cluster = rt.block_on(cluster::connect(&args.target))?;
     rt.block_on(cluster::install_crds(&cluster.client))?;

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
 
-use crate::{cargo, root, run_step};
+use crate::{cargo, root, run_step, target_dir};
 
 #[derive(clap::Args, Debug)]
 pub struct BenchGenArgs {
@@ -294,7 +294,7 @@ pub fn bench_gen(args: &BenchGenArgs) -> Result<()> {
             "cli",
         ]),
     )?;
-    let operator_gen = root().join("target/release/operator-gen");
+    let operator_gen = target_dir()?.join("release/operator-gen");
     let controller_gen = envtest::components::controller_gen()
         .context("installing controller-gen for the comparison")?;
     // Both tools create a thousand and more new files per run. On the development VM the

@@ -107,6 +107,27 @@ fn main() -> ExitCode {
     }
 }
 
+/// The workspace's target directory as cargo resolves it (`CARGO_TARGET_DIR`,
+/// `build.target-dir`, else `target/`), where the release binaries the benchmarks run are.
+fn target_dir() -> Result<PathBuf> {
+    let out = cargo()
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .output()
+        .context("running cargo metadata")?;
+    if !out.status.success() {
+        bail!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    let meta: serde_json::Value =
+        serde_json::from_slice(&out.stdout).context("reading cargo metadata's output")?;
+    meta["target_directory"]
+        .as_str()
+        .map(PathBuf::from)
+        .context("cargo metadata names no target_directory")
+}
+
 fn cargo() -> Command {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.current_dir(root());
