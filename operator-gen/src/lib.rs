@@ -52,7 +52,7 @@ pub use rbac::RbacRole;
 use source::SourceFile;
 
 /// Generator settings (controller-gen's `crd:` and `rbac:` options).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// Shorten descriptions to this many bytes; `Some(0)` drops them (`crd:maxDescLen`).
     pub max_desc_len: Option<usize>,

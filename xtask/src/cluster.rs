@@ -263,9 +263,16 @@ pub fn run(target: &Target, operator_args: &[String]) -> Result<ExitCode> {
         install_crds(&cluster.client).await?;
         anyhow::Ok(cluster)
     })?;
-    eprintln!("running the memcached operator against {}", cluster.source);
+    let project = crate::project::Project::load(&crate::root())?;
+    eprintln!(
+        "running {} ({}) against {}",
+        project.project_name,
+        project.bin(),
+        cluster.source
+    );
     let mut cmd = crate::cargo();
-    cmd.args(["run", "--package", "memcached", "--bin", "memcached", "--"]);
+    cmd.args(["run", "--package", &project.operator.package])
+        .args(["--bin", project.bin(), "--"]);
     cmd.args(operator_args);
     if let Some(path) = &cluster.kubeconfig {
         cmd.env("KUBECONFIG", path);

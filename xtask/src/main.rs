@@ -7,6 +7,7 @@ mod bench_gen;
 mod cluster;
 mod known_types;
 mod manifests;
+mod project;
 mod test;
 
 use std::path::{Path, PathBuf};
@@ -27,8 +28,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Cmd {
-    /// Regenerate config/crd/bases/*.yaml and config/rbac/role.yaml from the markers in
-    /// memcached/src (make manifests).
+    /// Regenerate config/crd/bases/*.yaml and config/rbac/role.yaml from the markers in the
+    /// crates PROJECT.toml names (make manifests).
     Manifests {
         /// Write nothing; exit 1 with a diff when a committed manifest is stale.
         #[arg(long)]

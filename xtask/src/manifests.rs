@@ -6,12 +6,8 @@ use std::process::ExitCode;
 use anyhow::{Context as _, Result};
 use operator_gen::{ArtifactKind, Layout, Options, output};
 
+use crate::project::{self, Project};
 use crate::root;
-
-/// The sources `cargo xtask manifests` scans.
-fn api_paths(root: &Path) -> Vec<PathBuf> {
-    vec![root.join("memcached").join("src")]
-}
 
 /// What `manifests` found or did.
 #[derive(Debug)]
@@ -24,20 +20,103 @@ enum ManifestsOutcome {
     Invalid(String),
 }
 
+/// The options of the crates the project scans: each crate's own
+/// `[package.metadata.operator-gen]` (its derive reads them too), which must agree, since one
+/// generator run covers them all.
+fn project_options(root: &Path, crates: &[&Path]) -> Result<Options, String> {
+    let mut chosen: Option<(Options, &Path)> = None;
+    for krate in crates {
+        let options = Options::from_manifest(&root.join(krate).join("Cargo.toml"))?;
+        match &chosen {
+            None => chosen = Some((options, krate)),
+            Some((first, first_crate)) if *first != options => {
+                return Err(format!(
+                    "{}/Cargo.toml and {}/Cargo.toml set different [package.metadata.operator-gen] \
+                     options; one generator run covers both crates, so set them alike",
+                    first_crate.display(),
+                    krate.display()
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(chosen.map(|(o, _)| o).unwrap_or_default())
+}
+
+/// Every resource PROJECT.toml lists must be a kind the sources declare; kinds it does not
+/// list are named so the file can be completed.
+fn check_resources(
+    project: &Project,
+    generated: &operator_gen::Generated,
+) -> Result<Vec<String>, String> {
+    let mut missing = Vec::new();
+    for r in &project.resources {
+        let group = project.api_group(r);
+        let crd = generated.crds.iter().find(|crd| {
+            crd.spec.group == group
+                && crd.spec.names.kind == r.kind
+                && crd.spec.versions.iter().any(|v| v.name == r.version)
+        });
+        let at = format!(
+            "{}: [[resource]] {group}/{} {}",
+            project::FILE,
+            r.version,
+            r.kind
+        );
+        match crd {
+            None => missing.push(format!(
+                "{at} is declared by no #[resource] in {}/src",
+                r.path.display()
+            )),
+            Some(crd) if (crd.spec.scope == "Namespaced") != r.namespaced => missing.push(format!(
+                "{at} says namespaced = {}, but its #[resource] makes it {}",
+                r.namespaced, crd.spec.scope
+            )),
+            Some(_) => {}
+        }
+    }
+    if !missing.is_empty() {
+        return Err(missing.join("\n"));
+    }
+    let mut unlisted = Vec::new();
+    for crd in &generated.crds {
+        for v in &crd.spec.versions {
+            let listed = project.resources.iter().any(|r| {
+                project.api_group(r) == crd.spec.group
+                    && r.kind == crd.spec.names.kind
+                    && r.version == v.name
+            });
+            if !listed {
+                unlisted.push(format!(
+                    "note: {}/{} {} is not in {} (add a [[resource]] for it)",
+                    crd.spec.group,
+                    v.name,
+                    crd.spec.names.kind,
+                    project::FILE
+                ));
+            }
+        }
+    }
+    Ok(unlisted)
+}
+
 /// Generates the manifests of the workspace at `root` (paths in messages are relative to it).
 fn run_manifests(root: &Path, check: bool) -> Result<ManifestsOutcome> {
     let rel = |p: &Path| {
         p.strip_prefix(root)
             .map_or_else(|_| p.to_path_buf(), Path::to_path_buf)
     };
-    // The operator crate's own options (`[package.metadata.operator-gen]`), which its
-    // derive reads too.
-    let manifest = root.join("memcached").join("Cargo.toml");
-    let options = match Options::from_manifest(&manifest) {
+    let project = match Project::load(root) {
+        Ok(project) => project,
+        Err(e) => return Ok(ManifestsOutcome::Invalid(format!("{e:#}"))),
+    };
+    let crates = project.crates();
+    let options = match project_options(root, &crates) {
         Ok(options) => options,
         Err(message) => return Ok(ManifestsOutcome::Invalid(message)),
     };
-    let generated = match operator_gen::generate(&api_paths(root), &options) {
+    let paths: Vec<PathBuf> = crates.iter().map(|c| root.join(c).join("src")).collect();
+    let generated = match operator_gen::generate(&paths, &options) {
         Ok(g) => g,
         Err(operator_gen::Error::Invalid(mut errors)) => {
             for e in &mut errors {
@@ -49,6 +128,14 @@ fn run_manifests(root: &Path, check: bool) -> Result<ManifestsOutcome> {
         }
         Err(err) => return Ok(ManifestsOutcome::Invalid(err.to_string())),
     };
+    match check_resources(&project, &generated) {
+        Ok(notes) => {
+            for note in notes {
+                eprintln!("{note}");
+            }
+        }
+        Err(message) => return Ok(ManifestsOutcome::Invalid(message)),
+    }
     let artifacts = generated.artifacts();
     let layout = Layout::kubebuilder(&root.join("config"));
     let all = &ArtifactKind::all();
@@ -112,6 +199,7 @@ mod tests {
         )
         .unwrap();
         copy_tree(&root().join("config"), &dir.path().join("config"));
+        std::fs::copy(root().join(project::FILE), dir.path().join(project::FILE)).unwrap();
         dir
     }
 
@@ -297,5 +385,42 @@ mod tests {
         };
         assert!(message.contains("unknown field `role_name`"), "{message}");
         assert!(message.contains("memcached/Cargo.toml"), "{message}");
+    }
+
+    #[test]
+    fn the_project_file_is_required_and_checked_against_the_sources() {
+        let ws = scratch_workspace();
+        let project_file = ws.path().join(project::FILE);
+        let before = snapshot(ws.path());
+
+        // A listed kind that no #[resource] declares.
+        edit(&project_file, "kind = \"Memcached\"", "kind = \"Memcache\"");
+        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else {
+            panic!("Memcache is not declared")
+        };
+        assert_eq!(
+            message,
+            "PROJECT.toml: [[resource]] cache.example.com/v1alpha1 Memcache is declared by no #[resource] in memcached/src"
+        );
+
+        // The scope disagrees with the marker.
+        edit(&project_file, "kind = \"Memcache\"", "kind = \"Memcached\"");
+        edit(&project_file, "namespaced = true", "namespaced = false");
+        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else {
+            panic!("Memcached is namespaced")
+        };
+        assert!(
+            message.ends_with("says namespaced = false, but its #[resource] makes it Namespaced"),
+            "{message}"
+        );
+
+        // No project file at all.
+        std::fs::remove_file(&project_file).unwrap();
+        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else {
+            panic!("the project file is required")
+        };
+        assert!(message.starts_with("cannot read "), "{message}");
+        assert!(message.contains("PROJECT.toml"), "{message}");
+        assert_eq!(snapshot(ws.path()), before, "nothing was written");
     }
 }

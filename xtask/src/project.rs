@@ -1,0 +1,294 @@
+//! The project file, `PROJECT.toml` at the workspace root (kubebuilder keeps `PROJECT`): the
+//! domain, the operator's crate and every resource with the files that hold its types and its
+//! controller. `cargo xtask manifests` scans the crates it names and checks that each listed
+//! kind is declared; `cargo xtask run` runs the operator it names. Nothing in xtask names a
+//! crate of its own.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result, bail};
+use serde::Deserialize;
+
+/// The file's name, at the workspace root.
+pub const FILE: &str = "PROJECT.toml";
+
+/// The only layout version so far.
+const VERSION: u32 = 1;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Project {
+    /// The layout version of this file (1).
+    pub version: u32,
+    /// Suffix of every API group (`cache` + `example.com` = `cache.example.com`).
+    pub domain: String,
+    pub project_name: String,
+    pub operator: Operator,
+    #[serde(default, rename = "resource")]
+    pub resources: Vec<Resource>,
+}
+
+/// The operator's binary crate.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Operator {
+    /// The crate's directory, relative to the workspace root.
+    pub path: PathBuf,
+    /// Its package name.
+    pub package: String,
+    /// Its binary (default: the package name).
+    pub bin: Option<String>,
+}
+
+/// One kind of one version, as `create api` records it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Resource {
+    /// The group without the domain (`cache`).
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    /// The crate whose `src` holds the types, relative to the workspace root.
+    pub path: PathBuf,
+    /// The file with the kind's types.
+    pub api: PathBuf,
+    /// The file with its reconciler, if it has one here.
+    pub controller: Option<PathBuf>,
+    #[serde(default = "namespaced_by_default")]
+    pub namespaced: bool,
+}
+
+fn namespaced_by_default() -> bool {
+    true
+}
+
+impl Project {
+    /// Reads and checks `root/PROJECT.toml`.
+    pub fn load(root: &Path) -> Result<Project> {
+        let path = root.join(FILE);
+        let text = std::fs::read_to_string(&path).with_context(|| {
+            format!(
+                "cannot read {}: every project has one at its root (kubebuilder's PROJECT)",
+                path.display()
+            )
+        })?;
+        let project: Project = toml::from_str(&text)
+            .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end()))?;
+        project
+            .check(root)
+            .with_context(|| format!("{} is not valid", path.display()))?;
+        Ok(project)
+    }
+
+    fn check(&self, root: &Path) -> Result<()> {
+        if self.version != VERSION {
+            bail!(
+                "version = {} is not known; this xtask reads version {VERSION}",
+                self.version
+            );
+        }
+        if !is_dns_subdomain(&self.domain) {
+            bail!(
+                "domain {:?} is not a DNS name (lower-case labels separated by dots)",
+                self.domain
+            );
+        }
+        let mut seen = BTreeSet::new();
+        for r in &self.resources {
+            let at = format!("[[resource]] {}/{} {}", r.group, r.version, r.kind);
+            if !is_dns_label(&r.group) {
+                bail!(
+                    "{at}: group {:?} is not a DNS label (lower-case letters, digits, '-')",
+                    r.group
+                );
+            }
+            if !is_version(&r.version) {
+                bail!(
+                    "{at}: version {:?} is not a Kubernetes version (v1, v1alpha1, v2beta3, ...)",
+                    r.version
+                );
+            }
+            if !is_kind(&r.kind) {
+                bail!(
+                    "{at}: kind {:?} is not an UpperCamelCase name of ASCII letters and digits",
+                    r.kind
+                );
+            }
+            if !seen.insert((&r.group, &r.version, &r.kind)) {
+                bail!("{at} is listed twice");
+            }
+            for file in std::iter::once(&r.api).chain(&r.controller) {
+                if !root.join(file).is_file() {
+                    bail!("{at}: {} does not exist", file.display());
+                }
+            }
+        }
+        if !root.join(&self.operator.path).join("Cargo.toml").is_file() {
+            bail!(
+                "[operator] path {} has no Cargo.toml",
+                self.operator.path.display()
+            );
+        }
+        Ok(())
+    }
+
+    /// The crates whose sources hold markers (the operator's and every resource's), relative
+    /// to the root, each once, in order.
+    pub fn crates(&self) -> Vec<&Path> {
+        let set: BTreeSet<&Path> = std::iter::once(self.operator.path.as_path())
+            .chain(self.resources.iter().map(|r| r.path.as_path()))
+            .collect();
+        set.into_iter().collect()
+    }
+
+    /// The API group of `resource`: its group and the domain.
+    pub fn api_group(&self, resource: &Resource) -> String {
+        format!("{}.{}", resource.group, self.domain)
+    }
+
+    /// The operator's binary.
+    pub fn bin(&self) -> &str {
+        self.operator
+            .bin
+            .as_deref()
+            .unwrap_or(&self.operator.package)
+    }
+}
+
+fn is_dns_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+fn is_dns_subdomain(s: &str) -> bool {
+    s.len() <= 253 && s.split('.').all(is_dns_label)
+}
+
+/// `v1`, `v1alpha1`, `v2beta3`: what the API server sorts as a version.
+fn is_version(s: &str) -> bool {
+    let Some(rest) = s.strip_prefix('v') else {
+        return false;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || rest.starts_with('0') {
+        return false;
+    }
+    let tail = &rest[digits..];
+    if tail.is_empty() {
+        return true;
+    }
+    ["alpha", "beta"].iter().any(|stage| {
+        tail.strip_prefix(stage).is_some_and(|n| {
+            !n.is_empty() && !n.starts_with('0') && n.bytes().all(|b| b.is_ascii_digit())
+        })
+    })
+}
+
+fn is_kind(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_uppercase()) && s.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_workspace_project_file_is_valid_and_names_memcached() {
+        let project = Project::load(&crate::root()).unwrap();
+        assert_eq!(project.crates(), [Path::new("memcached")]);
+        assert_eq!(project.bin(), "memcached");
+        let r = &project.resources[0];
+        assert_eq!(
+            (
+                project.api_group(r).as_str(),
+                r.version.as_str(),
+                r.kind.as_str()
+            ),
+            ("cache.example.com", "v1alpha1", "Memcached")
+        );
+    }
+
+    fn load(text: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("op/src")).unwrap();
+        std::fs::write(dir.path().join("op/Cargo.toml"), "").unwrap();
+        std::fs::write(dir.path().join("op/src/api.rs"), "").unwrap();
+        std::fs::write(dir.path().join(FILE), text).unwrap();
+        match Project::load(dir.path()) {
+            Ok(_) => "ok".into(),
+            Err(e) => format!("{e:#}").replace(&dir.path().display().to_string(), "ROOT"),
+        }
+    }
+
+    const HEAD: &str = "version = 1\ndomain = \"example.com\"\nproject-name = \"op\"\n\
+                        [operator]\npath = \"op\"\npackage = \"op\"\n";
+
+    fn with_resource(group: &str, version: &str, kind: &str) -> String {
+        format!(
+            "{HEAD}[[resource]]\ngroup = \"{group}\"\nversion = \"{version}\"\nkind = \"{kind}\"\n\
+             path = \"op\"\napi = \"op/src/api.rs\"\n"
+        )
+    }
+
+    #[test]
+    fn names_are_checked_before_anything_runs() {
+        assert_eq!(load(&with_resource("web", "v1beta2", "Site")), "ok");
+        let cases = [
+            (
+                with_resource("Web", "v1", "Site"),
+                "group \"Web\" is not a DNS label",
+            ),
+            (
+                with_resource("web", "1", "Site"),
+                "version \"1\" is not a Kubernetes version",
+            ),
+            (
+                with_resource("web", "v1gamma1", "Site"),
+                "version \"v1gamma1\"",
+            ),
+            (
+                with_resource("web", "v1", "site"),
+                "kind \"site\" is not an UpperCamelCase name",
+            ),
+            (with_resource("web", "v1", "Wid_get"), "kind \"Wid_get\""),
+            (
+                with_resource("web", "v1", "Site").replace("op/src/api.rs", "op/src/gone.rs"),
+                "op/src/gone.rs does not exist",
+            ),
+            (
+                HEAD.replace("example.com", "Example.com"),
+                "domain \"Example.com\" is not a DNS name",
+            ),
+            (
+                HEAD.replace("version = 1", "version = 2"),
+                "version = 2 is not known",
+            ),
+        ];
+        for (text, expected) in cases {
+            let got = load(&text);
+            assert!(
+                got.starts_with("ROOT/PROJECT.toml is not valid: ") && got.contains(expected),
+                "{expected:?} not in {got:?}"
+            );
+        }
+        let twice = format!(
+            "{}{}",
+            with_resource("web", "v1", "Site"),
+            with_resource("web", "v1", "Site").replace(HEAD, "")
+        );
+        assert!(load(&twice).contains("[[resource]] web/v1 Site is listed twice"));
+    }
+
+    #[test]
+    fn toml_mistakes_name_the_file_and_the_line() {
+        let got = load(&format!("{HEAD}colour = \"blue\"\n"));
+        assert!(got.starts_with("ROOT/PROJECT.toml: "), "{got}");
+        assert!(got.contains("unknown field `colour`"), "{got}");
+        assert!(got.contains("line 7"), "{got}");
+    }
+}
