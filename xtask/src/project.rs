@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
+use operator_gen::markers::{is_dns_label, is_dns_subdomain};
 use serde::Deserialize;
 
 /// The file's name, at the workspace root.
@@ -154,19 +155,6 @@ impl Project {
             .as_deref()
             .unwrap_or(&self.operator.package)
     }
-}
-
-fn is_dns_label(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 63
-        && s.bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !s.starts_with('-')
-        && !s.ends_with('-')
-}
-
-fn is_dns_subdomain(s: &str) -> bool {
-    s.len() <= 253 && s.split('.').all(is_dns_label)
 }
 
 /// `v1`, `v1alpha1`, `v2beta3`: what the API server sorts as a version.
