@@ -17,7 +17,7 @@ use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, PostParams};
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 
 use crate::cluster::{self, Target};
-use crate::{cargo, run_step, target_dir};
+use xtask::{cargo, run_step, target_dir};
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {

@@ -12,7 +12,7 @@ use envtest::plane::{self, Options};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
-use crate::root;
+use xtask::root;
 
 #[derive(Subcommand, Debug)]
 pub enum EnvtestCmd {
@@ -263,14 +263,14 @@ pub fn run(target: &Target, operator_args: &[String]) -> Result<ExitCode> {
         install_crds(&cluster.client).await?;
         anyhow::Ok(cluster)
     })?;
-    let project = crate::project::Project::load(&crate::root())?;
+    let project = xtask::project::Project::load(&xtask::root())?;
     eprintln!(
         "running {} ({}) against {}",
         project.project_name,
         project.bin(),
         cluster.source
     );
-    let mut cmd = crate::cargo();
+    let mut cmd = xtask::cargo();
     cmd.args(["run", "--package", &project.operator.package])
         .args(["--bin", project.bin(), "--"]);
     cmd.args(operator_args);

@@ -4,7 +4,9 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 
-use crate::{cargo, cluster, manifests, run_step};
+use xtask::{cargo, manifests, run_step};
+
+use crate::cluster;
 
 pub fn test(extra: &[String]) -> Result<ExitCode> {
     run_step(
