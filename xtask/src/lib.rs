@@ -1,36 +1,53 @@
-//! What both halves of `cargo xtask` share: the project file, `manifests`, and the helpers
-//! for running cargo from the workspace root. The lean `xtask` binary (this package) runs
-//! `manifests` itself and hands every other command to `xtask-cluster` (in `cluster/`),
-//! which carries kube, tokio and the control plane's code, so the main job builds in about a
-//! quarter of the crates.
+//! `cargo xtask` for operator projects, the lean half: the project file, `manifests`, the
+//! front end ([`Xtask`]) and the helpers for running cargo from the project root. The front
+//! end runs `manifests` itself and hands every other command to the project's cluster binary
+//! (built on `operator-xtask-cluster`), which carries kube, tokio and the control plane's
+//! code, so the main job builds in about a quarter of the crates.
+//!
+//! A project's `xtask/src/main.rs` (what `cargo operator init` writes):
+//!
+//! ```no_run
+//! fn main() -> std::process::ExitCode {
+//!     operator_xtask::Xtask {
+//!         cluster_package: "xtask-cluster",
+//!         cluster_bin: "xtask-cluster",
+//!         extra: &[],
+//!     }
+//!     .main()
+//! }
+//! ```
 
+pub mod cli;
 pub mod manifests;
 pub mod project;
+
+pub use cli::{CLUSTER_COMMANDS, Xtask};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context as _, Result, bail};
 
-/// The commands `xtask-cluster` runs; the lean binary hands them over with their arguments
-/// as written (clap would take a `--` of theirs away), so only the name is looked at.
-pub const CLUSTER_COMMANDS: &[&str] = &[
-    "envtest",
-    "install",
-    "uninstall",
-    "run",
-    "test",
-    "bench-operator",
-    "bench-gen",
-    "known-types",
-];
-
-/// The workspace root (xtask lives one level below it).
+/// The project root: the nearest directory holding `PROJECT.toml`, from the current directory
+/// up (cargo runs `cargo xtask` where it was typed, which may be a sub-directory).
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask is inside the workspace")
-        .to_path_buf()
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    find_root(&cwd).unwrap_or_else(|| {
+        eprintln!(
+            "error: no {} in {} or any directory above it: run `cargo xtask` inside an \
+             operator project (`cargo operator init` makes one)",
+            project::FILE,
+            cwd.display()
+        );
+        std::process::exit(1)
+    })
+}
+
+/// The nearest ancestor of `dir` (itself included) holding `PROJECT.toml`.
+pub fn find_root(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|d| d.join(project::FILE).is_file())
+        .map(Path::to_path_buf)
 }
 
 /// The workspace's target directory as cargo resolves it (`CARGO_TARGET_DIR`,

@@ -159,8 +159,14 @@ fn run_manifests(root: &Path, check: bool) -> Result<ManifestsOutcome> {
     })
 }
 
+/// `cargo xtask manifests [--check]` in the project at the current directory.
 pub fn manifests(check: bool) -> Result<ExitCode> {
-    match run_manifests(&root(), check)? {
+    manifests_in(&root(), check)
+}
+
+/// `cargo xtask manifests [--check]` in the project at `root`, reporting on stderr.
+pub fn manifests_in(root: &Path, check: bool) -> Result<ExitCode> {
+    match run_manifests(root, check)? {
         ManifestsOutcome::UpToDate(n) => eprintln!("manifests are up to date ({n} files)"),
         ManifestsOutcome::Written(paths) => {
             for path in paths {

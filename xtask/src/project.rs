@@ -158,7 +158,7 @@ impl Project {
 }
 
 /// `v1`, `v1alpha1`, `v2beta3`: what the API server sorts as a version.
-fn is_version(s: &str) -> bool {
+pub fn is_version(s: &str) -> bool {
     let Some(rest) = s.strip_prefix('v') else {
         return false;
     };
@@ -177,7 +177,8 @@ fn is_version(s: &str) -> bool {
     })
 }
 
-fn is_kind(s: &str) -> bool {
+/// An UpperCamelCase name of ASCII letters and digits.
+pub fn is_kind(s: &str) -> bool {
     s.starts_with(|c: char| c.is_ascii_uppercase()) && s.chars().all(|c| c.is_ascii_alphanumeric())
 }
 

@@ -16,8 +16,8 @@ use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, PostParams};
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 
-use crate::cluster::{self, Target};
-use xtask::{cargo, run_step, target_dir};
+use operator_xtask::{cargo, run_step, target_dir};
+use operator_xtask_cluster::cluster::{self, Target};
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {

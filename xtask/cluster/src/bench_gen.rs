@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
 
-use xtask::{cargo, root, run_step, target_dir};
+use operator_xtask::{cargo, root, run_step, target_dir};
 
 #[derive(clap::Args, Debug)]
 pub struct BenchGenArgs {

@@ -12,7 +12,7 @@ use envtest::plane::{self, Options};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
-use xtask::root;
+use operator_xtask::root;
 
 #[derive(Subcommand, Debug)]
 pub enum EnvtestCmd {
@@ -147,6 +147,15 @@ pub struct Connected {
     pub source: String,
 }
 
+impl std::fmt::Debug for Connected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connected")
+            .field("kubeconfig", &self.kubeconfig)
+            .field("source", &self.source)
+            .finish_non_exhaustive()
+    }
+}
+
 pub async fn connect(target: &Target) -> Result<Connected> {
     let options = KubeConfigOptions::default();
     let home_config = std::env::var_os("HOME").map(|h| Path::new(&h).join(".kube/config"));
@@ -263,14 +272,14 @@ pub fn run(target: &Target, operator_args: &[String]) -> Result<ExitCode> {
         install_crds(&cluster.client).await?;
         anyhow::Ok(cluster)
     })?;
-    let project = xtask::project::Project::load(&xtask::root())?;
+    let project = operator_xtask::project::Project::load(&operator_xtask::root())?;
     eprintln!(
         "running {} ({}) against {}",
         project.project_name,
         project.bin(),
         cluster.source
     );
-    let mut cmd = xtask::cargo();
+    let mut cmd = operator_xtask::cargo();
     cmd.args(["run", "--package", &project.operator.package])
         .args(["--bin", project.bin(), "--"]);
     cmd.args(operator_args);
@@ -290,6 +299,15 @@ pub fn run(target: &Target, operator_args: &[String]) -> Result<ExitCode> {
 pub struct TestPlane {
     started: Option<envtest::ControlPlane>,
     pub kubeconfig: PathBuf,
+}
+
+impl std::fmt::Debug for TestPlane {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestPlane")
+            .field("started_here", &self.started.is_some())
+            .field("kubeconfig", &self.kubeconfig)
+            .finish()
+    }
 }
 
 pub fn test_plane_up() -> Result<TestPlane> {

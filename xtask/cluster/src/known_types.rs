@@ -12,7 +12,7 @@
 use anyhow::{Context as _, Result, bail};
 use serde_json::Value;
 
-use xtask::root;
+use operator_xtask::root;
 
 /// Types of the table that are not in `k8s_openapi::api::core::v1`.
 const OTHER_MODULES: &[(&str, &str)] = &[

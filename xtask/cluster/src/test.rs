@@ -4,15 +4,14 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 
-use xtask::{cargo, manifests, run_step};
+use operator_xtask::{cargo, manifests, run_step};
 
-use crate::cluster;
+use crate::cluster::{self, TestPlane};
 
-pub fn test(extra: &[String]) -> Result<ExitCode> {
-    run_step(
-        "cargo fmt --check",
-        cargo().args(["fmt", "--all", "--", "--check"]),
-    )?;
+/// Runs every check and test; `more` runs on the control plane after the project's own tests
+/// passed (this repository proves a fresh scaffold there).
+pub fn test(extra: &[String], more: impl FnOnce(&TestPlane) -> Result<()>) -> Result<ExitCode> {
+    run_step("cargo fmt --check", cargo().args(["fmt", "--check"]))?;
     run_step(
         "cargo clippy",
         cargo().args([
@@ -49,11 +48,18 @@ pub fn test(extra: &[String]) -> Result<ExitCode> {
             cargo().args(["test", "--workspace", "--doc"]),
         )
     });
+    let more = match (&tests, &doc_tests) {
+        (Ok(()), Some(Ok(()))) => Some(more(&plane)),
+        _ => None,
+    };
     eprintln!("==> envtest down");
     let down = plane.down();
     tests?;
     if let Some(doc_tests) = doc_tests {
         doc_tests?;
+    }
+    if let Some(more) = more {
+        more?;
     }
     down?;
     eprintln!("all tests passed");

@@ -3,7 +3,7 @@
 use std::process::Command;
 
 fn xtask(home: &std::path::Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask-cluster"));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_operator-xtask-cluster"));
     cmd.env_remove("KUBECONFIG")
         .env_remove("KUBERNETES_SERVICE_HOST")
         .env("HOME", home)

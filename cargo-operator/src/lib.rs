@@ -1,0 +1,574 @@
+//! `cargo operator`: kubebuilder's `init` and `create api` for operators on kube-rs.
+//!
+//! - [`init`] makes a workspace: the operator crate (its `main` on `operator-runtime`, no kinds
+//!   yet), `cargo xtask`, the `config/` kustomize tree, `PROJECT.toml`, a README and `.ci/run`;
+//! - [`create_api`] adds one kind of one version: its types with markers, a controller with
+//!   its `#[rbac]` markers and a finalizer, its registration, a sample, the admin, editor and
+//!   viewer roles, the kustomize entries, a cluster test and the `PROJECT.toml` entry; a second
+//!   version of a kind adds only its types and sample.
+//!
+//! Both check every name before anything is written, write the whole change or none of it, and
+//! end by running the generator (`cargo xtask manifests`), so the project is complete at once.
+
+pub mod names;
+pub mod plan;
+pub mod template;
+
+use std::path::{Component, Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+
+use anyhow::{Context as _, Result, bail};
+use operator_xtask::project::{self, Project};
+
+use names::{Gvk, check_domain, check_project_name};
+use plan::{Plan, insert_before_anchor};
+
+/// Where the scaffolded project gets operator-rs's crates from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A checkout of operator-rs (written relative to the project when it can be).
+    Path(PathBuf),
+    /// A git repository, at a revision or branch (else its default branch).
+    Git {
+        url: String,
+        rev: Option<String>,
+        branch: Option<String>,
+    },
+    /// Published crates of this version.
+    Version(String),
+}
+
+/// operator-rs's crates a project uses, with their directory in a checkout.
+const CRATES: &[(&str, &str)] = &[
+    ("operator-derive", "operator-derive"),
+    ("operator-runtime", "operator-runtime"),
+    ("operator-xtask", "xtask"),
+    ("operator-xtask-cluster", "xtask/cluster"),
+    ("envtest", "envtest"),
+];
+
+impl Source {
+    /// The `[workspace.dependencies]` lines for operator-rs's crates, for a project at `root`.
+    fn dependencies(&self, root: &Path) -> String {
+        CRATES
+            .iter()
+            .map(|(name, dir)| {
+                let spec = match self {
+                    Source::Path(base) => {
+                        let path = relative_to(root, &base.join(dir));
+                        format!("{{ path = {} }}", toml_string(&path.to_string_lossy()))
+                    }
+                    Source::Git { url, rev, branch } => {
+                        let mut spec = format!("{{ git = {}", toml_string(url));
+                        if let Some(rev) = rev {
+                            spec += &format!(", rev = {}", toml_string(rev));
+                        }
+                        if let Some(branch) = branch {
+                            spec += &format!(", branch = {}", toml_string(branch));
+                        }
+                        spec + " }"
+                    }
+                    Source::Version(v) => format!("{{ version = {} }}", toml_string(v)),
+                };
+                format!("{name} = {spec}\n")
+            })
+            .collect::<String>()
+            .trim_end()
+            .to_string()
+    }
+}
+
+fn toml_string(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+/// `to` as seen from `from` (both absolute), through `..` where needed; `to` itself when they
+/// share nothing but the root.
+fn relative_to(from: &Path, to: &Path) -> PathBuf {
+    let from: Vec<Component> = from.components().collect();
+    let to_parts: Vec<Component> = to.components().collect();
+    let common = from
+        .iter()
+        .zip(&to_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common <= 1 {
+        return to.to_path_buf();
+    }
+    let mut out = PathBuf::new();
+    for _ in common..from.len() {
+        out.push("..");
+    }
+    for part in &to_parts[common..] {
+        out.push(part);
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+/// `path` made absolute against `cwd`, with `.` and `..` resolved without touching the disk
+/// (the directory may not exist yet).
+pub fn absolute(cwd: &Path, path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in cwd.join(path).components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// What `init` is asked for.
+#[derive(Debug, Clone)]
+pub struct InitOptions {
+    /// The project's directory (absolute): missing or empty but for dot-files such as `.git`.
+    pub dir: PathBuf,
+    /// Suffix of every API group.
+    pub domain: String,
+    /// Default: the directory's name.
+    pub project_name: Option<String>,
+    pub source: Source,
+}
+
+/// `cargo operator init`: a new project in `options.dir`.
+pub fn init(options: &InitOptions) -> Result<()> {
+    let dir = &options.dir;
+    let project_name = match &options.project_name {
+        Some(name) => name.clone(),
+        None => dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .context("the directory has no name to take the project's from; pass --project-name")?
+            .to_string(),
+    };
+    check_project_name(&project_name).with_context(|| {
+        if options.project_name.is_none() {
+            format!(
+                "the project is named after its directory ({}); pass --project-name",
+                dir.display()
+            )
+        } else {
+            "--project-name".to_string()
+        }
+    })?;
+    check_domain(&options.domain)?;
+    if dir.exists() {
+        if !dir.is_dir() {
+            bail!("{} exists and is not a directory", dir.display());
+        }
+        let mut entries = std::fs::read_dir(dir)
+            .with_context(|| format!("cannot read {}", dir.display()))?
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| !name.starts_with('.'))
+            .collect::<Vec<_>>();
+        if !entries.is_empty() {
+            entries.sort();
+            bail!(
+                "{} is not empty ({}); init starts a project in an empty directory",
+                dir.display(),
+                entries.join(", ")
+            );
+        }
+    }
+
+    let crate_ident = project_name.replace('-', "_");
+    let dependencies = options.source.dependencies(dir);
+    let vars: &[(&str, &str)] = &[
+        ("project_name", &project_name),
+        ("crate_name", &project_name),
+        ("crate_dir", &project_name),
+        ("crate_ident", &crate_ident),
+        ("domain", &options.domain),
+        ("operator_rs_dependencies", &dependencies),
+    ];
+    let mut plan = Plan::new(dir);
+    for (path, template) in template::INIT {
+        let path = match path.strip_prefix("crate/") {
+            Some(rest) => format!("{project_name}/{rest}"),
+            None => path.to_string(),
+        };
+        let text = template::render(template, vars);
+        if path == ".ci/run" {
+            plan.create_executable(path, text);
+        } else {
+            plan.create(path, text);
+        }
+    }
+    finish(plan, dir)?;
+    eprintln!(
+        "created {project_name} in {}\nnext: cd {} && cargo operator create api --group <group> --version v1alpha1 --kind <Kind>",
+        dir.display(),
+        dir.display()
+    );
+    Ok(())
+}
+
+/// What `create api` is asked for.
+#[derive(Debug, Clone)]
+pub struct ApiOptions {
+    /// Where to look for `PROJECT.toml` (it and the directories above it).
+    pub cwd: PathBuf,
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    /// Cluster-scoped instead of namespaced.
+    pub cluster_scoped: bool,
+    /// Scaffold the controller (for a new kind).
+    pub controller: bool,
+}
+
+/// `cargo operator create api`: one kind of one version in the project around `options.cwd`.
+pub fn create_api(options: &ApiOptions) -> Result<()> {
+    let root = operator_xtask::find_root(&options.cwd).with_context(|| {
+        format!(
+            "no {} in {} or above: run `cargo operator create api` inside a project \
+             (`cargo operator init` makes one)",
+            project::FILE,
+            options.cwd.display()
+        )
+    })?;
+    let project = Project::load(&root)?;
+    let gvk = Gvk::new(
+        &options.group,
+        &options.version,
+        &options.kind,
+        &project.domain,
+    )?;
+    let namespaced = !options.cluster_scoped;
+    let same = |r: &&project::Resource| r.kind == gvk.kind;
+    if let Some(r) = project
+        .resources
+        .iter()
+        .filter(same)
+        .find(|r| r.group == gvk.group && r.version == gvk.version)
+    {
+        bail!(
+            "{} already has {}/{} {} (in {}); add another version or kind instead",
+            project::FILE,
+            r.group,
+            r.version,
+            r.kind,
+            r.api.display()
+        );
+    }
+    if let Some(r) = project
+        .resources
+        .iter()
+        .filter(same)
+        .find(|r| r.group != gvk.group)
+    {
+        bail!(
+            "kind {} exists already in group {} ({}); the scaffold keeps one module per kind \
+             name, so choose another kind name",
+            gvk.kind,
+            r.group,
+            r.api.display()
+        );
+    }
+    let earlier = project
+        .resources
+        .iter()
+        .filter(same)
+        .find(|r| r.group == gvk.group);
+    if let Some(r) = earlier
+        && r.namespaced != namespaced
+    {
+        bail!(
+            "{}/{} {} is {}; every version of a kind has one scope (drop or add --cluster)",
+            r.group,
+            r.version,
+            r.kind,
+            if r.namespaced {
+                "namespaced"
+            } else {
+                "cluster-scoped"
+            }
+        );
+    }
+    let new_kind = earlier.is_none();
+    let with_controller = new_kind && options.controller;
+
+    let crate_dir = project.operator.path.clone();
+    let crate_ident = project.operator.package.replace('-', "_");
+    let src = crate_dir.join("src");
+    let api_dir = src.join("api").join(&gvk.group_mod).join(&gvk.version);
+    let api_file = api_dir.join(format!("{}.rs", gvk.kind_snake));
+    let controller_file = src
+        .join("controllers")
+        .join(format!("{}.rs", gvk.kind_snake));
+
+    let mut flags = String::new();
+    flags += if namespaced {
+        ",\n    namespaced"
+    } else {
+        ",\n    scope = \"Cluster\""
+    };
+    if new_kind {
+        // The first version stores; a later one is added as served only.
+        flags += ",\n    storage";
+    }
+    let object_api = if namespaced {
+        format!(
+            "match obj.namespace() {{ Some(ns) => Api::<{k}>::namespaced(ctx.client.clone(), &ns), \
+             None => return Err(Error::NoNamespace(obj.name_any())) }}",
+            k = gvk.kind
+        )
+    } else {
+        format!("Api::<{}>::all(ctx.client.clone())", gvk.kind)
+    };
+    let test_scope = if namespaced {
+        format!(
+            "let ns = env.namespace(\"{}\").await.unwrap();\n    let api: Api<{}> = Api::namespaced(env.client(), ns.name());",
+            gvk.kind_lower, gvk.kind
+        )
+    } else {
+        format!("let api: Api<{}> = Api::all(env.client());", gvk.kind)
+    };
+    let vars: &[(&str, &str)] = &[
+        ("project_name", &project.project_name),
+        ("crate_ident", &crate_ident),
+        ("group", &gvk.group),
+        ("version", &gvk.version),
+        ("kind", &gvk.kind),
+        ("api_group", &gvk.api_group),
+        ("plural", &gvk.plural),
+        ("kind_lower", &gvk.kind_lower),
+        ("kind_snake", &gvk.kind_snake),
+        ("group_mod", &gvk.group_mod),
+        ("resource_flags", &flags),
+        ("object_api", &object_api),
+        ("test_scope", &test_scope),
+    ];
+    let render = |template: &str| template::render(template, vars);
+
+    let mut plan = Plan::new(&root);
+    // The types, and the modules that reach them.
+    plan.edit(src.join("api/mod.rs"), |t| {
+        insert_before_anchor(
+            t,
+            "// +operator:scaffold:groups",
+            &format!("pub mod {};", gvk.group_mod),
+        )
+    })?;
+    let group_mod = src.join("api").join(&gvk.group_mod).join("mod.rs");
+    if !plan.exists(&group_mod) {
+        plan.create(&group_mod, render(template::GROUP_MOD));
+    }
+    plan.edit(&group_mod, |t| {
+        insert_before_anchor(
+            t,
+            "// +operator:scaffold:versions",
+            &format!("pub mod {};", gvk.version),
+        )
+    })?;
+    let version_mod = api_dir.join("mod.rs");
+    if !plan.exists(&version_mod) {
+        plan.create(&version_mod, render(template::VERSION_MOD));
+    }
+    plan.edit(&version_mod, |t| {
+        let t = insert_before_anchor(
+            t,
+            "// +operator:scaffold:kinds",
+            &format!("mod {};", gvk.kind_snake),
+        )?;
+        insert_before_anchor(
+            &t,
+            "// +operator:scaffold:kinds",
+            &format!("pub use {}::*;", gvk.kind_snake),
+        )
+    })?;
+    plan.create(&api_file, render(template::TYPES));
+
+    // The controller, its registration and its cluster test.
+    if with_controller {
+        plan.create(&controller_file, render(template::CONTROLLER));
+        plan.edit(src.join("controllers/mod.rs"), |t| {
+            let t = insert_before_anchor(
+                t,
+                "// +operator:scaffold:controller-modules",
+                &format!("pub mod {};", gvk.kind_snake),
+            )?;
+            insert_before_anchor(
+                &t,
+                "// +operator:scaffold:controllers",
+                &format!("{}::start,", gvk.kind_snake),
+            )
+        })?;
+        plan.create(
+            crate_dir
+                .join("tests")
+                .join(format!("{}_controller.rs", gvk.kind_snake)),
+            render(template::CONTROLLER_TEST),
+        );
+    }
+
+    // config/: the CRD (generated below), the sample, the roles.
+    plan.edit("config/crd/kustomization.yaml", |t| {
+        insert_before_anchor(
+            t,
+            "# +operator:scaffold:crds",
+            &format!("- bases/{}_{}.yaml", gvk.api_group, gvk.plural),
+        )
+    })?;
+    let sample = format!("{}_{}_{}.yaml", gvk.group, gvk.version, gvk.kind_lower);
+    plan.create(
+        Path::new("config/samples").join(&sample),
+        render(template::SAMPLE),
+    );
+    plan.edit("config/samples/kustomization.yaml", |t| {
+        insert_before_anchor(t, "# +operator:scaffold:samples", &format!("- {sample}"))
+    })?;
+    if new_kind {
+        for (role, role_template) in template::ROLES {
+            let file = format!("{}_{}_{role}_role.yaml", gvk.group, gvk.kind_lower);
+            plan.create(Path::new("config/rbac").join(&file), render(role_template));
+            plan.edit("config/rbac/kustomization.yaml", |t| {
+                insert_before_anchor(t, "# +operator:scaffold:rbac-roles", &format!("- {file}"))
+            })?;
+        }
+    }
+
+    // The project file.
+    plan.edit(project::FILE, |t| {
+        let mut entry = format!(
+            "\n[[resource]]\ngroup = {}\nversion = {}\nkind = {}\npath = {}\napi = {}\n",
+            toml_string(&gvk.group),
+            toml_string(&gvk.version),
+            toml_string(&gvk.kind),
+            toml_string(&slashed(&crate_dir)),
+            toml_string(&slashed(&api_file)),
+        );
+        if with_controller {
+            entry += &format!("controller = {}\n", toml_string(&slashed(&controller_file)));
+        }
+        entry += &format!("namespaced = {namespaced}\n");
+        Ok(format!(
+            "{}{entry}",
+            t.trim_end_matches('\n').to_string() + "\n"
+        ))
+    })?;
+
+    finish(plan, &root)?;
+    eprintln!(
+        "created {}/{} {} ({}){}",
+        gvk.api_group,
+        gvk.version,
+        gvk.kind,
+        api_file.display(),
+        if with_controller {
+            format!(" and its controller ({})", controller_file.display())
+        } else {
+            String::new()
+        }
+    );
+    Ok(())
+}
+
+/// A project path as `PROJECT.toml` spells it.
+fn slashed(path: &Path) -> String {
+    path.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Formats the plan's Rust, writes it, and runs the generator; undoes everything if any step
+/// fails.
+fn finish(mut plan: Plan, root: &Path) -> Result<()> {
+    plan.format_rust(rustfmt)?;
+    let applied = plan.apply()?;
+    let generated = operator_xtask::manifests::manifests_in(root, false);
+    match generated {
+        Ok(code) if code == ExitCode::SUCCESS => Ok(()),
+        other => {
+            applied.undo();
+            let why = match other {
+                Err(err) => format!("{err:#}"),
+                Ok(_) => "see the errors above".to_string(),
+            };
+            bail!(
+                "the scaffold was written but `cargo xtask manifests` failed on it ({why}); \
+                 nothing was changed"
+            )
+        }
+    }
+}
+
+/// `text` as rustfmt (the toolchain's, edition 2024) formats it; unchanged, with a warning
+/// once, when there is no rustfmt.
+fn rustfmt(text: &str) -> Result<String> {
+    use std::io::Write as _;
+    let child = Command::new(std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into()))
+        .args(["--edition", "2024", "--emit", "stdout"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let Ok(mut child) = child else {
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        WARNED.call_once(|| eprintln!("warning: no rustfmt; the Rust files are left unformatted"));
+        return Ok(text.to_string());
+    };
+    child
+        .stdin
+        .take()
+        .context("rustfmt's stdin")?
+        .write_all(text.as_bytes())
+        .context("writing to rustfmt")?;
+    let out = child.wait_with_output().context("running rustfmt")?;
+    if !out.status.success() {
+        bail!(
+            "rustfmt refused the scaffold (a bug in cargo-operator's templates): {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    String::from_utf8(out.stdout).context("rustfmt's output is not UTF-8")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_written_relative_to_the_project() {
+        assert_eq!(
+            relative_to(Path::new("/r/testdata/scaffold"), Path::new("/r/envtest")),
+            Path::new("../../envtest")
+        );
+        assert_eq!(
+            relative_to(Path::new("/home/a/p"), Path::new("/opt/operator-rs")),
+            Path::new("/opt/operator-rs")
+        );
+        assert_eq!(
+            absolute(Path::new("/w/x"), Path::new("../y/./z")),
+            Path::new("/w/y/z")
+        );
+    }
+
+    #[test]
+    fn each_source_form_names_every_crate() {
+        let git = Source::Git {
+            url: "https://example.com/operator-rs.git".into(),
+            rev: Some("abc".into()),
+            branch: None,
+        };
+        let deps = git.dependencies(Path::new("/p"));
+        assert_eq!(deps.lines().count(), CRATES.len());
+        assert!(deps.contains(
+            "operator-runtime = { git = \"https://example.com/operator-rs.git\", rev = \"abc\" }"
+        ));
+        let deps = Source::Version("0.1.0".into()).dependencies(Path::new("/p"));
+        assert!(deps.contains("envtest = { version = \"0.1.0\" }"));
+        let deps = Source::Path("/p/vendor/ors".into()).dependencies(Path::new("/p/app"));
+        assert!(
+            deps.contains("operator-xtask-cluster = { path = \"../vendor/ors/xtask/cluster\" }")
+        );
+    }
+}

@@ -1,0 +1,179 @@
+//! `cargo operator`: start an operator project and add kinds to it (kubebuilder's `init` and
+//! `create api`). Installed as `cargo-operator`, cargo runs it as `cargo operator ...`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result, bail};
+use cargo_operator::{ApiOptions, InitOptions, Source};
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "cargo operator",
+    bin_name = "cargo operator",
+    version,
+    about = "Scaffolding for Kubernetes operators on kube-rs (kubebuilder's init and create api)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Start a project: the operator crate, cargo xtask, config/, PROJECT.toml, README, .ci/run.
+    Init(Init),
+    /// Add to the project around the current directory.
+    Create {
+        #[command(subcommand)]
+        what: Create,
+    },
+}
+
+#[derive(Args, Debug)]
+struct Init {
+    /// The project's directory: missing, or empty but for dot-files such as .git.
+    #[arg(default_value = ".")]
+    dir: PathBuf,
+    /// Suffix of every API group: `--group cache` becomes cache.<domain>.
+    #[arg(long)]
+    domain: String,
+    /// The project's and its operator crate's name (a DNS label). Default: the directory's name.
+    #[arg(long)]
+    project_name: Option<String>,
+    /// Depend on operator-rs's crates in this checkout. Default: the checkout this
+    /// cargo-operator was built from.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["operator_rs_git", "operator_rs_version"])]
+    operator_rs_path: Option<PathBuf>,
+    /// Depend on operator-rs's crates from this git repository.
+    #[arg(long, value_name = "URL", conflicts_with = "operator_rs_version")]
+    operator_rs_git: Option<String>,
+    /// With --operator-rs-git: this revision.
+    #[arg(
+        long,
+        requires = "operator_rs_git",
+        conflicts_with = "operator_rs_branch"
+    )]
+    operator_rs_rev: Option<String>,
+    /// With --operator-rs-git: this branch.
+    #[arg(long, requires = "operator_rs_git")]
+    operator_rs_branch: Option<String>,
+    /// Depend on operator-rs's published crates of this version.
+    #[arg(long, value_name = "VERSION")]
+    operator_rs_version: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Create {
+    /// A kind of one version: its types, controller, registration, sample, roles, cluster test
+    /// and PROJECT.toml entry (a new version of a kind: its types and sample).
+    Api(Api),
+}
+
+#[derive(Args, Debug)]
+struct Api {
+    /// The API group without the domain (a DNS label): cache.
+    #[arg(long)]
+    group: String,
+    /// The version: v1, v1alpha1, v2beta1, ...
+    #[arg(long)]
+    version: String,
+    /// The kind, UpperCamelCase: Memcached.
+    #[arg(long)]
+    kind: String,
+    /// Namespaced objects (the default).
+    #[arg(long, conflicts_with = "cluster")]
+    namespaced: bool,
+    /// Cluster-scoped objects.
+    #[arg(long)]
+    cluster: bool,
+    /// Only the types, no controller.
+    #[arg(long)]
+    no_controller: bool,
+}
+
+fn main() -> ExitCode {
+    // `cargo operator x` runs `cargo-operator operator x`.
+    let mut args: Vec<OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == "operator") {
+        args.remove(1);
+    }
+    let cli = Cli::parse_from(args);
+    match run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(command: Cmd) -> Result<()> {
+    let cwd = std::env::current_dir().context("the current directory")?;
+    match command {
+        Cmd::Init(init) => {
+            let source = source(&init, &cwd)?;
+            cargo_operator::init(&InitOptions {
+                dir: cargo_operator::absolute(&cwd, &init.dir),
+                domain: init.domain,
+                project_name: init.project_name,
+                source,
+            })
+        }
+        Cmd::Create {
+            what: Create::Api(api),
+        } => cargo_operator::create_api(&ApiOptions {
+            cwd,
+            group: api.group,
+            version: api.version,
+            kind: api.kind,
+            cluster_scoped: api.cluster,
+            controller: !api.no_controller,
+        }),
+    }
+}
+
+fn source(init: &Init, cwd: &Path) -> Result<Source> {
+    if let Some(url) = &init.operator_rs_git {
+        return Ok(Source::Git {
+            url: url.clone(),
+            rev: init.operator_rs_rev.clone(),
+            branch: init.operator_rs_branch.clone(),
+        });
+    }
+    if let Some(version) = &init.operator_rs_version {
+        return Ok(Source::Version(version.clone()));
+    }
+    let (path, given) = match &init.operator_rs_path {
+        Some(path) => (cargo_operator::absolute(cwd, path), true),
+        None => (
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .parent()
+                .context("cargo-operator's checkout")?
+                .to_path_buf(),
+            false,
+        ),
+    };
+    if !path.join("operator-runtime/Cargo.toml").is_file() {
+        if given {
+            bail!(
+                "--operator-rs-path {}: not a checkout of operator-rs (no operator-runtime/Cargo.toml)",
+                path.display()
+            );
+        }
+        bail!(
+            "the operator-rs checkout this cargo-operator was built from ({}) is gone; pass \
+             --operator-rs-path, --operator-rs-git or --operator-rs-version",
+            path.display()
+        );
+    }
+    if !given {
+        eprintln!(
+            "using operator-rs's crates from {} (the checkout cargo-operator was built from)",
+            path.display()
+        );
+    }
+    Ok(Source::Path(path))
+}

@@ -1,0 +1,172 @@
+//! The scaffold's files, kept as templates under `templates/` with `{{name}}` holes.
+
+/// `(path in the project, template)` of what `init` writes; `crate/` is the operator crate's
+/// directory, `gitignore` is `.gitignore`.
+pub const INIT: &[(&str, &str)] = &[
+    ("Cargo.toml", include_str!("../templates/init/Cargo.toml")),
+    (
+        ".cargo/config.toml",
+        include_str!("../templates/init/.cargo/config.toml"),
+    ),
+    (".ci/run", include_str!("../templates/init/.ci/run")),
+    (".gitignore", include_str!("../templates/init/gitignore")),
+    (
+        "PROJECT.toml",
+        include_str!("../templates/init/PROJECT.toml"),
+    ),
+    ("README.md", include_str!("../templates/init/README.md")),
+    (
+        "crate/Cargo.toml",
+        include_str!("../templates/init/crate/Cargo.toml"),
+    ),
+    (
+        "crate/src/main.rs",
+        include_str!("../templates/init/crate/src/main.rs"),
+    ),
+    (
+        "crate/src/lib.rs",
+        include_str!("../templates/init/crate/src/lib.rs"),
+    ),
+    (
+        "crate/src/api/mod.rs",
+        include_str!("../templates/init/crate/src/api/mod.rs"),
+    ),
+    (
+        "crate/src/controllers/mod.rs",
+        include_str!("../templates/init/crate/src/controllers/mod.rs"),
+    ),
+    (
+        "xtask/Cargo.toml",
+        include_str!("../templates/init/xtask/Cargo.toml"),
+    ),
+    (
+        "xtask/src/main.rs",
+        include_str!("../templates/init/xtask/src/main.rs"),
+    ),
+    (
+        "xtask/cluster/Cargo.toml",
+        include_str!("../templates/init/xtask/cluster/Cargo.toml"),
+    ),
+    (
+        "xtask/cluster/src/main.rs",
+        include_str!("../templates/init/xtask/cluster/src/main.rs"),
+    ),
+    (
+        "config/crd/kustomization.yaml",
+        include_str!("../templates/init/config/crd/kustomization.yaml"),
+    ),
+    (
+        "config/default/kustomization.yaml",
+        include_str!("../templates/init/config/default/kustomization.yaml"),
+    ),
+    (
+        "config/default/manager_metrics_patch.yaml",
+        include_str!("../templates/init/config/default/manager_metrics_patch.yaml"),
+    ),
+    (
+        "config/default/metrics_service.yaml",
+        include_str!("../templates/init/config/default/metrics_service.yaml"),
+    ),
+    (
+        "config/manager/kustomization.yaml",
+        include_str!("../templates/init/config/manager/kustomization.yaml"),
+    ),
+    (
+        "config/manager/manager.yaml",
+        include_str!("../templates/init/config/manager/manager.yaml"),
+    ),
+    (
+        "config/rbac/kustomization.yaml",
+        include_str!("../templates/init/config/rbac/kustomization.yaml"),
+    ),
+    (
+        "config/rbac/leader_election_role_binding.yaml",
+        include_str!("../templates/init/config/rbac/leader_election_role_binding.yaml"),
+    ),
+    (
+        "config/rbac/metrics_auth_role.yaml",
+        include_str!("../templates/init/config/rbac/metrics_auth_role.yaml"),
+    ),
+    (
+        "config/rbac/metrics_auth_role_binding.yaml",
+        include_str!("../templates/init/config/rbac/metrics_auth_role_binding.yaml"),
+    ),
+    (
+        "config/rbac/metrics_reader_role.yaml",
+        include_str!("../templates/init/config/rbac/metrics_reader_role.yaml"),
+    ),
+    (
+        "config/rbac/role_binding.yaml",
+        include_str!("../templates/init/config/rbac/role_binding.yaml"),
+    ),
+    (
+        "config/rbac/service_account.yaml",
+        include_str!("../templates/init/config/rbac/service_account.yaml"),
+    ),
+    (
+        "config/samples/kustomization.yaml",
+        include_str!("../templates/init/config/samples/kustomization.yaml"),
+    ),
+];
+
+pub const TYPES: &str = include_str!("../templates/api/types.rs");
+pub const GROUP_MOD: &str = include_str!("../templates/api/group_mod.rs");
+pub const VERSION_MOD: &str = include_str!("../templates/api/version_mod.rs");
+pub const CONTROLLER: &str = include_str!("../templates/api/controller.rs");
+pub const CONTROLLER_TEST: &str = include_str!("../templates/api/controller_test.rs");
+pub const SAMPLE: &str = include_str!("../templates/api/sample.yaml");
+/// `(role, template)`: the admin, editor and viewer ClusterRoles of one kind.
+pub const ROLES: &[(&str, &str)] = &[
+    ("admin", include_str!("../templates/api/admin_role.yaml")),
+    ("editor", include_str!("../templates/api/editor_role.yaml")),
+    ("viewer", include_str!("../templates/api/viewer_role.yaml")),
+];
+
+/// Fills every `{{name}}` of `template` from `vars`. A hole without a value is a bug in the
+/// templates (the tests render them all), so it panics, naming it.
+pub fn render(template: &str, vars: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + 256);
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        let after = &rest[start + 2..];
+        let name_len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        if name_len == 0 || !after[name_len..].starts_with("}}") {
+            // Not a hole (`{{` in the file's own syntax): keep it.
+            out.push_str(&rest[..start + 2]);
+            rest = after;
+            continue;
+        }
+        let name = &after[..name_len];
+        let value = vars
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+            .unwrap_or_else(|| panic!("template hole {{{{{name}}}}} has no value"));
+        out.push_str(&rest[..start]);
+        out.push_str(value);
+        rest = &after[name_len + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn holes_are_filled_and_other_braces_kept() {
+        assert_eq!(
+            render("a {{x}} b {{ y }} {{x}}{{z}}", &[("x", "1"), ("z", "2")]),
+            "a 1 b {{ y }} 12"
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "{{missing}} has no value")]
+    fn a_hole_without_a_value_is_a_bug() {
+        render("{{missing}}", &[]);
+    }
+}

@@ -1,0 +1,73 @@
+//! The {{kind}} controller against a real API server: a new {{kind}} gets the finalizer and a
+//! Ready condition, and its deletion completes. Needs a running control plane: `cargo xtask
+//! test` provides one (plain `cargo test` skips these).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use envtest::TestEnv;
+use kube::api::{Api, DeleteParams, PostParams};
+use operator_runtime::{ManagerOptions, Metrics, manager};
+use tokio_util::sync::CancellationToken;
+use {{crate_ident}}::api::{{group_mod}}::{{version}}::{ {{kind}}, {{kind}}Spec };
+use {{crate_ident}}::controllers::{{kind_snake}}::{FINALIZER, start};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+#[tokio::test]
+#[ignore = "needs the control plane: run by `cargo xtask test`"]
+async fn a_new_{{kind_snake}}_becomes_ready_and_its_deletion_completes() {
+    let env = TestEnv::connect().await.expect("a cluster to test against");
+    let crds = Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/crd/bases");
+    envtest::crds::install_dir(&env.client(), &crds, WAIT)
+        .await
+        .unwrap();
+    {{test_scope}}
+
+    // The controller, as the manager runs it (no leader election, no servers).
+    let shutdown = CancellationToken::new();
+    let client = env.client();
+    let options = ManagerOptions {
+        name: "{{project_name}}-test".into(),
+        metrics_addr: None,
+        health_addr: None,
+        leader_election: None,
+    };
+    let operator = tokio::spawn(manager::run(
+        client.clone(),
+        Arc::new(Metrics::new()),
+        options,
+        shutdown.clone(),
+        move |runtime| start(client, runtime),
+    ));
+
+    let name = envtest::testing::unique_name("{{kind_lower}}");
+    api.create(
+        &PostParams::default(),
+        &{{kind}}::new(&name, {{kind}}Spec::default()),
+    )
+    .await
+    .unwrap();
+    envtest::wait_until("the Ready condition and the finalizer", WAIT, || async {
+        let obj = api.get(&name).await.ok()?;
+        let ready = obj
+            .status?
+            .conditions
+            .iter()
+            .any(|c| c.type_ == "Ready" && c.status == "True");
+        (ready && obj.metadata.finalizers?.iter().any(|f| f == FINALIZER)).then_some(())
+    })
+    .await
+    .unwrap();
+
+    api.delete(&name, &DeleteParams::default()).await.unwrap();
+    envtest::wait_until("the deletion to complete", WAIT, || async {
+        matches!(api.get_opt(&name).await, Ok(None)).then_some(())
+    })
+    .await
+    .unwrap();
+
+    shutdown.cancel();
+    operator.await.unwrap().unwrap();
+}

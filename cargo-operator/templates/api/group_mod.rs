@@ -1,0 +1,3 @@
+//! The `{{api_group}}` API group.
+
+// +operator:scaffold:versions

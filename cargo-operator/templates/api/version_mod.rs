@@ -1,0 +1,3 @@
+//! `{{api_group}}/{{version}}`: one module per kind.
+
+// +operator:scaffold:kinds

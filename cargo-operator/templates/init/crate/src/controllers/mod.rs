@@ -1,0 +1,27 @@
+//! The operator's controllers. `cargo operator create api` adds each new kind's module and
+//! its entry in [`ALL`].
+
+use futures::future::BoxFuture;
+use kube::Client;
+use operator_runtime::Runtime;
+
+// +operator:scaffold:controller-modules
+
+/// Starts one controller: called when this instance may reconcile (it leads, or runs without
+/// leader election); the future runs until [`Runtime::stopped`].
+pub type Start = fn(Client, Runtime) -> BoxFuture<'static, ()>;
+
+/// Every controller the manager runs.
+pub const ALL: &[Start] = &[
+    // +operator:scaffold:controllers
+];
+
+/// Runs every controller in [`ALL`] until the runtime stops. Each takes its readiness handle
+/// before the first one is polled, so `/readyz` waits for all of them.
+pub async fn run_all(client: Client, runtime: Runtime) {
+    let running: Vec<_> = ALL
+        .iter()
+        .map(|start| start(client.clone(), runtime.clone()))
+        .collect();
+    futures::future::join_all(running).await;
+}

@@ -1,0 +1,48 @@
+//! The {{project_name}} binary: the manager's standard flags (from `operator-runtime`) and the
+//! controllers it runs until SIGTERM or SIGINT.
+
+use std::sync::Arc;
+
+use anyhow::{Context as _, Result};
+use clap::Parser;
+use operator_derive::rbac;
+use operator_runtime::{ManagerFlags, Metrics, manager};
+
+/// Field manager and name of the operator in metrics and events.
+const NAME: &str = "{{project_name}}";
+/// The Lease instances elect a leader on, unless `--leader-election-id` names another.
+const LEASE_NAME: &str = "{{project_name}}.{{domain}}";
+
+#[derive(Parser, Debug)]
+#[command(name = "{{crate_name}}", version, about = "The {{project_name}} operator")]
+struct Flags {
+    #[command(flatten)]
+    manager: ManagerFlags,
+}
+
+// Leader election only touches one Lease in the operator's own namespace (kustomize rewrites
+// `system` to the deployment namespace), so it gets a namespaced Role.
+#[rbac(
+    groups = "coordination.k8s.io",
+    resources = "leases",
+    verbs = "get;create;patch",
+    namespace = "system",
+    role_name = "leader-election-role"
+)]
+#[tokio::main]
+async fn main() -> Result<()> {
+    let flags = Flags::parse();
+    operator_runtime::logging::init(flags.manager.log_format);
+
+    let options = flags.manager.options(NAME, LEASE_NAME)?;
+    let metrics = Arc::new(Metrics::new());
+    let client =
+        operator_runtime::connect(flags.manager.kubeconfig.as_deref(), metrics.clone()).await?;
+    let shutdown = operator_runtime::shutdown_on_signals();
+    manager::run(client.clone(), metrics, options, shutdown, |runtime| {
+        {{crate_ident}}::controllers::run_all(client, runtime)
+    })
+    .await
+    .context("the manager stopped")?;
+    Ok(())
+}

@@ -1,0 +1,73 @@
+//! The Backup controller against a real API server: a new Backup gets the finalizer and a
+//! Ready condition, and its deletion completes. Needs a running control plane: `cargo xtask
+//! test` provides one (plain `cargo test` skips these).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use envtest::TestEnv;
+use guestbook_operator::api::infra::v1alpha1::{Backup, BackupSpec};
+use guestbook_operator::controllers::backup::{FINALIZER, start};
+use kube::api::{Api, DeleteParams, PostParams};
+use operator_runtime::{ManagerOptions, Metrics, manager};
+use tokio_util::sync::CancellationToken;
+
+const WAIT: Duration = Duration::from_secs(60);
+
+#[tokio::test]
+#[ignore = "needs the control plane: run by `cargo xtask test`"]
+async fn a_new_backup_becomes_ready_and_its_deletion_completes() {
+    let env = TestEnv::connect().await.expect("a cluster to test against");
+    let crds = Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/crd/bases");
+    envtest::crds::install_dir(&env.client(), &crds, WAIT)
+        .await
+        .unwrap();
+    let api: Api<Backup> = Api::all(env.client());
+
+    // The controller, as the manager runs it (no leader election, no servers).
+    let shutdown = CancellationToken::new();
+    let client = env.client();
+    let options = ManagerOptions {
+        name: "guestbook-operator-test".into(),
+        metrics_addr: None,
+        health_addr: None,
+        leader_election: None,
+    };
+    let operator = tokio::spawn(manager::run(
+        client.clone(),
+        Arc::new(Metrics::new()),
+        options,
+        shutdown.clone(),
+        move |runtime| start(client, runtime),
+    ));
+
+    let name = envtest::testing::unique_name("backup");
+    api.create(
+        &PostParams::default(),
+        &Backup::new(&name, BackupSpec::default()),
+    )
+    .await
+    .unwrap();
+    envtest::wait_until("the Ready condition and the finalizer", WAIT, || async {
+        let obj = api.get(&name).await.ok()?;
+        let ready = obj
+            .status?
+            .conditions
+            .iter()
+            .any(|c| c.type_ == "Ready" && c.status == "True");
+        (ready && obj.metadata.finalizers?.iter().any(|f| f == FINALIZER)).then_some(())
+    })
+    .await
+    .unwrap();
+
+    api.delete(&name, &DeleteParams::default()).await.unwrap();
+    envtest::wait_until("the deletion to complete", WAIT, || async {
+        matches!(api.get_opt(&name).await, Ok(None)).then_some(())
+    })
+    .await
+    .unwrap();
+
+    shutdown.cancel();
+    operator.await.unwrap().unwrap();
+}

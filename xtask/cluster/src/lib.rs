@@ -1,0 +1,118 @@
+//! `cargo xtask` for operator projects, the cluster half: the local control plane (`envtest`),
+//! `install`, `uninstall`, `run` and `test`, the commands that need kube, tokio and the
+//! control plane's code. The lean front end (`operator-xtask`) hands them to a project's
+//! cluster binary, whose `main` is one call:
+//!
+//! ```no_run
+//! fn main() -> std::process::ExitCode {
+//!     operator_xtask_cluster::main()
+//! }
+//! ```
+//!
+//! A project with commands of its own flattens [`Standard`] into its clap enum and calls
+//! [`run`] for the standard ones.
+
+pub mod cluster;
+pub mod test;
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+/// The commands every project has.
+#[derive(Subcommand, Debug)]
+pub enum Standard {
+    /// The local control plane: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and
+    /// kwok, built from Go modules on first use.
+    Envtest {
+        #[command(subcommand)]
+        command: cluster::EnvtestCmd,
+    },
+    /// Server-side apply config/crd/bases/*.yaml and wait until each CRD is Established
+    /// (make install).
+    Install(cluster::Target),
+    /// Delete the CRDs of config/crd/bases, and with them every object of their kinds
+    /// (make uninstall).
+    Uninstall(cluster::Target),
+    /// Install the CRDs, then build and run the operator out of cluster against the current
+    /// kubeconfig (make run).
+    Run {
+        #[command(flatten)]
+        target: cluster::Target,
+        /// Arguments for the operator (after `--`), e.g. `-- --log-format=json`.
+        #[arg(last = true)]
+        operator_args: Vec<String>,
+    },
+    /// Every check and test: formatting, clippy, manifests --check, then the whole cargo test
+    /// suite including the cluster tests, on the local control plane (started and stopped around
+    /// the run unless one is already up) (make test).
+    Test {
+        /// Arguments for the test binaries (after `--`), e.g. a name filter: `-- lifecycle`.
+        #[arg(last = true)]
+        test_args: Vec<String>,
+    },
+}
+
+/// Runs one standard command.
+pub fn run(command: Standard) -> Result<ExitCode> {
+    match command {
+        Standard::Envtest { command } => cluster::envtest(command),
+        Standard::Install(target) => cluster::install(&target),
+        Standard::Uninstall(target) => cluster::uninstall(&target),
+        Standard::Run {
+            target,
+            operator_args,
+        } => cluster::run(&target, &operator_args),
+        Standard::Test { test_args } => test::test(&test_args, |_| Ok(())),
+    }
+}
+
+/// An error as `cargo xtask` prints it, and the exit code.
+pub fn report(result: Result<ExitCode>) -> ExitCode {
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "cargo xtask",
+    bin_name = "cargo xtask",
+    about = "Project commands (kubebuilder's Makefile targets)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Standard,
+}
+
+/// The `main` of a project whose cluster commands are the standard ones.
+pub fn main() -> ExitCode {
+    report(run(Cli::parse().command))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    /// The front end hands over exactly the standard commands.
+    #[test]
+    fn the_front_end_forwards_exactly_these_commands() {
+        let mut ours: Vec<String> = super::Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .filter(|name| name != "help")
+            .collect();
+        let mut forwarded: Vec<String> = operator_xtask::CLUSTER_COMMANDS
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
+        ours.sort();
+        forwarded.sort();
+        assert_eq!(ours, forwarded);
+    }
+}

@@ -1,0 +1,257 @@
+//! The lean `cargo xtask` front end: it runs `manifests` itself and hands every other command,
+//! arguments untouched, to the project's cluster binary, which cargo builds the first time one
+//! of them runs. A project's `xtask/src/main.rs` is one [`Xtask::main`] call.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::{Arg, ArgAction, Command, FromArgMatches as _, Parser, Subcommand};
+
+use crate::{cargo, manifests};
+
+/// The commands every project's cluster binary runs (`operator_xtask_cluster::Standard`); the
+/// front end hands them over with their arguments as written (clap would take a `--` of
+/// theirs away), so only the name is looked at.
+pub const CLUSTER_COMMANDS: &[&str] = &["envtest", "install", "uninstall", "run", "test"];
+
+/// One project's `cargo xtask`: where its cluster commands are built from, and the commands of
+/// its own beyond the standard ones.
+#[derive(Debug, Clone, Copy)]
+pub struct Xtask {
+    /// The workspace package with the cluster binary (`xtask-cluster` in a scaffolded project).
+    pub cluster_package: &'static str,
+    /// That binary's name.
+    pub cluster_bin: &'static str,
+    /// The project's own cluster commands, each with its one-line help.
+    pub extra: &'static [(&'static str, &'static str)],
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "cargo xtask",
+    bin_name = "cargo xtask",
+    about = "Project commands (kubebuilder's Makefile targets)",
+    after_help = "Every command but `manifests` is built on its first use (kube, tokio and the \
+                  control plane's code: a few minutes on two cores). `cargo xtask <command> \
+                  --help` shows its options."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+/// A cluster command: its arguments are its own, `--help` included.
+#[derive(clap::Args, Debug)]
+#[command(disable_help_flag = true)]
+struct Forwarded {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    _args: Vec<OsString>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Regenerate config/crd/bases/*.yaml and config/rbac/role.yaml from the markers in the
+    /// crates PROJECT.toml names (make manifests).
+    Manifests {
+        /// Write nothing; exit 1 with a diff when a committed manifest is stale.
+        #[arg(long)]
+        check: bool,
+    },
+    /// The local control plane (up, down, status, env): etcd, kube-apiserver,
+    /// kube-controller-manager, kube-scheduler and kwok, built from Go modules on first use.
+    Envtest(Forwarded),
+    /// Server-side apply config/crd/bases/*.yaml and wait until each CRD is Established
+    /// (make install).
+    Install(Forwarded),
+    /// Delete the CRDs of config/crd/bases, and with them every object of their kinds
+    /// (make uninstall).
+    Uninstall(Forwarded),
+    /// Install the CRDs, then build and run the operator out of cluster against the current
+    /// kubeconfig (make run).
+    Run(Forwarded),
+    /// Every check and test: formatting, clippy, manifests --check, then the whole cargo test
+    /// suite including the cluster tests, on the local control plane (make test).
+    Test(Forwarded),
+}
+
+impl Xtask {
+    /// Parses the process's arguments and runs the command.
+    pub fn main(&self) -> ExitCode {
+        let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+        if let Some((name, args)) = self.forwarded(&args) {
+            return self.forward(name, args);
+        }
+        // `manifests`, help, and mistakes (which clap reports with the list of commands).
+        let matches = self.command().get_matches();
+        let cli = match Cli::from_arg_matches(&matches) {
+            Ok(cli) => cli,
+            Err(err) => err.exit(),
+        };
+        let Cmd::Manifests { check } = cli.command else {
+            unreachable!("every other command is handed over above")
+        };
+        match manifests::manifests(check) {
+            Ok(code) => code,
+            Err(err) => {
+                eprintln!("error: {err:#}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+
+    /// The command line, the project's own commands included (for help and mistakes).
+    fn command(&self) -> Command {
+        let mut command = <Cli as clap::CommandFactory>::command();
+        for (name, about) in self.extra {
+            command = command.subcommand(
+                Command::new(*name)
+                    .about(*about)
+                    .disable_help_flag(true)
+                    .arg(
+                        Arg::new("args")
+                            .action(ArgAction::Append)
+                            .num_args(0..)
+                            .trailing_var_arg(true)
+                            .allow_hyphen_values(true)
+                            .hide(true),
+                    ),
+            );
+        }
+        command
+    }
+
+    /// `Some((command, its arguments))` when `args` (without the program name) are for the
+    /// cluster binary.
+    fn forwarded(&self, args: &[OsString]) -> Option<(&'static str, Vec<OsString>)> {
+        let first = args.first()?.to_str()?;
+        let name = CLUSTER_COMMANDS
+            .iter()
+            .copied()
+            .chain(self.extra.iter().map(|(name, _)| *name))
+            .find(|name| *name == first)?;
+        Some((name, args[1..].to_vec()))
+    }
+
+    /// Every command the cluster binary must run.
+    pub fn cluster_commands(&self) -> Vec<&'static str> {
+        CLUSTER_COMMANDS
+            .iter()
+            .copied()
+            .chain(self.extra.iter().map(|(name, _)| *name))
+            .collect()
+    }
+
+    /// Runs `<cluster_bin> <name> <args>` through cargo, which builds it when needed. The first
+    /// build shows cargo's progress; later ones are quiet.
+    fn forward(&self, name: &str, args: Vec<OsString>) -> ExitCode {
+        let built = std::env::current_exe()
+            .ok()
+            .and_then(|exe| Some(exe.parent()?.join(self.cluster_bin)))
+            .is_some_and(|bin| bin.is_file());
+        let mut cmd = cargo();
+        cmd.arg("run");
+        if built {
+            cmd.arg("--quiet");
+        } else {
+            eprintln!(
+                "==> building the cluster commands on first use (kube, tokio and the control \
+                 plane's code; a few minutes on two cores)"
+            );
+        }
+        cmd.args(["--package", self.cluster_package])
+            .args(["--bin", self.cluster_bin, "--"])
+            .arg(name)
+            .args(args);
+        match cmd.status() {
+            Ok(status) if status.success() => ExitCode::SUCCESS,
+            Ok(status) => ExitCode::from(status.code().map_or(1, |c| c.clamp(1, 255) as u8)),
+            Err(err) => {
+                eprintln!(
+                    "error: cannot start cargo to run `{} {name}`: {err}",
+                    self.cluster_bin
+                );
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OURS: Xtask = Xtask {
+        cluster_package: "p",
+        cluster_bin: "b",
+        extra: &[("bench-gen", "Benchmark.")],
+    };
+
+    fn handed_over(args: &[&str]) -> (&'static str, Vec<String>) {
+        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+        let (name, args) = OURS.forwarded(&args).unwrap();
+        (
+            name,
+            args.into_iter().map(|a| a.into_string().unwrap()).collect(),
+        )
+    }
+
+    #[test]
+    fn other_commands_are_handed_over_with_their_arguments_untouched() {
+        assert_eq!(
+            handed_over(&["test", "--", "lifecycle"]),
+            ("test", vec!["--".into(), "lifecycle".into()])
+        );
+        assert_eq!(
+            handed_over(&["install", "--help"]),
+            ("install", vec!["--help".into()])
+        );
+        assert_eq!(
+            handed_over(&["run", "--kubeconfig", "k", "--", "--log-format=json"]),
+            (
+                "run",
+                vec![
+                    "--kubeconfig".into(),
+                    "k".into(),
+                    "--".into(),
+                    "--log-format=json".into()
+                ]
+            )
+        );
+        assert_eq!(
+            handed_over(&["envtest", "up"]),
+            ("envtest", vec!["up".into()])
+        );
+        assert_eq!(
+            handed_over(&["bench-gen", "--kinds", "3"]),
+            ("bench-gen", vec!["--kinds".into(), "3".into()])
+        );
+        assert!(
+            OURS.forwarded(&["manifests".into(), "--check".into()])
+                .is_none()
+        );
+        assert!(OURS.forwarded(&["--help".into()]).is_none());
+        assert!(
+            OURS.command()
+                .try_get_matches_from(["xtask", "manifests", "--check"])
+                .is_ok()
+        );
+        assert!(
+            OURS.command()
+                .try_get_matches_from(["xtask", "manifest"])
+                .is_err()
+        );
+        // Every command the help lists is either run here or handed over.
+        let listed: Vec<String> = OURS
+            .command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        for name in &listed {
+            assert!(
+                name == "manifests" || OURS.cluster_commands().contains(&name.as_str()),
+                "{name} is neither run nor handed over"
+            );
+        }
+        assert!(listed.iter().any(|n| n == "bench-gen"), "{listed:?}");
+    }
+}

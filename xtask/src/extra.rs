@@ -1,0 +1,17 @@
+//! This repository's own cluster commands (shared by the two binaries, which test that they agree).
+
+/// What `operator-xtask-cluster` runs beyond the standard commands.
+pub const EXTRA: &[(&str, &str)] = &[
+    (
+        "bench-operator",
+        "Benchmark the operator on the cluster: N Memcacheds created at once",
+    ),
+    (
+        "bench-gen",
+        "Benchmark operator-gen against controller-gen side by side",
+    ),
+    (
+        "known-types",
+        "Regenerate operator-gen's table of Kubernetes type schemas from controller-gen",
+    ),
+];
