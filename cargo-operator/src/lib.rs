@@ -203,7 +203,8 @@ pub fn init(options: &InitOptions) -> Result<()> {
     }
     finish(plan, dir)?;
     eprintln!(
-        "created {project_name} in {}\nnext: cd {} && cargo operator create api --group <group> --version v1alpha1 --kind <Kind>",
+        "created {project_name} in {}\nnext: cd {} && cargo operator create api --group <group> \
+         --version v1alpha1 --kind <Kind>",
         dir.display(),
         dir.display()
     );
@@ -457,7 +458,8 @@ pub fn create_api(options: &ApiOptions) -> Result<()> {
 
     finish(plan, &root)?;
     eprintln!(
-        "created {}/{} {} ({}){}",
+        "created {}/{} {} ({}){}\nnext: edit its types, then `cargo xtask manifests`; \
+         `cargo xtask test` runs every test, the new kind's cluster test included",
         gvk.api_group,
         gvk.version,
         gvk.kind,

@@ -141,8 +141,9 @@ impl Xtask {
             .collect()
     }
 
-    /// Runs `<cluster_bin> <name> <args>` through cargo, which builds it when needed. The first
-    /// build shows cargo's progress; later ones are quiet.
+    /// Runs `<cluster_bin> <name> <args>` through cargo, which builds it when needed. Not
+    /// `--quiet`: a rebuild after a change (or a dependency's) shows its progress instead of
+    /// sitting silent for minutes.
     fn forward(&self, name: &str, args: Vec<OsString>) -> ExitCode {
         let built = std::env::current_exe()
             .ok()
@@ -150,9 +151,7 @@ impl Xtask {
             .is_some_and(|bin| bin.is_file());
         let mut cmd = cargo();
         cmd.arg("run");
-        if built {
-            cmd.arg("--quiet");
-        } else {
+        if !built {
             eprintln!(
                 "==> building the cluster commands on first use (kube, tokio and the control \
                  plane's code; a few minutes on two cores)"

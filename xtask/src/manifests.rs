@@ -429,4 +429,67 @@ mod tests {
         assert!(message.contains("PROJECT.toml"), "{message}");
         assert_eq!(snapshot(ws.path()), before, "nothing was written");
     }
+
+    #[test]
+    fn kinds_in_several_crates_and_groups_are_generated_together() {
+        let ws = scratch_workspace();
+        let at = |p: &str| ws.path().join(p);
+        // The API moves to a crate of its own; the operator crate keeps the #[rbac] markers.
+        std::fs::create_dir_all(at("memcached-api/src")).unwrap();
+        std::fs::rename(
+            at("memcached/src/api/v1alpha1.rs"),
+            at("memcached-api/src/v1alpha1.rs"),
+        )
+        .unwrap();
+        std::fs::remove_dir_all(at("memcached/src/api")).unwrap();
+        edit(&at("memcached/src/lib.rs"), "pub mod api;\n", "");
+        let manifest = std::fs::read_to_string(at("memcached/Cargo.toml")).unwrap();
+        std::fs::write(
+            at("memcached-api/Cargo.toml"),
+            manifest.replacen("name = \"memcached\"", "name = \"memcached-api\"", 1),
+        )
+        .unwrap();
+        let project_file = at(project::FILE);
+        edit(
+            &project_file,
+            "path = \"memcached\"\napi = \"memcached/src/api/v1alpha1.rs\"",
+            "path = \"memcached-api\"\napi = \"memcached-api/src/v1alpha1.rs\"",
+        );
+        let before = snapshot(ws.path());
+        assert!(matches!(
+            run_manifests(ws.path(), true).unwrap(),
+            ManifestsOutcome::UpToDate(2)
+        ));
+        assert_eq!(snapshot(ws.path()), before);
+
+        // A kind of a second group in the API crate.
+        std::fs::write(
+            at("memcached-api/src/widget.rs"),
+            "/// Widget is a cluster-wide thing.\n\
+             #[derive(CustomResource)]\n\
+             #[resource(group = \"batch.example.com\", version = \"v1\", kind = \"Widget\", scope = \"Cluster\")]\n\
+             pub struct Widget { pub metadata: ObjectMeta, pub spec: WidgetSpec }\n\
+             /// WidgetSpec is what a Widget wants.\n\
+             #[derive(Schema)]\n\
+             pub struct WidgetSpec { /// How many.\n pub count: i32 }\n",
+        )
+        .unwrap();
+        let text = std::fs::read_to_string(&project_file).unwrap();
+        std::fs::write(
+            &project_file,
+            text + "\n[[resource]]\ngroup = \"batch\"\nversion = \"v1\"\nkind = \"Widget\"\n\
+                    path = \"memcached-api\"\napi = \"memcached-api/src/widget.rs\"\nnamespaced = false\n",
+        )
+        .unwrap();
+        let ManifestsOutcome::Written(paths) = run_manifests(ws.path(), false).unwrap() else {
+            panic!("the Widget CRD is new")
+        };
+        assert_eq!(
+            paths,
+            [Path::new("config/crd/bases/batch.example.com_widgets.yaml")]
+        );
+        let crd = std::fs::read_to_string(ws.path().join(&paths[0])).unwrap();
+        assert!(crd.contains("scope: Cluster"), "{crd}");
+        assert!(crd.contains("description: How many."), "{crd}");
+    }
 }
