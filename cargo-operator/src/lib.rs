@@ -23,6 +23,38 @@ use operator_xtask::project::{self, Project};
 use names::{Gvk, check_domain, check_project_name};
 use plan::{Plan, insert_before_anchor};
 
+/// The `create api` calls of the example project (after `init --domain example.com`):
+/// a namespaced kind, its second version, and a cluster-scoped kind in a second group.
+/// `testdata/scaffold` is this project, committed; `cargo xtask test` makes it fresh and runs
+/// its tests.
+pub const EXAMPLE_APIS: &[&[&str]] = &[
+    &[
+        "--group",
+        "webapp",
+        "--version",
+        "v1",
+        "--kind",
+        "Guestbook",
+    ],
+    &[
+        "--group",
+        "webapp",
+        "--version",
+        "v2",
+        "--kind",
+        "Guestbook",
+    ],
+    &[
+        "--group",
+        "infra",
+        "--version",
+        "v1alpha1",
+        "--kind",
+        "Backup",
+        "--cluster",
+    ],
+];
+
 /// Where the scaffolded project gets operator-rs's crates from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {

@@ -6,37 +6,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The `create api` calls behind testdata/scaffold (and the fresh project that
-/// `cargo xtask test` builds and tests): a namespaced kind, its second version, and a
-/// cluster-scoped kind in another group.
-const APIS: &[&[&str]] = &[
-    &[
-        "--group",
-        "webapp",
-        "--version",
-        "v1",
-        "--kind",
-        "Guestbook",
-    ],
-    &[
-        "--group",
-        "webapp",
-        "--version",
-        "v2",
-        "--kind",
-        "Guestbook",
-    ],
-    &[
-        "--group",
-        "infra",
-        "--version",
-        "v1alpha1",
-        "--kind",
-        "Backup",
-        "--cluster",
-    ],
-];
-
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -51,6 +20,11 @@ fn cargo_operator(cwd: &Path, args: &[&str]) -> Output {
         .current_dir(cwd)
         .output()
         .unwrap()
+}
+
+/// `cargo operator <line>`, the line split at spaces.
+fn run(cwd: &Path, line: &str) -> Output {
+    cargo_operator(cwd, &line.split(' ').collect::<Vec<_>>())
 }
 
 fn ok(out: Output) -> Output {
@@ -96,20 +70,11 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, bool)> {
 fn scaffold(base: &Path) -> PathBuf {
     let project = base.join("testdata/scaffold");
     std::fs::create_dir_all(&project).unwrap();
-    ok(cargo_operator(
+    ok(run(
         base,
-        &[
-            "init",
-            "testdata/scaffold",
-            "--domain",
-            "example.com",
-            "--project-name",
-            "guestbook-operator",
-            "--operator-rs-path",
-            ".",
-        ],
+        "init testdata/scaffold --domain example.com --project-name guestbook-operator --operator-rs-path .",
     ));
-    for api in APIS {
+    for api in cargo_operator::EXAMPLE_APIS {
         let mut args = vec!["create", "api"];
         args.extend_from_slice(api);
         ok(cargo_operator(&project, &args));
@@ -164,48 +129,21 @@ fn an_existing_kind_and_version_is_refused_and_nothing_changes() {
     let base = fake_checkout();
     let project = scaffold(base.path());
     let before = snapshot(&project);
-    let err = refused(cargo_operator(
+    let err = refused(run(
         &project.join("guestbook-operator/src"),
-        &[
-            "create",
-            "api",
-            "--group",
-            "webapp",
-            "--version",
-            "v1",
-            "--kind",
-            "Guestbook",
-        ],
+        "create api --group webapp --version v1 --kind Guestbook",
     ));
     assert!(err.contains("already has webapp/v1 Guestbook"), "{err}");
     // The same kind name in another group would share its modules.
-    let err = refused(cargo_operator(
+    let err = refused(run(
         &project,
-        &[
-            "create",
-            "api",
-            "--group",
-            "web",
-            "--version",
-            "v1",
-            "--kind",
-            "Guestbook",
-        ],
+        "create api --group web --version v1 --kind Guestbook",
     ));
     assert!(err.contains("exists already in group webapp"), "{err}");
     // A new version keeps the kind's scope.
-    let err = refused(cargo_operator(
+    let err = refused(run(
         &project,
-        &[
-            "create",
-            "api",
-            "--group",
-            "infra",
-            "--version",
-            "v1",
-            "--kind",
-            "Backup",
-        ],
+        "create api --group infra --version v1 --kind Backup",
     ));
     assert!(err.contains("is cluster-scoped"), "{err}");
     assert!(snapshot(&project) == before);
@@ -217,66 +155,38 @@ fn invalid_names_are_refused_before_anything_is_written() {
     let project = scaffold(base.path());
     let before = snapshot(&project);
     for (args, wanted) in [
-        (
-            ["--group", "Web", "--version", "v1", "--kind", "Shop"],
-            "--group \"Web\"",
-        ),
-        (
-            ["--group", "web", "--version", "1.0", "--kind", "Shop"],
-            "--version \"1.0\"",
-        ),
-        (
-            ["--group", "web", "--version", "v1", "--kind", "shop"],
-            "--kind \"shop\"",
-        ),
-        (
-            ["--group", "web", "--version", "v1", "--kind", "Self"],
-            "clash",
-        ),
+        ("--group Web --version v1 --kind Shop", "--group \"Web\""),
+        ("--group web --version 1.0 --kind Shop", "--version \"1.0\""),
+        ("--group web --version v1 --kind shop", "--kind \"shop\""),
+        ("--group web --version v1 --kind Self", "clash"),
     ] {
-        let mut all = vec!["create", "api"];
-        all.extend_from_slice(&args);
-        let err = refused(cargo_operator(&project, &all));
-        assert!(err.contains(wanted), "{args:?}: {err}");
+        let err = refused(run(&project, &format!("create api {args}")));
+        assert!(err.contains(wanted), "{args}: {err}");
     }
     assert!(snapshot(&project) == before);
 
     let empty = tempfile::tempdir().unwrap();
-    let err = refused(cargo_operator(
+    let err = refused(run(
         empty.path(),
-        &[
-            "init",
-            "New_Op",
-            "--domain",
-            "example.com",
-            "--operator-rs-path",
-        ],
+        "init New_Op --domain example.com --operator-rs-path",
     ));
     assert!(err.contains("--operator-rs-path"), "{err}");
-    let err = refused(cargo_operator(
+    let err = refused(run(
         empty.path(),
-        &[
-            "init",
-            "New_Op",
-            "--domain",
-            "example.com",
-            "--operator-rs-path",
-            base.path().to_str().unwrap(),
-        ],
+        &format!(
+            "init New_Op --domain example.com --operator-rs-path {}",
+            base.path().display()
+        ),
     ));
     assert!(err.contains("\"New_Op\" is not a DNS label"), "{err}");
     assert!(err.contains("--project-name"), "{err}");
     assert!(!empty.path().join("New_Op").exists());
-    let err = refused(cargo_operator(
+    let err = refused(run(
         empty.path(),
-        &[
-            "init",
-            "op",
-            "--domain",
-            "localhost",
-            "--operator-rs-path",
-            base.path().to_str().unwrap(),
-        ],
+        &format!(
+            "init op --domain localhost --operator-rs-path {}",
+            base.path().display()
+        ),
     ));
     assert!(err.contains("domain \"localhost\""), "{err}");
     assert!(!empty.path().join("op").exists());
@@ -287,33 +197,19 @@ fn init_refuses_a_directory_with_files_and_create_api_needs_a_project() {
     let base = fake_checkout();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("main.go"), "package main\n").unwrap();
-    let err = refused(cargo_operator(
+    let err = refused(run(
         dir.path(),
-        &[
-            "init",
-            "--domain",
-            "example.com",
-            "--project-name",
-            "op",
-            "--operator-rs-path",
-            base.path().to_str().unwrap(),
-        ],
+        &format!(
+            "init --domain example.com --project-name op --operator-rs-path {}",
+            base.path().display()
+        ),
     ));
     assert!(err.contains("is not empty (main.go)"), "{err}");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 
-    let err = refused(cargo_operator(
+    let err = refused(run(
         dir.path(),
-        &[
-            "create",
-            "api",
-            "--group",
-            "web",
-            "--version",
-            "v1",
-            "--kind",
-            "Shop",
-        ],
+        "create api --group web --version v1 --kind Shop",
     ));
     assert!(err.contains("no PROJECT.toml"), "{err}");
 }
@@ -331,18 +227,9 @@ fn a_scaffold_that_cannot_be_completed_leaves_nothing_half_written() {
     )
     .unwrap();
     let before = snapshot(&project);
-    let err = refused(cargo_operator(
+    let err = refused(run(
         &project,
-        &[
-            "create",
-            "api",
-            "--group",
-            "shop",
-            "--version",
-            "v1",
-            "--kind",
-            "Cart",
-        ],
+        "create api --group shop --version v1 --kind Cart",
     ));
     assert!(
         err.contains("guestbook-operator/src/controllers/mod.rs")
@@ -352,19 +239,9 @@ fn a_scaffold_that_cannot_be_completed_leaves_nothing_half_written() {
     );
     assert!(snapshot(&project) == before);
     // Without a controller the same kind goes in.
-    ok(cargo_operator(
+    ok(run(
         &project,
-        &[
-            "create",
-            "api",
-            "--group",
-            "shop",
-            "--version",
-            "v1",
-            "--kind",
-            "Cart",
-            "--no-controller",
-        ],
+        "create api --group shop --version v1 --kind Cart --no-controller",
     ));
     assert!(
         project

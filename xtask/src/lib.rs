@@ -71,10 +71,35 @@ pub fn target_dir() -> Result<PathBuf> {
         .context("cargo metadata names no target_directory")
 }
 
-/// `cargo` (the one running us, when there is one) in the workspace root.
+/// `cargo` (the one running us, when there is one) in the workspace root, without the
+/// variables `cargo run` set for us (see [`as_if_typed`]).
 pub fn cargo() -> Command {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.current_dir(root());
+    as_if_typed(&mut cmd);
+    cmd
+}
+
+/// Removes from `cmd`'s environment what `cargo run` sets for the program it runs
+/// (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`, ...), so that a cargo started by `cargo xtask` sees
+/// what a cargo typed in the shell sees. Some build scripts (ring's) are run again when
+/// `CARGO_MANIFEST_DIR` differs, and everything above them is rebuilt: with it inherited,
+/// each step of `cargo xtask test` rebuilt the kube stack that the step before had built.
+pub fn as_if_typed(cmd: &mut Command) -> &mut Command {
+    for (key, _) in std::env::vars_os() {
+        let Some(name) = key.to_str() else { continue };
+        if matches!(
+            name,
+            "CARGO_MANIFEST_DIR"
+                | "CARGO_MANIFEST_PATH"
+                | "CARGO_CRATE_NAME"
+                | "CARGO_BIN_NAME"
+                | "CARGO_PRIMARY_PACKAGE"
+        ) || name.starts_with("CARGO_PKG_")
+        {
+            cmd.env_remove(&key);
+        }
+    }
     cmd
 }
 
@@ -86,4 +111,24 @@ pub fn run_step(name: &str, cmd: &mut Command) -> Result<()> {
         bail!("{name} failed ({status})");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The test binary runs with the variables cargo sets for it; a cargo started from here
+    /// does not inherit them.
+    #[test]
+    fn a_cargo_started_by_xtask_does_not_inherit_what_cargo_run_set() {
+        assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+        let cmd = super::cargo();
+        let removed: Vec<_> = cmd
+            .get_envs()
+            .filter(|(_, value)| value.is_none())
+            .map(|(key, _)| key.to_string_lossy().into_owned())
+            .collect();
+        for name in ["CARGO_MANIFEST_DIR", "CARGO_PKG_NAME", "CARGO_PKG_VERSION"] {
+            assert!(removed.iter().any(|r| r == name), "{name}: {removed:?}");
+        }
+        assert!(!removed.iter().any(|r| r == "CARGO_HOME" || r == "CARGO"));
+    }
 }

@@ -95,23 +95,24 @@ pub fn main() -> ExitCode {
     report(run(Cli::parse().command))
 }
 
+/// The names of the standard commands (what the front end must hand over).
+pub fn standard_commands() -> Vec<String> {
+    use clap::CommandFactory as _;
+    Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .filter(|name| name != "help")
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use clap::CommandFactory as _;
-
     /// The front end hands over exactly the standard commands.
     #[test]
     fn the_front_end_forwards_exactly_these_commands() {
-        let mut ours: Vec<String> = super::Cli::command()
-            .get_subcommands()
-            .map(|c| c.get_name().to_string())
-            .filter(|name| name != "help")
-            .collect();
-        let mut forwarded: Vec<String> = operator_xtask::CLUSTER_COMMANDS
-            .iter()
-            .map(|c| c.to_string())
-            .collect();
+        let mut ours = super::standard_commands();
         ours.sort();
+        let mut forwarded = operator_xtask::CLUSTER_COMMANDS.to_vec();
         forwarded.sort();
         assert_eq!(ours, forwarded);
     }

@@ -11,35 +11,6 @@ use anyhow::{Context as _, Result, bail};
 use operator_xtask::{cargo, root, run_step, target_dir};
 use operator_xtask_cluster::cluster::{self, TestPlane};
 
-/// The `create api` calls, the same as testdata/scaffold's.
-pub const APIS: &[&[&str]] = &[
-    &[
-        "--group",
-        "webapp",
-        "--version",
-        "v1",
-        "--kind",
-        "Guestbook",
-    ],
-    &[
-        "--group",
-        "webapp",
-        "--version",
-        "v2",
-        "--kind",
-        "Guestbook",
-    ],
-    &[
-        "--group",
-        "infra",
-        "--version",
-        "v1alpha1",
-        "--kind",
-        "Backup",
-        "--cluster",
-    ],
-];
-
 pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
     let root = root();
     run_step(
@@ -60,7 +31,7 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
             .args(["--domain", "example.com", "--operator-rs-path"])
             .arg(&root),
     )?;
-    for api in APIS {
+    for api in cargo_operator::EXAMPLE_APIS {
         run_step(
             &format!("cargo operator create api {}", api.join(" ")),
             Command::new(&scaffolder)
@@ -76,6 +47,7 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
 
     let in_project = |args: &[&str]| {
         let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        operator_xtask::as_if_typed(&mut cmd);
         cmd.args(args)
             .current_dir(&project)
             .env("CARGO_TARGET_DIR", &target)
@@ -107,7 +79,7 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
     eprintln!(
         "scaffold: init + {} create api in {:.2}s; its cargo xtask manifests --check {:.1}s, \
          cargo xtask test {:.0}s",
-        APIS.len(),
+        cargo_operator::EXAMPLE_APIS.len(),
         scaffolded.as_secs_f64(),
         manifests.as_secs_f64(),
         tested.as_secs_f64()
