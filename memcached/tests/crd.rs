@@ -2,7 +2,8 @@
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::core::Resource;
-use memcached::api::v1alpha1::{Memcached, MemcachedSpec};
+use memcached::api::v1alpha1::{Memcached, MemcachedSpec, MemcachedStatus};
+use schemars::JsonSchema;
 
 const CRD_YAML: &str = include_str!("../../config/crd/bases/cache.example.com_memcacheds.yaml");
 
@@ -75,4 +76,64 @@ fn objects_serialise_with_api_version_and_kind() {
     .unwrap();
     assert_eq!(sample.spec.size, 3);
     assert_eq!(sample.metadata.name.as_deref(), Some("memcached-sample"));
+}
+
+/// The kind and its types implement `schemars::JsonSchema` with the schemas the CRD
+/// carries: the kind's is the version's `openAPIV3Schema`; spec's and status's are the
+/// CRD's properties but for the description, which a field's doc comment sets in the CRD
+/// and the type's in its own schema. A struct deriving schemars' `JsonSchema` embeds them
+/// as they are.
+#[test]
+fn json_schema_is_the_schema_the_crd_carries() {
+    let crd = operator_gen::output::to_json(&Memcached::crd());
+    let root = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+    let mut generator = schemars::SchemaGenerator::default();
+    assert_eq!(
+        <Memcached as JsonSchema>::json_schema(&mut generator).as_value(),
+        root
+    );
+    assert_eq!(<Memcached as JsonSchema>::schema_name(), "Memcached");
+    assert_eq!(
+        <MemcachedSpec as JsonSchema>::schema_id(),
+        "memcached::api::v1alpha1::MemcachedSpec"
+    );
+
+    let without_description = |v: &serde_json::Value| {
+        let mut v = v.clone();
+        v.as_object_mut().unwrap().remove("description");
+        v
+    };
+    let spec = <MemcachedSpec as JsonSchema>::json_schema(&mut generator);
+    let status = <MemcachedStatus as JsonSchema>::json_schema(&mut generator);
+    assert_eq!(
+        without_description(spec.as_value()),
+        without_description(&root["properties"]["spec"])
+    );
+    assert_eq!(
+        without_description(status.as_value()),
+        without_description(&root["properties"]["status"])
+    );
+    assert_eq!(
+        spec.get("description").unwrap(),
+        "MemcachedSpec defines the desired state of Memcached."
+    );
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Embedding {
+        spec: MemcachedSpec,
+        memcached: Option<Memcached>,
+    }
+    let embedding = schemars::schema_for!(Embedding);
+    let props = &embedding.as_value()["properties"];
+    assert_eq!(props["spec"], *spec.as_value(), "{embedding:?}");
+    assert!(
+        embedding.as_value().get("$defs").is_none(),
+        "inlined, no $refs: {embedding:?}"
+    );
+    // schemars makes an inlined Option<T> field T's schema with null allowed.
+    let mut optional = props["memcached"].clone();
+    assert_eq!(optional["type"], serde_json::json!(["object", "null"]));
+    optional["type"] = "object".into();
+    assert_eq!(optional, *root);
 }

@@ -46,6 +46,10 @@ struct Run {
     key: RunKey,
     /// Every CRD of the run, by (group, kind), as JSON and plural; or why the run failed.
     crds: Arc<Result<Crds, CrdError>>,
+    /// The schemas of the crate's types, built when a derive first asks (only crates that
+    /// implement `schemars::JsonSchema` do).
+    types: Option<Arc<Result<Vec<TypeSchema>, CrdError>>>,
+    options: Arc<Result<operator_gen::Options, String>>,
     files: Arc<Vec<PathBuf>>,
     /// Whether a derive already took the files for rebuild tracking (once per run is enough:
     /// cargo's dep-info is per crate).
@@ -79,6 +83,162 @@ fn compile_crd_in(
     kind: &str,
     extra: Option<PathBuf>,
 ) -> Compiled {
+    let (paths, files, crds) = with_run(manifest_dir, extra, |run| {
+        (Arc::clone(&run.crds), take_files(run))
+    })
+    .map(|(paths, (crds, files))| (paths, files, crds))?;
+    let crds = crds.as_ref().as_ref().map_err(Clone::clone)?;
+    let (json, plural) = crds
+        .get(&(group.to_string(), kind.to_string()))
+        .ok_or_else(|| {
+            CrdError::Other(format!(
+                "operator-gen found no kind {kind} in group {group:?} under {}",
+                paths_text(&paths)
+            ))
+        })?;
+    Ok(CompiledCrd {
+        json: json.clone(),
+        plural: plural.clone(),
+        files,
+    })
+}
+
+/// The files to track for rebuilds, the first time a derive of the run asks.
+fn take_files(run: &mut Run) -> Vec<PathBuf> {
+    if run.tracked {
+        Vec::new()
+    } else {
+        run.tracked = true;
+        run.files.as_ref().clone()
+    }
+}
+
+/// What the derive of one type needs to implement `schemars::JsonSchema`.
+pub struct TypeJsonSchema {
+    /// The type's own schema as JSON (a root kind's `openAPIV3Schema`), or the problems
+    /// that stop it.
+    pub schema: Result<String, Vec<operator_gen::LocatedError>>,
+    /// Whether it is a root kind.
+    pub kind: bool,
+    /// The type derives schemars' `JsonSchema` itself.
+    pub derives_json_schema: bool,
+    /// Whether the crate's CRDs were generated (else their errors are already reported).
+    pub crds_ok: bool,
+    /// Files to track for rebuilds (once per run).
+    pub files: Vec<PathBuf>,
+}
+
+/// The schema of the type named `name` whose name is at `file`:`line` (when the compiler
+/// says), from the crate's one run.
+pub fn compile_type_schema(
+    name: &str,
+    file: Option<PathBuf>,
+    line: Option<usize>,
+) -> Result<TypeJsonSchema, CrdError> {
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    compile_type_schema_in(&manifest_dir, name, file, line)
+}
+
+fn compile_type_schema_in(
+    manifest_dir: &Path,
+    name: &str,
+    file: Option<PathBuf>,
+    line: Option<usize>,
+) -> Result<TypeJsonSchema, CrdError> {
+    let (paths, (types, crds_ok, files)) = with_run(manifest_dir, file.clone(), |run| {
+        let Run {
+            key,
+            types,
+            options,
+            crds,
+            ..
+        } = &mut *run;
+        let types = types
+            .get_or_insert_with(|| {
+                Arc::new(match options.as_ref() {
+                    Ok(options) => run_type_schemas(&key.paths, options),
+                    Err(e) => Err(CrdError::Other(e.clone())),
+                })
+            })
+            .clone();
+        let crds_ok = crds.is_ok();
+        (types, crds_ok, take_files(run))
+    })?;
+    let types = types.as_ref().as_ref().map_err(Clone::clone)?;
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let file = file.as_deref().map(canonical);
+    // By position when the compiler gives one, else by name when it is unique.
+    let at = types.iter().find(|t| {
+        file.as_ref() == Some(&canonical(&t.file)) && line == Some(t.line) && t.name == name
+    });
+    let by_name = || {
+        let mut named = types.iter().filter(|t| t.name == name);
+        match (named.next(), named.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        }
+    };
+    let found = at.or_else(by_name).ok_or_else(|| {
+        CrdError::Other(format!(
+            "operator-gen found no type {name} deriving Schema under {}",
+            paths_text(&paths)
+        ))
+    })?;
+    Ok(TypeJsonSchema {
+        schema: found.schema.clone(),
+        kind: found.kind,
+        derives_json_schema: found.derives_json_schema,
+        crds_ok,
+        files,
+    })
+}
+
+/// The crate's types that derive `Schema` (and its kinds), each with its schema as JSON.
+fn run_type_schemas(
+    paths: &[PathBuf],
+    options: &operator_gen::Options,
+) -> Result<Vec<TypeSchema>, CrdError> {
+    proc_macro2::fallback::force();
+    let result = operator_gen::type_schemas::type_schemas(paths, options);
+    proc_macro2::fallback::unforce();
+    let found = result.map_err(|e| match e {
+        operator_gen::Error::Invalid(errors) => CrdError::Invalid(errors),
+        other => CrdError::Other(other.to_string()),
+    })?;
+    Ok(found
+        .into_iter()
+        .map(|t| TypeSchema {
+            schema: t
+                .schema
+                .map(|schema| operator_gen::output::to_json(&schema).to_string()),
+            kind: t.kind,
+            file: t.file,
+            line: t.line,
+            name: t.name,
+            derives_json_schema: t.derives_json_schema,
+        })
+        .collect())
+}
+
+/// A type of the crate as the derive needs it.
+struct TypeSchema {
+    file: PathBuf,
+    line: usize,
+    name: String,
+    derives_json_schema: bool,
+    kind: bool,
+    schema: Result<String, Vec<operator_gen::LocatedError>>,
+}
+
+/// Finds or makes the run over the crate at `manifest_dir` (plus `extra`, the file of the
+/// derive when it lives outside `src`) and hands it to `f`; returns the scanned paths too.
+fn with_run<R>(
+    manifest_dir: &Path,
+    extra: Option<PathBuf>,
+    f: impl FnOnce(&mut Run) -> R,
+) -> Result<(Vec<PathBuf>, R), CrdError> {
     let src = manifest_dir.join("src");
     let mut paths = Vec::new();
     if src.is_dir() {
@@ -128,61 +288,44 @@ fn compile_crd_in(
     let at = match runs.iter().position(|run| run.key == key) {
         Some(at) => at,
         None => {
-            let crds = Arc::new(run_generator(&paths, &manifest));
+            // The crate's own options, as `cargo xtask manifests` reads them, so `crd()` is
+            // what it writes (a kind with float fields derives when the crate allows them).
+            let options = if manifest.is_file() {
+                operator_gen::Options::from_manifest(&manifest)
+            } else {
+                Ok(operator_gen::Options::default())
+            };
+            let crds = Arc::new(match &options {
+                Ok(options) => run_generator(&paths, options),
+                Err(e) => Err(CrdError::Other(e.clone())),
+            });
             if runs.len() == KEPT_RUNS {
                 runs.remove(0);
             }
             runs.push(Run {
                 key,
                 crds,
+                types: None,
+                options: Arc::new(options),
                 files: Arc::new(files),
                 tracked: false,
             });
             runs.len() - 1
         }
     };
-    let run = &mut runs[at];
-    let files = if run.tracked {
-        Vec::new()
-    } else {
-        run.tracked = true;
-        run.files.as_ref().clone()
-    };
-    let crds = Arc::clone(&run.crds);
-    drop(runs);
-
-    let crds = crds.as_ref().as_ref().map_err(Clone::clone)?;
-    let (json, plural) = crds
-        .get(&(group.to_string(), kind.to_string()))
-        .ok_or_else(|| {
-            CrdError::Other(format!(
-                "operator-gen found no kind {kind} in group {group:?} under {}",
-                paths_text(&paths)
-            ))
-        })?;
-    Ok(CompiledCrd {
-        json: json.clone(),
-        plural: plural.clone(),
-        files,
-    })
+    let out = f(&mut runs[at]);
+    Ok((paths, out))
 }
 
 /// Runs the CRD generator once over `paths` with the crate's options, and renders every CRD.
-fn run_generator(paths: &[PathBuf], manifest: &Path) -> Result<Crds, CrdError> {
+fn run_generator(paths: &[PathBuf], options: &operator_gen::Options) -> Result<Crds, CrdError> {
     #[cfg(test)]
     GENERATOR_RUNS.lock().unwrap().push(paths.to_vec());
-    // The crate's own options, as `cargo xtask manifests` reads them, so `crd()` is what
-    // it writes (a kind with float fields derives when the crate allows them).
-    let options = if manifest.is_file() {
-        operator_gen::Options::from_manifest(manifest).map_err(CrdError::Other)?
-    } else {
-        operator_gen::Options::default()
-    };
 
     // Parse with proc-macro2's own implementation so spans carry real file positions (for
     // error messages) instead of this macro's call site; switch back before emitting tokens.
     proc_macro2::fallback::force();
-    let result = operator_gen::generate_with(paths, &options, &[operator_gen::ArtifactKind::CRD]);
+    let result = operator_gen::generate_with(paths, options, &[operator_gen::ArtifactKind::CRD]);
     proc_macro2::fallback::unforce();
 
     let generated = result.map_err(|e| match e {
@@ -276,6 +419,35 @@ mod tests {
             .unwrap();
         assert_eq!(gamma.plural, "gammas");
         assert_eq!(runs_over(dir.path()), 2);
+    }
+
+    /// The types' schemas come from the same run as the CRDs (built once, on the first
+    /// ask), found by file and line, or by name when that is unique.
+    #[test]
+    fn type_schemas_share_the_run_of_the_crds() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        let lib = dir.path().join("src/lib.rs");
+        std::fs::write(&lib, format!("{}{}", kind("Alpha"), kind("Beta"))).unwrap();
+        compile_crd_in(dir.path(), "x.example.com", "Alpha", None)
+            .ok()
+            .unwrap();
+        let spec = compile_type_schema_in(dir.path(), "BetaSpec", Some(lib.clone()), Some(10))
+            .ok()
+            .unwrap();
+        assert!(!spec.kind && spec.crds_ok && !spec.derives_json_schema);
+        let json: serde_json::Value = serde_json::from_str(spec.schema.as_ref().unwrap()).unwrap();
+        assert_eq!(json["properties"]["size"]["type"], "integer", "{json}");
+        let alpha = compile_type_schema_in(dir.path(), "Alpha", None, None)
+            .ok()
+            .unwrap();
+        assert!(alpha.kind);
+        assert_eq!(runs_over(dir.path()), 1);
+        let missing = compile_type_schema_in(dir.path(), "Gamma", None, None);
+        assert!(
+            matches!(&missing, Err(CrdError::Other(m)) if m.contains("no type Gamma deriving Schema")),
+            "Gamma is not declared"
+        );
     }
 
     /// A failed run is shared too: its errors reach every kind without running again.

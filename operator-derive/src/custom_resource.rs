@@ -100,7 +100,12 @@ pub fn expand(input: syn::DeriveInput) -> TokenStream {
         Ok(crd) => generate(&input, fields, &resource, &kind, &crd),
         Err(err) => {
             let mut out = generate(&input, fields, &resource, &kind, &stub());
-            out.extend(crd_errors(&input, &kind, extra_file.as_deref(), err));
+            out.extend(crd_errors(
+                &input,
+                &format!("the CRD for {kind}"),
+                extra_file.as_deref(),
+                err,
+            ));
             out
         }
     }
@@ -111,9 +116,9 @@ pub fn expand(input: syn::DeriveInput) -> TokenStream {
 /// compiler does for markers where no derive is). Problems inside this kind's own item are
 /// reported at their tokens; the others at the kind's name, with the path relative to the
 /// crate.
-fn crd_errors(
+pub(crate) fn crd_errors(
     input: &syn::DeriveInput,
-    kind: &str,
+    what: &str,
     own_file: Option<&std::path::Path>,
     err: crate_crd::CrdError,
 ) -> TokenStream {
@@ -121,7 +126,7 @@ fn crd_errors(
         crate_crd::CrdError::Other(message) => {
             return syn::Error::new(
                 input.ident.span(),
-                format!("cannot generate the CRD for {kind}: {message}"),
+                format!("cannot generate {what}: {message}"),
             )
             .to_compile_error();
         }
@@ -154,7 +159,7 @@ fn crd_errors(
             syn::Error::new(
                 input.ident.span(),
                 format!(
-                    "cannot generate the CRD for {kind}: {}:{}:{}: {}",
+                    "cannot generate {what}: {}:{}:{}: {}",
                     path.display(),
                     e.line,
                     e.column,
@@ -238,7 +243,7 @@ fn token_at(input: &syn::DeriveInput, line: usize, column: usize) -> Option<proc
     find(quote!(#input), line, column)
 }
 
-fn local_file(input: &syn::DeriveInput) -> Option<std::path::PathBuf> {
+pub(crate) fn local_file(input: &syn::DeriveInput) -> Option<std::path::PathBuf> {
     // Span::local_file needs a real compiler span; outside a macro expansion (unit tests)
     // there is none.
     std::panic::catch_unwind(|| input.ident.span().unwrap().local_file())
@@ -387,6 +392,7 @@ fn generate(
     };
 
     let serde_impls = serde_impls(input, fields, &api_version, kind, &serde, serde_attr);
+    let json_schema_impl = crate::json_schema::for_kind(input, kind, version, &crd.json);
     let crd_name = format!("{plural}.{group}");
     let shortnames = &resource.shortnames;
 
@@ -440,6 +446,7 @@ fn generate(
         #spec_impl
         #status_impl
         #serde_impls
+        #json_schema_impl
     }
 }
 

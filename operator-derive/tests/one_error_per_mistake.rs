@@ -182,3 +182,58 @@ fn a_float_field_derives_when_the_crate_allows_floats_in_its_manifest() {
         "{typo:#?}"
     );
 }
+
+/// What a crate that depends on schemars adds to its manifest (the workspace's version, so
+/// the build shares its artifacts).
+const WITH_SCHEMARS: &str = "[dependencies.schemars]\nversion = \"1\"\n";
+
+#[test]
+fn with_schemars_the_api_builds_and_a_typo_is_still_one_error() {
+    // The derives now implement JsonSchema too; that adds no error of its own.
+    let clean = build_api("", "", WITH_SCHEMARS);
+    assert!(clean.is_empty(), "{clean:#?}");
+    let typo = build_api(
+        "#[validation(minimum = 0)]",
+        "#[validation(minimun = 0)]",
+        WITH_SCHEMARS,
+    );
+    assert_eq!(typo.len(), 1, "{typo:#?}");
+    assert!(
+        typo[0].0.starts_with("unknown argument `minimun`"),
+        "{typo:#?}"
+    );
+    // A problem the kind's CRD reports is not repeated by the spec type's JsonSchema.
+    let float = build_api("pub size: i32,", "pub size: f64,", WITH_SCHEMARS);
+    assert_eq!(float.len(), 1, "{float:#?}");
+    assert!(float[0].0.contains("allow-dangerous-types"), "{float:#?}");
+}
+
+#[test]
+fn with_schemars_a_schema_type_no_kind_uses_reports_its_own_problem() {
+    // No CRD reports this type, so its JsonSchema impl does, once, at the type.
+    let errors = build_api(
+        "/// MemcachedSpec defines",
+        "#[derive(Schema, Serialize, Deserialize)]\npub struct Loose {\n    pub ratio: f64,\n}\n\n/// MemcachedSpec defines",
+        WITH_SCHEMARS,
+    );
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    let (message, file, _) = &errors[0];
+    assert!(
+        message.starts_with("cannot generate the JSON schema of Loose: ")
+            || message.contains("f64"),
+        "{message}"
+    );
+    assert!(message.contains("allow-dangerous-types"), "{message}");
+    assert!(file.ends_with("src/api/v1alpha1.rs"), "{file}");
+}
+
+#[test]
+fn a_type_that_derives_json_schema_itself_keeps_its_own() {
+    // Deriving schemars' JsonSchema beside Schema is not a conflicting impl.
+    let errors = build_api(
+        "#[derive(Schema, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]\n#[serde(rename_all",
+        "#[derive(Schema, Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]\n#[serde(rename_all",
+        WITH_SCHEMARS,
+    );
+    assert!(errors.is_empty(), "{errors:#?}");
+}

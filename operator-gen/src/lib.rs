@@ -38,6 +38,7 @@ pub mod rbac;
 pub mod schema;
 pub mod serde_attrs;
 pub mod source;
+pub mod type_schemas;
 pub mod yaml;
 
 use std::fmt;
@@ -71,6 +72,7 @@ impl Options {
     /// allow-dangerous-types = true   # crd:allowDangerousTypes
     /// max-desc-len = 0               # crd:maxDescLen
     /// role-name = "manager-role"     # rbac:roleName
+    /// json-schema = false            # no schemars::JsonSchema impls (see JsonSchemaSupport)
     /// ```
     ///
     /// Without that table, the defaults. An unknown key or a wrong type is an error naming
@@ -82,6 +84,9 @@ impl Options {
             allow_dangerous_types: Option<bool>,
             max_desc_len: Option<usize>,
             role_name: Option<String>,
+            // Read by [`JsonSchemaSupport::from_manifest`]; the generator does not use it.
+            #[allow(dead_code)]
+            json_schema: Option<bool>,
         }
         let shown = manifest.display();
         let text =
@@ -105,6 +110,87 @@ impl Options {
                 .allow_dangerous_types
                 .unwrap_or(defaults.allow_dangerous_types),
             role_name: table.role_name.unwrap_or(defaults.role_name),
+        })
+    }
+}
+
+/// Whether `operator-derive` implements `schemars::JsonSchema` for a crate's kinds and
+/// schema types, read from the crate's `Cargo.toml`: yes when the crate depends on
+/// `schemars` (it must then depend on `serde_json` too, as every crate with kinds does),
+/// unless `[package.metadata.operator-gen] json-schema = false` opts out. When `schemars` is
+/// an optional dependency, the impls are compiled under the feature that enables it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JsonSchemaSupport {
+    Off,
+    On {
+        /// The name the crate knows schemars by (`schemars`, or the key of a renamed one).
+        schemars: String,
+        /// The name the crate knows serde_json by, if it depends on it.
+        serde_json: Option<String>,
+        /// The feature the impls are compiled under, for an optional schemars.
+        feature: Option<String>,
+    },
+}
+
+impl JsonSchemaSupport {
+    /// Reads `manifest` (a crate's `Cargo.toml`); errors name the file.
+    pub fn from_manifest(manifest: &Path) -> Result<JsonSchemaSupport, String> {
+        let shown = manifest.display();
+        let text =
+            std::fs::read_to_string(manifest).map_err(|e| format!("cannot read {shown}: {e}"))?;
+        let doc: toml::Table = toml::from_str(&text).map_err(|e| format!("{shown}: {e}"))?;
+        let opted_out = doc
+            .get("package")
+            .and_then(|p| p.get("metadata"))
+            .and_then(|m| m.get("operator-gen"))
+            .and_then(|t| t.get("json-schema"));
+        match opted_out {
+            None | Some(toml::Value::Boolean(true)) => {}
+            Some(toml::Value::Boolean(false)) => return Ok(JsonSchemaSupport::Off),
+            Some(other) => {
+                return Err(format!(
+                    "{shown}: [package.metadata.operator-gen]: json-schema must be true or false, not {other}"
+                ));
+            }
+        }
+        let deps = doc.get("dependencies").and_then(toml::Value::as_table);
+        // (name in code, optional) of the dependency on the package `package`.
+        let find = |package: &str| {
+            deps.into_iter().flatten().find_map(|(key, spec)| {
+                let real = spec
+                    .get("package")
+                    .and_then(toml::Value::as_str)
+                    .unwrap_or(key);
+                (real == package).then(|| {
+                    let optional = spec
+                        .get("optional")
+                        .and_then(toml::Value::as_bool)
+                        .unwrap_or(false);
+                    (key.replace('-', "_"), key.clone(), optional)
+                })
+            })
+        };
+        let Some((schemars, key, optional)) = find("schemars") else {
+            return Ok(JsonSchemaSupport::Off);
+        };
+        // An optional dependency is enabled by its implicit feature, or by the feature
+        // that names it as `dep:<key>` (which removes the implicit one).
+        let feature = optional.then(|| {
+            let dep = format!("dep:{key}");
+            doc.get("features")
+                .and_then(toml::Value::as_table)
+                .into_iter()
+                .flatten()
+                .find(|(_, list)| {
+                    list.as_array()
+                        .is_some_and(|l| l.iter().any(|v| v.as_str() == Some(dep.as_str())))
+                })
+                .map_or_else(|| key.clone(), |(name, _)| name.clone())
+        });
+        Ok(JsonSchemaSupport::On {
+            schemars,
+            serde_json: find("serde_json").map(|(name, _, _)| name),
+            feature,
         })
     }
 }
@@ -321,6 +407,59 @@ mod tests {
         std::fs::write(&path, manifest).unwrap();
         Options::from_manifest(&path)
             .map_err(|e| e.replace(&path.display().to_string(), "Cargo.toml"))
+    }
+
+    fn json_schema(manifest: &str) -> Result<JsonSchemaSupport, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("Cargo.toml");
+        std::fs::write(&path, manifest).unwrap();
+        JsonSchemaSupport::from_manifest(&path)
+            .map_err(|e| e.replace(&path.display().to_string(), "Cargo.toml"))
+    }
+
+    /// The derive implements `JsonSchema` when the crate depends on schemars (under the
+    /// feature that enables an optional one), not when it opts out.
+    #[test]
+    fn json_schema_support_comes_from_the_dependencies() {
+        let on = |schemars: &str, serde_json: Option<&str>, feature: Option<&str>| {
+            Ok(JsonSchemaSupport::On {
+                schemars: schemars.into(),
+                serde_json: serde_json.map(Into::into),
+                feature: feature.map(Into::into),
+            })
+        };
+        assert_eq!(
+            json_schema("[package]\nname = \"x\"\n[dependencies]\nserde_json = \"1\"\n"),
+            Ok(JsonSchemaSupport::Off)
+        );
+        assert_eq!(
+            json_schema("[dependencies]\nschemars.workspace = true\nserde_json = \"1\"\n"),
+            on("schemars", Some("serde_json"), None)
+        );
+        assert_eq!(
+            json_schema(
+                "[dependencies]\njson-schema = { package = \"schemars\", version = \"1\", optional = true }\n"
+            ),
+            on("json_schema", None, Some("json-schema"))
+        );
+        assert_eq!(
+            json_schema(
+                "[dependencies]\nschemars = { version = \"1\", optional = true }\nserde_json = \"1\"\n[features]\nschema = [\"dep:schemars\"]\n"
+            ),
+            on("schemars", Some("serde_json"), Some("schema"))
+        );
+        assert_eq!(
+            json_schema(
+                "[package.metadata.operator-gen]\njson-schema = false\n[dependencies]\nschemars = \"1\"\n"
+            ),
+            Ok(JsonSchemaSupport::Off)
+        );
+        assert_eq!(
+            json_schema("[package.metadata.operator-gen]\njson-schema = \"no\"\n"),
+            Err("Cargo.toml: [package.metadata.operator-gen]: json-schema must be true or false, not \"no\"".into())
+        );
+        // The generator's own options accept the key.
+        assert!(options("[package.metadata.operator-gen]\njson-schema = false\n").is_ok());
     }
 
     #[test]

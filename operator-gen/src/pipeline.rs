@@ -416,7 +416,7 @@ fn round_two<T>(
 }
 
 /// Syntax errors of round one, in file order.
-fn syntax_errors(mut errors: Vec<LocatedError>) -> Error {
+pub(crate) fn syntax_errors(mut errors: Vec<LocatedError>) -> Error {
     errors.sort();
     Error::Invalid(errors)
 }
@@ -468,7 +468,7 @@ fn finish<T>(
 
 /// Problems with their file positions, ready to cross threads. `problems` were found by
 /// `origin`; `file_problems` say who found them.
-fn located<'a>(
+pub(crate) fn located<'a>(
     problems: Vec<(&'a SourceFile, Diagnostics)>,
     origin: Origin,
     file_problems: Vec<(&'a SourceFile, proc_macro2::Span, String, Origin)>,

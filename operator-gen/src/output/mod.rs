@@ -121,6 +121,19 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -
 
 /// Applies `max_desc_len` to every description of a CRD's schemas.
 pub fn truncate_descriptions(crd: &mut CustomResourceDefinition, max: usize) {
+    for v in &mut crd.spec.versions {
+        if let Some(schema) = v
+            .schema
+            .as_mut()
+            .and_then(|s| s.open_api_v3_schema.as_mut())
+        {
+            truncate_schema_descriptions(schema, max);
+        }
+    }
+}
+
+/// Applies `max_desc_len` to every description of one schema and the schemas inside it.
+pub fn truncate_schema_descriptions(schema: &mut JSONSchemaProps, max: usize) {
     fn walk(s: &mut JSONSchemaProps, max: usize) {
         s.description = s.description.take().and_then(|d| docs::truncate(&d, max));
         for p in s.properties.iter_mut().flat_map(|m| m.values_mut()) {
@@ -143,13 +156,5 @@ pub fn truncate_descriptions(crd: &mut CustomResourceDefinition, max: usize) {
             list.iter_mut().for_each(|i| walk(i, max));
         }
     }
-    for v in &mut crd.spec.versions {
-        if let Some(schema) = v
-            .schema
-            .as_mut()
-            .and_then(|s| s.open_api_v3_schema.as_mut())
-        {
-            walk(schema, max);
-        }
-    }
+    walk(schema, max);
 }

@@ -138,6 +138,13 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
         Some(schema)
     }
 
+    /// The schema of the declared type `id` on its own: what a field of that type carries
+    /// before the field's own markers and doc comment apply (see [`crate::type_schemas`]).
+    pub fn declared_schema(&mut self, id: usize) -> Option<JSONSchemaProps> {
+        let decl = self.index.decl(id);
+        self.decl_schema(id, (decl.file, decl.item.ident().span()))
+    }
+
     fn container_attrs(
         &mut self,
         file: &'a SourceFile,
