@@ -181,24 +181,27 @@ fn reported_by_a_derive(e: &operator_gen::LocatedError) -> bool {
     };
     // Real file positions need proc-macro2's own parser (as in `crate_crd`).
     proc_macro2::fallback::force();
-    let found = syn::parse_file(&text).ok().is_some_and(|file| {
-        let mut items: Vec<&syn::Item> = file.items.iter().collect();
-        while let Some(item) = items.pop() {
-            let (attrs, input) = match item {
-                syn::Item::Mod(m) => {
-                    items.extend(m.content.iter().flat_map(|(_, c)| c));
+    // parse_items refuses nesting that would overflow the stack.
+    let found = operator_gen::source::parse_items(&text)
+        .ok()
+        .is_some_and(|file| {
+            let mut items: Vec<&syn::Item> = file.items.iter().collect();
+            while let Some(item) = items.pop() {
+                let (attrs, input) = match item {
+                    syn::Item::Mod(m) => {
+                        items.extend(m.content.iter().flat_map(|(_, c)| c));
+                        continue;
+                    }
+                    syn::Item::Struct(s) => (&s.attrs, syn::DeriveInput::from(s.clone())),
+                    syn::Item::Enum(en) => (&en.attrs, syn::DeriveInput::from(en.clone())),
+                    _ => continue,
+                };
+                let span = item.span();
+                if !(span.start().line..=span.end().line).contains(&e.line) {
                     continue;
                 }
-                syn::Item::Struct(s) => (&s.attrs, syn::DeriveInput::from(s.clone())),
-                syn::Item::Enum(en) => (&en.attrs, syn::DeriveInput::from(en.clone())),
-                _ => continue,
-            };
-            let span = item.span();
-            if !(span.start().line..=span.end().line).contains(&e.line) {
-                continue;
-            }
-            let derives_ours = attrs.iter().any(|a| {
-                a.path().is_ident("derive")
+                let derives_ours = attrs.iter().any(|a| {
+                    a.path().is_ident("derive")
                     && a.parse_args_with(
                         syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
                     )
@@ -209,15 +212,17 @@ fn reported_by_a_derive(e: &operator_gen::LocatedError) -> bool {
                                 .is_some_and(|s| s.ident == "Schema" || s.ident == "CustomResource")
                         })
                     })
-            });
-            return derives_ours
-                && checks::check_schema_type(&input).iter().any(|d| {
-                    let start = d.span.start();
-                    start.line == e.line && start.column + 1 == e.column && d.message == e.message
                 });
-        }
-        false
-    });
+                return derives_ours
+                    && checks::check_schema_type(&input).iter().any(|d| {
+                        let start = d.span.start();
+                        start.line == e.line
+                            && start.column + 1 == e.column
+                            && d.message == e.message
+                    });
+            }
+            false
+        });
     proc_macro2::fallback::unforce();
     found
 }

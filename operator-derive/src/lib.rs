@@ -35,6 +35,9 @@ use proc_macro::TokenStream;
     attributes(resource, subresource, printcolumn, validation, schema, serde)
 )]
 pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
+    if let Some(error) = too_deep(&input) {
+        return error;
+    }
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     custom_resource::expand(input).into()
 }
@@ -43,6 +46,9 @@ pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
 /// implements `schemars::JsonSchema` with its schema when the crate depends on schemars.
 #[proc_macro_derive(Schema, attributes(validation, schema))]
 pub fn derive_schema(input: TokenStream) -> TokenStream {
+    if let Some(error) = too_deep(&input) {
+        return error;
+    }
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     let (mut out, checked) = match checks::check_schema_type(&input).into_syn_result() {
         Ok(()) => (proc_macro2::TokenStream::new(), true),
@@ -56,6 +62,11 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 /// `#[rbac(groups = "apps", resources = "deployments", verbs = "get;list;watch")]`.
 #[proc_macro_attribute]
 pub fn rbac(args: TokenStream, item: TokenStream) -> TokenStream {
+    if let Some(error) = too_deep(&args).or_else(|| too_deep(&item)) {
+        let mut out = item;
+        out.extend(error);
+        return out;
+    }
     let args: proc_macro2::TokenStream = args.into();
     let item2: proc_macro2::TokenStream = item.clone().into();
     let mut errors = checks::check_rbac(&args, &item2);
@@ -67,4 +78,12 @@ pub fn rbac(args: TokenStream, item: TokenStream) -> TokenStream {
         out.extend(e.to_compile_error());
     }
     out.into()
+}
+
+/// The compile error for input nested deeper than the marker grammar reads (syn's parser
+/// recurses once per level and would overflow the compiler's stack), before parsing it.
+fn too_deep(input: &TokenStream) -> Option<TokenStream> {
+    operator_gen::source::check_nesting(&input.clone().into())
+        .err()
+        .map(|(span, message)| syn::Error::new(span, message).to_compile_error().into())
 }

@@ -81,7 +81,12 @@ pub fn crd_markers(
         match marker_name(attr) {
             Some(markers::RESOURCE) => {
                 if resource.is_some() {
-                    diags.push(attr_span(attr), "only one #[resource(...)] per type");
+                    // Reading it too would report what it lacks (a group) instead.
+                    diags.push(
+                        attr_span(attr),
+                        "duplicate #[resource(...)]: a kind takes one; put all its arguments in the first",
+                    );
+                    continue;
                 }
                 resource = markers::parse_resource(MetaSource::Attr(attr), diags);
             }

@@ -33,6 +33,12 @@ use crate::schema::SchemaBuilder;
 use crate::source::{FileSummary, Index, Input, Skeleton, SourceFile, TypeDecl};
 use crate::{Error, LocatedError, Options, Origin, crd, output};
 
+/// The stack of a worker thread. Parsing, schema building and rendering recurse once per
+/// level of nesting, up to [`crate::source::MAX_NESTING`] levels; the default 2 MiB of a
+/// spawned thread is not enough for that in a debug build (the main thread has 8 MiB).
+/// Only the pages used are committed.
+pub(crate) const WORKER_STACK: usize = 64 * 1024 * 1024;
+
 /// Inputs smaller than this (in bytes) stay on the calling thread.
 const PARALLEL_FROM_BYTES: usize = 64 * 1024;
 
@@ -146,19 +152,26 @@ fn run_on<T: Send>(
             plan_senders.push(plan_sender);
             let report = report.clone();
             let queue = &queue;
-            workers.push(scope.spawn(move || {
-                let cells = cells(inputs.len());
-                let (facts, mut kinds) = round_one(inputs, queue, &cells, run);
-                let _ = report.send((w, facts));
-                // Without this sender the calling thread sees when every worker reported
-                // or died, and never waits on a panicked one.
-                drop(report);
-                // No plan comes when generation stops after round one.
-                match plan_receiver.recv() {
-                    Ok(plan) => round_two(w, inputs, &cells, &mut kinds, &plan, run.options, emit),
-                    Err(_) => (Vec::new(), Vec::new()),
-                }
-            }));
+            let worker = std::thread::Builder::new().stack_size(WORKER_STACK);
+            workers.push(
+                worker
+                    .spawn_scoped(scope, move || {
+                        let cells = cells(inputs.len());
+                        let (facts, mut kinds) = round_one(inputs, queue, &cells, run);
+                        let _ = report.send((w, facts));
+                        // Without this sender the calling thread sees when every worker reported
+                        // or died, and never waits on a panicked one.
+                        drop(report);
+                        // No plan comes when generation stops after round one.
+                        match plan_receiver.recv() {
+                            Ok(plan) => {
+                                round_two(w, inputs, &cells, &mut kinds, &plan, run.options, emit)
+                            }
+                            Err(_) => (Vec::new(), Vec::new()),
+                        }
+                    })
+                    .expect("a worker thread starts"),
+            );
         }
         drop(report);
         let mut per_worker: Vec<Option<RoundOne>> = (0..threads).map(|_| None).collect();

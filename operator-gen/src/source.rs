@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 
 use crate::Error;
 
+mod nesting;
 mod resolve;
 
+pub use nesting::{MAX_NESTING, check_nesting};
 pub use resolve::{DeclInfo, Index, Resolved, Skeleton};
 
 /// One parsed source file.
@@ -67,20 +69,44 @@ pub fn parse_text(
             text,
         }),
         Err(err) => {
-            let start = err.span().start();
+            let (span, message) = match err {
+                ParseError::Syntax(err) => (err.span(), format!("Rust syntax error: {err}")),
+                ParseError::TooDeep(span, message) => (span, message),
+            };
+            let start = span.start();
             Err(crate::LocatedError {
                 file: path.to_path_buf(),
                 line: start.line,
                 column: start.column + 1,
-                message: format!("Rust syntax error: {err}"),
+                message,
                 snippet: text
                     .lines()
                     .nth(start.line.saturating_sub(1))
                     .map(String::from),
-                highlight: (start.column, err.span().end().column.max(start.column + 1)),
+                highlight: (start.column, span.end().column.max(start.column + 1)),
                 origin: crate::Origin::Source,
             })
         }
+    }
+}
+
+/// Why a file could not be read.
+#[derive(Debug)]
+pub enum ParseError {
+    Syntax(syn::Error),
+    /// Nested deeper than [`MAX_NESTING`]: where, and the message.
+    TooDeep(proc_macro2::Span, String),
+}
+
+impl From<syn::Error> for ParseError {
+    fn from(e: syn::Error) -> Self {
+        ParseError::Syntax(e)
+    }
+}
+
+impl From<proc_macro2::LexError> for ParseError {
+    fn from(e: proc_macro2::LexError) -> Self {
+        ParseError::Syntax(e.into())
     }
 }
 
@@ -88,8 +114,8 @@ pub fn parse_text(
 /// operator-gen reads items and their attributes, never statements, and in an operator's
 /// crate the statements are most of the tokens. They are blanked in the text before lexing
 /// ([`crate::bodies`]) and emptied in the tokens after it. A body's syntax errors are the
-/// compiler's to report.
-fn parse_items(text: &str) -> syn::Result<syn::File> {
+/// compiler's to report. Nesting deeper than [`MAX_NESTING`] is refused before parsing.
+pub fn parse_items(text: &str) -> Result<syn::File, ParseError> {
     let mut content = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut shebang = None;
     if content.starts_with("#!") && !content[2..].trim_start().starts_with('[') {
@@ -100,11 +126,8 @@ fn parse_items(text: &str) -> syn::Result<syn::File> {
     // Bodies blanked in the text are not even lexed; the token pass below empties them in
     // any case, and it alone decides.
     let blanked = crate::bodies::blank_fn_bodies(content);
-    let tokens: proc_macro2::TokenStream = blanked
-        .as_deref()
-        .unwrap_or(content)
-        .parse()
-        .map_err(syn::Error::from)?;
+    let tokens: proc_macro2::TokenStream = blanked.as_deref().unwrap_or(content).parse()?;
+    check_nesting(&tokens).map_err(|(span, message)| ParseError::TooDeep(span, message))?;
     let mut file: syn::File = syn::parse2(without_fn_bodies(tokens))?;
     file.shebang = shebang;
     Ok(file)
@@ -277,13 +300,40 @@ pub fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, Error> {
     files
         .into_iter()
         .map(|(path, root)| {
-            let text = std::fs::read_to_string(&path).map_err(|error| Error::Io {
+            let bytes = std::fs::read(&path).map_err(|error| Error::Io {
                 path: path.clone(),
                 error,
             })?;
+            let text = String::from_utf8(bytes)
+                .map_err(|e| Error::Invalid(vec![not_utf8(&path, e.as_bytes(), e.utf8_error())]))?;
             Ok(Input { path, root, text })
         })
         .collect()
+}
+
+/// The error for a file that is not UTF-8, at its first bad byte (line and column count
+/// the characters before it, as for every other error).
+fn not_utf8(path: &Path, bytes: &[u8], error: std::str::Utf8Error) -> crate::LocatedError {
+    let at = error.valid_up_to();
+    let before = String::from_utf8_lossy(&bytes[..at]);
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before[line_start..].chars().count();
+    let line_end = bytes[at..]
+        .iter()
+        .position(|b| *b == b'\n')
+        .map_or(bytes.len(), |i| at + i);
+    crate::LocatedError {
+        file: path.to_path_buf(),
+        line: before.matches('\n').count() + 1,
+        column: column + 1,
+        message: format!(
+            "the file is not UTF-8: byte 0x{:02x} here does not start a UTF-8 character (Rust sources must be UTF-8)",
+            bytes[at]
+        ),
+        snippet: Some(String::from_utf8_lossy(&bytes[line_start..line_end]).into_owned()),
+        highlight: (column, column + 1),
+        origin: crate::Origin::Source,
+    }
 }
 
 impl Input {
@@ -461,9 +511,13 @@ mod tests {
 
     #[test]
     fn syntax_errors_outside_bodies_keep_their_position() {
-        let err = parse_items("pub struct A {\n  x: i32,\n  y: ,\n}\n").unwrap_err();
+        let syntax = |text: &str| match parse_items(text).unwrap_err() {
+            ParseError::Syntax(e) => e,
+            other => panic!("{other:?}"),
+        };
+        let err = syntax("pub struct A {\n  x: i32,\n  y: ,\n}\n");
         assert_eq!(err.span().start().line, 3);
-        let err = parse_items("fn f() {\n").unwrap_err();
+        let err = syntax("fn f() {\n");
         assert!(err.to_string().contains("cannot parse"), "{err}");
         // Statements are not parsed, so an error inside a body is the compiler's to report.
         assert!(parse_items("fn f() { let = ; }").is_ok());

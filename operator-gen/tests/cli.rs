@@ -259,3 +259,104 @@ fn a_generator_that_does_not_run_reads_nothing_of_its_own() {
         stderr(&out)
     );
 }
+
+/// Input nested deep enough to overflow a recursive parser (a type, modules, parentheses
+/// in a `const` and in a marker value, each thousands deep) is an error at the place where
+/// the nesting passes the limit, exit code 1, not an abort; nothing is written.
+#[test]
+fn nesting_too_deep_is_a_located_error_not_a_crash() {
+    let deep_type = format!(
+        "pub struct Deep {{\n    pub x: {}i32{},\n}}\n",
+        "Vec<".repeat(1_100),
+        ">".repeat(1_100)
+    );
+    let deep_mods = format!("{}\n{}\n", "mod m {".repeat(1_500), "}".repeat(1_500));
+    let deep_const = format!(
+        "const X: i32 = {}1{};\n",
+        "(".repeat(5_000),
+        ")".repeat(5_000)
+    );
+    let deep_marker = format!(
+        "#[derive(Schema)]\npub struct S {{\n    #[validation(minimum = {}1{})]\n    pub x: i32,\n}}\n",
+        "(".repeat(5_000),
+        ")".repeat(5_000)
+    );
+    for (name, text, line, column) in [
+        // The struct's brace is level 1, so the 128th `Vec<` is level 129.
+        ("deep_type", &deep_type, 2, 11 + 4 * 128),
+        ("deep_mods", &deep_mods, 1, 7 * 129),
+        ("deep_const", &deep_const, 1, 15 + 129),
+        // Brace, attribute and marker are levels 1 to 3.
+        ("deep_marker", &deep_marker, 3, 27 + 126),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let src = api(dir.path());
+        std::fs::write(Path::new(&src).join(format!("{name}.rs")), text).unwrap();
+        let config = dir.path().join("config");
+        let out = operator_gen(&["all", "--paths", &src, "--out", config.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr(&out));
+        let expected = format!(
+            "{}:{line}:{column}: error: nesting deeper than 128 levels",
+            Path::new(&src).join(format!("{name}.rs")).display()
+        );
+        assert!(
+            stderr(&out).starts_with(&expected),
+            "{name}: {}",
+            stderr(&out).chars().take(400).collect::<String>()
+        );
+        assert!(!config.exists(), "{name}: nothing is written");
+    }
+}
+
+/// Just under the limit, generation goes through: the parser, the schema builder and the
+/// YAML writer all recurse once per level, on the calling thread and on the workers.
+#[test]
+fn nesting_just_under_the_limit_is_generated() {
+    // Levels: the struct's brace, then one per `Vec<`.
+    let depth = 127;
+    let kind = format!(
+        "#[derive(CustomResource)]\n#[resource(group = \"deep.example.com\", version = \"v1\")]\n\
+         pub struct Deep {{\n    pub metadata: ObjectMeta,\n    pub spec: DeepSpec,\n}}\n\n\
+         #[derive(Schema)]\npub struct DeepSpec {{\n    pub x: {}i32{},\n}}\n",
+        "Vec<".repeat(depth),
+        ">".repeat(depth)
+    );
+    // A second file past the size at which worker threads take over.
+    let padding = format!("// {}\n", "x".repeat(70_000));
+    for workers in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("lib.rs"), &kind).unwrap();
+        if workers {
+            std::fs::write(src.join("padding.rs"), &padding).unwrap();
+        }
+        let out = operator_gen(&["crd", "--paths", src.to_str().unwrap(), "--stdout"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let yaml = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            yaml.matches("items:").count(),
+            depth,
+            "{}",
+            &yaml[..2000.min(yaml.len())]
+        );
+    }
+}
+
+/// A file that is not UTF-8 is refused at its first bad byte, with line and column.
+#[test]
+fn a_file_that_is_not_utf8_is_refused_at_the_bad_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = api(dir.path());
+    let bad = Path::new(&src).join("bad.rs");
+    std::fs::write(&bad, b"pub struct A {\n    pub x: i32, // caf\xe9 \n}\n").unwrap();
+    let out = operator_gen(&["crd", "--paths", &src, "--stdout"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "{}:2:23: error: the file is not UTF-8: byte 0xe9 here does not start a UTF-8 character (Rust sources must be UTF-8)\n  |\n2 |     pub x: i32, // caf\u{fffd} \n  |                       ^\n\n1 error in marker attributes or types; nothing was written\n",
+            bad.display()
+        )
+    );
+}

@@ -289,8 +289,21 @@ pub fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<bool>> {
 
 /// `key = 12` (a non-negative integer).
 pub fn unsigned(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<u64>> {
-    let lit: syn::LitInt = meta.value()?.parse()?;
-    Ok(Spanned::new(lit.base10_parse()?, lit.span()))
+    let expr = value_expr(meta.value()?)?;
+    let span = expr.span();
+    match literal_json(&expr)? {
+        serde_json::Value::Number(n) if n.as_u64().is_some() => {
+            Ok(Spanned::new(n.as_u64().unwrap_or_default(), span))
+        }
+        serde_json::Value::Number(n) => Err(syn::Error::new(
+            span,
+            format!("expected a whole number of 0 or more, not {n}"),
+        )),
+        _ => Err(syn::Error::new(
+            span,
+            "expected a whole number of 0 or more, such as 0 or 12",
+        )),
+    }
 }
 
 /// `key = -3` (an integer that fits in i32, as Kubernetes' int32 fields require).
@@ -355,14 +368,23 @@ pub fn literal_json(expr: &Expr) -> syn::Result<serde_json::Value> {
             ..
         }) => match literal_json(inner)? {
             Value::Number(n) => {
-                if let Some(i) = n.as_i64() {
-                    Ok(Value::Number((-i).into()))
+                // Integers stay integers as long as they fit i64 or u64: `-9223372036854775808`
+                // is i64::MIN (its digits alone do not fit i64), `-(-9223372036854775808)`
+                // is 2^63.
+                let negated: Option<serde_json::Number> = if let Some(i) = n.as_i64() {
+                    Some(
+                        i.checked_neg()
+                            .map_or_else(|| i.unsigned_abs().into(), Into::into),
+                    )
+                } else if let Some(u) = n.as_u64() {
+                    i64::try_from(-i128::from(u)).ok().map(Into::into)
                 } else {
-                    let f = n.as_f64().unwrap_or_default();
-                    Ok(Value::Number(
-                        serde_json::Number::from_f64(-f).unwrap_or_else(|| 0.into()),
-                    ))
-                }
+                    None
+                };
+                Ok(Value::Number(negated.unwrap_or_else(|| {
+                    serde_json::Number::from_f64(-n.as_f64().unwrap_or_default())
+                        .unwrap_or_else(|| 0.into())
+                })))
             }
             _ => Err(syn::Error::new(inner.span(), "only numbers can be negated")),
         },
@@ -498,6 +520,22 @@ mod tests {
             })
             .unwrap();
         out.unwrap()
+    }
+
+    /// Negated integers stay integers while they fit i64 or u64, and never overflow.
+    #[test]
+    fn negated_integers_keep_their_value() {
+        let json = |text: &str| literal_json(&syn::parse_str::<Expr>(text).unwrap()).unwrap();
+        assert_eq!(json("-9223372036854775808"), serde_json::json!(i64::MIN));
+        assert_eq!(
+            json("-(-9223372036854775808)"),
+            serde_json::json!(1u64 << 63)
+        );
+        assert_eq!(json("-(-5)"), serde_json::json!(5));
+        assert_eq!(
+            json("-18446744073709551615"),
+            serde_json::json!(-18446744073709551615.0)
+        );
     }
 
     #[test]

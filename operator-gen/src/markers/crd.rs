@@ -308,7 +308,17 @@ pub fn parse_subresource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Sub
         |key, meta| {
             use syn::spanned::Spanned as _;
             match key {
-                "status" => marker.status = Some(meta.path.span()),
+                "status" => {
+                    if meta.input.peek(syn::Token![=]) {
+                        // Read the value, so the error is this one and not "expected `,`".
+                        let value: syn::Expr = meta.value()?.parse()?;
+                        return Err(syn::Error::new(
+                            value.span(),
+                            "`status` takes no value: write #[subresource(status)]",
+                        ));
+                    }
+                    marker.status = Some(meta.path.span())
+                }
                 "scale" => {
                     let (mut spec, mut status, mut selector) = (None, None, None);
                     let span = meta.path.span();
@@ -319,12 +329,6 @@ pub fn parse_subresource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Sub
                         &mut inner,
                         |key, meta| {
                             let value = args::string(meta)?;
-                            if !value.value.starts_with('.') {
-                                return Err(syn::Error::new(
-                                    value.span,
-                                    "a scale path is a JSON path starting with `.`, such as \".spec.replicas\"",
-                                ));
-                            }
                             match key {
                                 "spec_path" => spec = Some(value),
                                 "status_path" => status = Some(value),
@@ -346,28 +350,36 @@ pub fn parse_subresource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Sub
                             format!("scale(...) needs {}", missing.join(" and ")),
                         ));
                     }
-                    if let Some(spec) = &spec
-                        && !spec.value.starts_with(".spec.")
-                    {
-                        inner.push(
-                            spec.span,
-                            "spec_path must point into .spec, such as \".spec.replicas\"",
-                        );
+                    // Every path checked, each mistake at its value.
+                    let mut paths_ok = true;
+                    for (path, into) in [
+                        (&spec, Some(".spec.")),
+                        (&status, Some(".status.")),
+                        (&selector, None),
+                    ] {
+                        let Some(path) = path else { continue };
+                        let message = if !path.value.starts_with('.') {
+                            "a scale path is a JSON path starting with `.`, such as \".spec.replicas\""
+                        } else if into.is_some_and(|prefix| !path.value.starts_with(prefix)) {
+                            if into == Some(".spec.") {
+                                "spec_path must point into .spec, such as \".spec.replicas\""
+                            } else {
+                                "status_path must point into .status, such as \".status.replicas\""
+                            }
+                        } else {
+                            continue;
+                        };
+                        inner.push(path.span, message);
+                        paths_ok = false;
                     }
-                    if let Some(status) = &status
-                        && !status.value.starts_with(".status.")
-                    {
-                        inner.push(
-                            status.span,
-                            "status_path must point into .status, such as \".status.replicas\"",
-                        );
+                    if let (true, Some(spec_path), Some(status_path)) = (paths_ok, spec, status) {
+                        marker.scale = Some(ScaleMarker {
+                            spec_path,
+                            status_path,
+                            selector_path: selector,
+                            span,
+                        });
                     }
-                    marker.scale = Some(ScaleMarker {
-                        spec_path: spec.expect("checked above"),
-                        status_path: status.expect("checked above"),
-                        selector_path: selector,
-                        span,
-                    });
                 }
                 _ => unreachable!(),
             }

@@ -4,7 +4,7 @@
 
 use super::args::{MetaSource, Spanned, parse_args};
 use super::table::{self, Parsed, Rule, SchemaProp, Validation};
-use super::{SCHEMA, VALIDATION, marker_name};
+use super::{PRINTCOLUMN, RESOURCE, SCHEMA, SUBRESOURCE, VALIDATION, marker_name};
 use crate::diagnostics::Diagnostics;
 use proc_macro2::Span;
 
@@ -194,8 +194,22 @@ pub fn parse_field_markers(
     use syn::spanned::Spanned as _;
     let mut out = FieldMarkers::default();
     for attr in attrs {
-        let Some(name @ (VALIDATION | SCHEMA)) = marker_name(attr) else {
-            continue;
+        let name = match marker_name(attr) {
+            Some(name @ (VALIDATION | SCHEMA)) => name,
+            // The derive declares these for the kind's struct, so the compiler lets them
+            // through on a field, where they would mean nothing.
+            Some(kind_marker @ (RESOURCE | SUBRESOURCE | PRINTCOLUMN))
+                if target == MarkerTarget::Field =>
+            {
+                diags.push(
+                    attr.span(),
+                    format!(
+                        "#[{kind_marker}(...)] goes on the kind's struct, not on a field; a field takes #[validation(...)] and #[schema(...)]"
+                    ),
+                );
+                continue;
+            }
+            _ => continue,
         };
         parse_args(
             MetaSource::Attr(attr),

@@ -107,7 +107,13 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -
     std::thread::scope(|scope| {
         let handles: Vec<_> = items
             .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .map(|part| {
+                // Rendering recurses once per level of nesting, as parsing does.
+                std::thread::Builder::new()
+                    .stack_size(crate::pipeline::WORKER_STACK)
+                    .spawn_scoped(scope, move || part.iter().map(f).collect::<Vec<R>>())
+                    .expect("a worker thread starts")
+            })
             .collect();
         handles
             .into_iter()
