@@ -14,4 +14,11 @@ pub struct Thing {
     pub spec: String,
 }
 
+#[derive(CustomResource)]
+#[resource(group = "test.example.com", version = "v1", namespaced = false, scope = "Namespaced")]
+pub struct Other {
+    pub metadata: ObjectMeta,
+    pub spec: String,
+}
+
 fn main() {}
