@@ -70,10 +70,14 @@ static GENERATOR_RUNS: Mutex<Vec<Vec<PathBuf>>> = Mutex::new(Vec::new());
 /// Scans `CARGO_MANIFEST_DIR/src` (and `extra`, the file holding the derive, when it lives
 /// elsewhere, as in examples and tests) and returns the CRD of `group`/`kind`.
 pub fn compile_crd(group: &str, kind: &str, extra: Option<PathBuf>) -> Compiled {
-    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+    compile_crd_in(&manifest_dir(), group, kind, extra)
+}
+
+/// The directory of the crate being compiled.
+fn manifest_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
-        .unwrap_or_default();
-    compile_crd_in(&manifest_dir, group, kind, extra)
+        .unwrap_or_default()
 }
 
 /// [`compile_crd`] for the crate at `manifest_dir`.
@@ -135,10 +139,7 @@ pub fn compile_type_schema(
     file: Option<PathBuf>,
     line: Option<usize>,
 ) -> Result<TypeJsonSchema, CrdError> {
-    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    compile_type_schema_in(&manifest_dir, name, file, line)
+    compile_type_schema_in(&manifest_dir(), name, file, line)
 }
 
 fn compile_type_schema_in(

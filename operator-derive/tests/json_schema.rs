@@ -14,21 +14,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+mod support;
 
-/// The `[workspace.dependencies]` line of `name`, for a manifest outside the workspace.
-fn dependency_line(workspace_manifest: &str, name: &str) -> String {
-    workspace_manifest
-        .lines()
-        .find(|l| l.starts_with(&format!("{name} = ")))
-        .unwrap_or_else(|| panic!("{name} is a workspace dependency"))
-        .to_string()
-}
+use support::{dependency_line, workspace_root};
 
 /// A kind of a case: its path, and the paths of the types of its `spec` and `status`
 /// (inside an `Option`) where the field carries no markers of its own (so the type's

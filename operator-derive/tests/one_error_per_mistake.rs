@@ -5,24 +5,11 @@
 //!
 //! The crate builds in `target/tests/trybuild`, next to the UI tests' dependencies.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+mod support;
 
-/// The `[workspace.dependencies]` line of `name`, for a manifest outside the workspace.
-fn dependency_line(workspace_manifest: &str, name: &str) -> String {
-    workspace_manifest
-        .lines()
-        .find(|l| l.starts_with(&format!("{name} = ")))
-        .unwrap_or_else(|| panic!("{name} is a workspace dependency"))
-        .to_string()
-}
+use support::{dependency_line, workspace_root};
 
 /// Builds memcached's API module with `from` replaced by `to` in `v1alpha1.rs`; returns
 /// the compiler's errors as (message, file, line).
