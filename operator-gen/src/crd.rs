@@ -184,6 +184,21 @@ pub fn build_crd<'a>(
         }
     }
     let first = decls[0];
+    // A kind named by its type, not by `kind = "..."`: the type's name must do as a kind
+    // (an explicit kind is checked at the marker).
+    for d in &decls {
+        if d.resource.kind.is_none()
+            && let Some(problem) = markers::kind_name_problem(kind)
+        {
+            report(
+                problems,
+                d.decl.file,
+                d.decl.item.ident().span(),
+                format!("{problem}; name the kind with #[resource(kind = \"...\")]"),
+            );
+            ok = false;
+        }
+    }
     for other in &decls[1..] {
         if let Some(what) = names_disagree(&first.resource, &other.resource) {
             report(

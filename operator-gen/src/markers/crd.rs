@@ -85,7 +85,8 @@ pub fn parse_resource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option
         (None, None, None, None, None);
     let mut namespaced: Option<Spanned<bool>> = None;
     let mut scope: Option<Spanned<String>> = None;
-    let (mut shortnames, mut categories) = (Vec::new(), Vec::new());
+    let source_span = source.span();
+    let (mut shortnames, mut categories) = ((source_span, Vec::new()), (source_span, Vec::new()));
     let (mut storage, mut served, mut deprecated, mut skip) = (None, true, None, None);
     let (mut selectable_fields, mut annotations, mut labels) = (Vec::new(), Vec::new(), Vec::new());
     let mut crates = Vec::new();
@@ -99,8 +100,14 @@ pub fn parse_resource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option
             "scope" => scope = Some(args::string(meta)?),
             "plural" => plural = Some(args::string(meta)?),
             "singular" => singular = Some(args::string(meta)?),
-            "shortnames" => shortnames = args::string_list(meta)?.value,
-            "categories" => categories = args::string_list(meta)?.value,
+            "shortnames" => {
+                let list = args::string_list(meta)?;
+                shortnames = (list.span, list.value);
+            }
+            "categories" => {
+                let list = args::string_list(meta)?;
+                categories = (list.span, list.value);
+            }
             "storage" => {
                 if args::flag(meta)?.value {
                     storage = Some(syn::spanned::Spanned::span(&meta.path));
@@ -228,21 +235,33 @@ pub fn parse_resource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option
         );
     }
     if let Some(kind) = &kind
-        && !kind.value.starts_with(|c: char| c.is_ascii_uppercase())
+        && let Some(problem) = kind_name_problem(&kind.value)
     {
-        checks.push(
-            kind.span,
-            "kind must be CamelCase, starting with an upper-case letter",
-        );
+        checks.push(kind.span, problem);
     }
     for name in [&plural, &singular].into_iter().flatten() {
-        if !is_dns_label(&name.value) {
+        if !is_dns1035_label(&name.value) {
             checks.push(
                 name.span,
-                format!("`{}` must be a lowercase DNS label", name.value),
+                format!(
+                    "`{}` must be a lowercase DNS label starting with a letter (a-z, 0-9 and '-', at most 63)",
+                    name.value
+                ),
             );
         }
     }
+    for (what, list) in [("short name", &shortnames), ("category", &categories)] {
+        let (span, names) = list;
+        for name in names.iter().filter(|n| !is_dns1035_label(n)) {
+            checks.push(
+                *span,
+                format!(
+                    "{what} {name:?} must be a lowercase DNS label starting with a letter (a-z, 0-9 and '-', at most 63), as the API server requires"
+                ),
+            );
+        }
+    }
+    let (shortnames, categories) = (shortnames.1, categories.1);
     diags.append(checks);
     Some(ResourceMarker {
         group,
@@ -263,6 +282,69 @@ pub fn parse_resource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option
         crates,
         span: source.span(),
     })
+}
+
+/// What is wrong with a print column's JSON path (the API server compiles it when it
+/// serves the column, and a path that does not compile breaks the listing): brackets and
+/// parentheses must pair up, quotes must close, a step may not be empty.
+pub fn json_path_problem(path: &str) -> Option<String> {
+    let mut open: Vec<char> = Vec::new();
+    let mut quote: Option<char> = None;
+    for c in path.chars() {
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' => quote = Some(c),
+            '[' | '(' => open.push(c),
+            ']' | ')' => {
+                let want = if c == ']' { '[' } else { '(' };
+                if open.pop() != Some(want) {
+                    return Some(format!(
+                        "json_path {path:?} closes a `{c}` that is not open"
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(q) = quote {
+        return Some(format!("json_path {path:?} leaves a {q} quote open"));
+    }
+    if let Some(c) = open.last() {
+        return Some(format!("json_path {path:?} leaves a `{c}` open"));
+    }
+    if path.len() > 1 && (path.ends_with('.') || path.contains("...")) {
+        return Some(format!("json_path {path:?} has an empty step"));
+    }
+    None
+}
+
+/// RFC 1035 label, as the API server requires of plurals, singulars, short names and
+/// categories (and of a kind, lowercased): `[a-z]([-a-z0-9]*[a-z0-9])?`, at most 63
+/// characters.
+pub fn is_dns1035_label(s: &str) -> bool {
+    is_dns_label(s) && s.starts_with(|c: char| c.is_ascii_lowercase())
+}
+
+/// Why `kind` cannot name a kind, if it cannot: the API server takes a kind whose lowercase
+/// form is an RFC 1035 label (ASCII letters, digits and '-'), and the derives need it to
+/// start with an upper-case letter, as Kubernetes kinds do.
+pub fn kind_name_problem(kind: &str) -> Option<String> {
+    if !kind.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return Some(format!(
+            "kind `{kind}` must be CamelCase, starting with an upper-case ASCII letter"
+        ));
+    }
+    if !is_dns1035_label(&kind.to_ascii_lowercase()) || !kind.is_ascii() {
+        return Some(format!(
+            "kind `{kind}` may have only ASCII letters and digits (and '-' inside), at most 63 of them: the API server refuses the CRD otherwise"
+        ));
+    }
+    None
 }
 
 /// Lowercase RFC 1123 label: `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, at most 63 characters.
@@ -457,7 +539,16 @@ pub fn parse_printcolumn(
         (None, None, None, None, None, None);
     let clean = parse_args(source, PRINTCOLUMN, PRINTCOLUMN_KEYS, diags, |key, meta| {
         match key {
-            "name" => name = Some(args::string(meta)?.value),
+            "name" => {
+                let n = args::string(meta)?;
+                if n.value.trim().is_empty() {
+                    return Err(syn::Error::new(
+                        n.span,
+                        "a print column needs a name (the API server refuses an empty one)",
+                    ));
+                }
+                name = Some(n.value);
+            }
             "type" => {
                 let t = args::string(meta)?;
                 type_ = Some(
@@ -483,6 +574,9 @@ pub fn parse_printcolumn(
                         p.span,
                         "json_path is a JSON path starting with `.`, such as \".spec.size\"",
                     ));
+                }
+                if let Some(problem) = json_path_problem(&p.value) {
+                    return Err(syn::Error::new(p.span, problem));
                 }
                 json_path = Some(p.value);
             }

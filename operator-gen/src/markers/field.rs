@@ -280,12 +280,29 @@ fn check_consistency(m: &FieldMarkers, diags: &mut Diagnostics) {
         ] {
             if let (Some(l), Some(h)) = (find(lo), find(hi))
                 && let (Some(lv), Some(hv)) = (num(l), num(h))
-                && lv > hv
             {
-                diags.push(
-                    h.span,
-                    format!("conflicting markers: `{lo}` ({lv}) is greater than `{hi}` ({hv})"),
-                );
+                if lv > hv {
+                    diags.push(
+                        h.span,
+                        format!("conflicting markers: `{lo}` ({lv}) is greater than `{hi}` ({hv})"),
+                    );
+                } else if lv == hv
+                    && lo == "minimum"
+                    && let Some(exclusive) = list.iter().find(|v| {
+                        matches!(
+                            v.value,
+                            Validation::ExclusiveMinimum(true) | Validation::ExclusiveMaximum(true)
+                        )
+                    })
+                {
+                    diags.push(
+                        exclusive.span,
+                        format!(
+                            "conflicting markers: with `minimum` and `maximum` both {lv}, `{}` leaves no value allowed",
+                            exclusive.value.key()
+                        ),
+                    );
+                }
             }
         }
         let mut seen: Vec<&str> = Vec::new();
@@ -301,6 +318,18 @@ fn check_consistency(m: &FieldMarkers, diags: &mut Diagnostics) {
             }
             seen.push(v.value.key());
         }
+    }
+    // One value per property: a second `default` (or `example`, `title`, ...) would
+    // silently replace the first.
+    let mut seen: Vec<&str> = Vec::new();
+    for p in &m.schema {
+        if seen.contains(&p.value.key()) {
+            diags.push(
+                p.span,
+                format!("`{}` is given twice for this field", p.value.key()),
+            );
+        }
+        seen.push(p.value.key());
     }
     let list_type = m.schema.iter().find_map(|p| match p.value {
         SchemaProp::ListType(t) => Some(t),

@@ -20,8 +20,8 @@ pub mod table;
 pub use args::{MetaSource, Spanned};
 pub use crd::{
     CRATE_PATHS, ColumnType, PrintColumnMarker, ResourceMarker, ScaleMarker, Scope,
-    SubresourceMarker, is_dns_label, is_dns_subdomain, parse_printcolumn, parse_resource,
-    parse_subresource,
+    SubresourceMarker, is_dns_label, is_dns_subdomain, is_dns1035_label, json_path_problem,
+    kind_name_problem, parse_printcolumn, parse_resource, parse_subresource,
 };
 pub use field::{
     CelRule, ExternalDocs, FieldMarkers, ListType, MarkerTarget, ObjectType, OneOf,

@@ -84,7 +84,19 @@ pub fn parse_rbac(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option<Rba
                 verbs = Some(v);
             }
             "urls" => urls = Some(args::string_list(meta)?),
-            "namespace" => namespace = Some(args::string(meta)?),
+            "namespace" => {
+                let ns = args::string(meta)?;
+                if !super::crd::is_dns_label(&ns.value) {
+                    return Err(syn::Error::new(
+                        ns.span,
+                        format!(
+                            "namespace {:?} must be a lowercase DNS label (a-z, 0-9 and '-', at most 63), as Kubernetes namespaces are",
+                            ns.value
+                        ),
+                    ));
+                }
+                namespace = Some(ns);
+            }
             "role_name" => role_name = Some(args::string(meta)?.value),
             _ => unreachable!(),
         }

@@ -59,6 +59,17 @@ impl<'a> SchemaBuilder<'a, '_> {
                     .rename_all
                     .map_or(name.clone(), |r| r.apply_to_variant(&name))
             });
+            if let Some((_, first)) = variants.iter().find(|(n, _)| *n == json_name) {
+                self.error(
+                    site.file,
+                    variant.ident.span(),
+                    format!(
+                        "variants `{}` and `{}` both serialize as {json_name:?}; serde could not tell them apart when reading",
+                        first.ident, variant.ident
+                    ),
+                );
+                return None;
+            }
             variants.push((json_name, variant));
         }
         if container.untagged {

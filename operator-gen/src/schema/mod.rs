@@ -84,11 +84,17 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
 
     /// The schema of a root kind: `apiVersion`, `kind`, `metadata` and the struct's own fields.
     pub fn root_schema(&mut self, decl: &TypeDecl<'a>) -> Option<JSONSchemaProps> {
-        let TypeItem::Struct(item) = decl.item else {
+        let TypeItem::Struct(
+            item @ syn::ItemStruct {
+                fields: syn::Fields::Named(_),
+                ..
+            },
+        ) = decl.item
+        else {
             self.error(
                 decl.file,
                 decl.item.ident().span(),
-                "#[resource] goes on a struct with named fields",
+                "#[resource] goes on a struct with named fields (metadata, spec, status)",
             );
             return None;
         };
