@@ -46,11 +46,23 @@ const PARALLEL_FROM_BYTES: usize = 64 * 1024;
 #[derive(Default)]
 struct FileFacts {
     summary: FileSummary,
-    /// (position in the file's declarations, group, kind) of each root kind.
-    kinds: Vec<(usize, String, String)>,
+    /// Each root kind.
+    kinds: Vec<KindFact>,
     /// What each plugin generator that ran collected, in the order of [`Run::plugins`].
     plugins: Vec<Option<Facts>>,
     errors: Vec<LocatedError>,
+}
+
+/// A root kind as round one reads it.
+struct KindFact {
+    /// Position in the file's declarations.
+    no: usize,
+    group: String,
+    kind: String,
+    /// The plural its CRD is named by (given, or made from the kind).
+    plural: String,
+    /// Where its `#[resource]` marker is, to report a clash of CRD names.
+    at: LocatedError,
 }
 
 /// The generators asked for.
@@ -298,9 +310,18 @@ fn file_facts(
         };
         let mut diags = Diagnostics::new();
         if let Some(k) = crd::kind_decl(decl, &mut diags) {
-            facts
-                .kinds
-                .push((no, k.resource.group.value.clone(), k.kind()));
+            let kind = k.kind();
+            facts.kinds.push(KindFact {
+                no,
+                group: k.resource.group.value.clone(),
+                plural: k
+                    .resource
+                    .plural
+                    .as_ref()
+                    .map_or_else(|| crd::default_plural(&kind), |p| p.value.clone()),
+                kind,
+                at: LocatedError::new(file, k.resource.span, String::new(), Origin::Source),
+            });
             kinds.insert((file_no, no), (k.resource, k.subresources, k.printcolumns));
         }
         problems.push((file, diags));
@@ -348,13 +369,30 @@ fn plan(
     }
     let skeleton = Skeleton::build(summaries);
     let mut by_group_kind: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    let mut crd_names: HashMap<String, String> = HashMap::new();
     for (file_no, file_kinds) in kinds.into_iter().enumerate() {
         let first_decl = skeleton.file_decls[file_no].start;
-        for (no, group, kind) in file_kinds {
+        for fact in file_kinds {
+            // Two kinds whose CRDs would have one name (`Widget` and `WIDGET`, or a plural
+            // given twice) would overwrite each other's file.
+            let name = format!("{}.{}", fact.plural, fact.group);
+            match crd_names.get(&name) {
+                Some(other) if *other != fact.kind => errors.push(LocatedError {
+                    message: format!(
+                        "kinds {other} and {} would both make the CRD {name}: give one of them another `plural = \"...\"`",
+                        fact.kind
+                    ),
+                    ..fact.at
+                }),
+                Some(_) => {}
+                None => {
+                    crd_names.insert(name, fact.kind.clone());
+                }
+            }
             by_group_kind
-                .entry((group, kind))
+                .entry((fact.group, fact.kind))
                 .or_default()
-                .push(first_decl + no);
+                .push(first_decl + fact.no);
         }
     }
     let crds: Vec<_> = by_group_kind.into_iter().collect();
