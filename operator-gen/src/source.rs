@@ -127,8 +127,24 @@ pub fn parse_items(text: &str) -> Result<syn::File, ParseError> {
     // any case, and it alone decides.
     let blanked = crate::bodies::blank_fn_bodies(content);
     let tokens: proc_macro2::TokenStream = blanked.as_deref().unwrap_or(content).parse()?;
-    check_nesting(&tokens).map_err(|(span, message)| ParseError::TooDeep(span, message))?;
-    let mut file: syn::File = syn::parse2(without_fn_bodies(tokens))?;
+    // The nesting is checked on syn's own buffer of the tokens, before syn parses them.
+    let mut too_deep = None;
+    let parsed = syn::parse::Parser::parse2(
+        |input: syn::parse::ParseStream<'_>| {
+            if let Err(found) = nesting::check_nesting_at(input.cursor(), MAX_NESTING) {
+                too_deep = Some(found);
+                // Take the rest, unread, so the parse ends here without an error of its own.
+                input.parse::<proc_macro2::TokenStream>()?;
+                return Ok(None);
+            }
+            input.parse::<syn::File>().map(Some)
+        },
+        without_fn_bodies(tokens),
+    )?;
+    let Some(mut file) = parsed else {
+        let (span, message) = too_deep.expect("set when nothing was parsed");
+        return Err(ParseError::TooDeep(span, message));
+    };
     file.shebang = shebang;
     Ok(file)
 }
@@ -136,6 +152,18 @@ pub fn parse_items(text: &str) -> Result<syn::File, ParseError> {
 /// `tokens` with the body of every `fn name ...` item emptied (`{}`, with the body's span),
 /// at this level and inside `impl`, `trait` and `mod` blocks.
 pub(crate) fn without_fn_bodies(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    without_fn_bodies_in(tokens, 0)
+}
+
+/// [`without_fn_bodies`] at `depth` containers deep; past [`MAX_NESTING`] the tokens are left
+/// as they are (the nesting check refuses them), so the recursion stays bounded.
+fn without_fn_bodies_in(
+    tokens: proc_macro2::TokenStream,
+    depth: usize,
+) -> proc_macro2::TokenStream {
+    if depth > MAX_NESTING {
+        return tokens;
+    }
     use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
     #[derive(PartialEq)]
     enum Seen {
@@ -165,7 +193,7 @@ pub(crate) fn without_fn_bodies(tokens: proc_macro2::TokenStream) -> proc_macro2
             TokenTree::Group(group) if group.delimiter() == Delimiter::Brace => {
                 let stream = match seen {
                     Seen::NamedFn => Some(TokenStream::new()),
-                    Seen::Container => Some(without_fn_bodies(group.stream())),
+                    Seen::Container => Some(without_fn_bodies_in(group.stream(), depth + 1)),
                     _ => None,
                 };
                 seen = Seen::Nothing;

@@ -4,7 +4,8 @@
 //! overflow the stack and abort the process. The tokens are checked first, without
 //! recursion, and such a file is refused with the place where the limit is passed.
 
-use proc_macro2::{Delimiter, Spacing, Span, TokenStream, TokenTree};
+use proc_macro2::{Spacing, Span, TokenStream};
+use syn::buffer::Cursor;
 
 /// Levels of nesting a file may have: brackets, braces and parentheses, and the angle
 /// brackets of generic arguments, counted together. Real APIs stay far below it (the
@@ -13,21 +14,24 @@ pub const MAX_NESTING: usize = 128;
 
 /// Where `tokens` first nest deeper than [`MAX_NESTING`], with the message to report.
 pub fn check_nesting(tokens: &TokenStream) -> Result<(), (Span, String)> {
-    check_nesting_to(tokens, MAX_NESTING)
+    let buffer = syn::buffer::TokenBuffer::new2(tokens.clone());
+    check_nesting_at(buffer.begin(), MAX_NESTING)
 }
 
-fn check_nesting_to(tokens: &TokenStream, max: usize) -> Result<(), (Span, String)> {
-    /// One open group: what is left of its tokens, its depth, and the angle brackets
-    /// open in its token sequence.
-    struct Level {
-        tokens: std::iter::Peekable<proc_macro2::token_stream::IntoIter>,
+/// [`check_nesting`] on tokens syn has buffered: the walk borrows them, so a file's tokens
+/// are not copied (the generator checks every file this way, inside its parse).
+pub fn check_nesting_at(tokens: Cursor<'_>, max: usize) -> Result<(), (Span, String)> {
+    /// One open group: where its walk is, its depth, and the angle brackets open in its
+    /// token sequence.
+    struct Level<'c> {
+        at: Cursor<'c>,
         depth: usize,
         angles: usize,
         /// The previous token was a `-` or `=` joined to the next one (`->`, `=>`).
         arrow: bool,
     }
     let mut stack = vec![Level {
-        tokens: tokens.clone().into_iter().peekable(),
+        at: tokens,
         depth: 0,
         angles: 0,
         arrow: false,
@@ -41,51 +45,54 @@ fn check_nesting_to(tokens: &TokenStream, max: usize) -> Result<(), (Span, Strin
         ))
     };
     while let Some(level) = stack.last_mut() {
-        let Some(tree) = level.tokens.next() else {
+        let at = level.at;
+        if at.eof() {
             stack.pop();
             continue;
-        };
+        }
         let arrow = std::mem::take(&mut level.arrow);
-        match tree {
-            TokenTree::Group(group) => {
-                let depth = level.depth + level.angles + 1;
-                if depth > max {
-                    return too_deep(group.span_open());
-                }
-                if group.delimiter() != Delimiter::None || !group.stream().is_empty() {
-                    stack.push(Level {
-                        tokens: group.stream().into_iter().peekable(),
-                        depth,
-                        angles: 0,
-                        arrow: false,
-                    });
-                }
+        if let Some((inside, _, span, next)) = at.any_group() {
+            level.at = next;
+            let depth = level.depth + level.angles + 1;
+            if depth > max {
+                return too_deep(span.open());
             }
-            TokenTree::Punct(p) => {
-                let joint = p.spacing() == Spacing::Joint;
-                let next = match level.tokens.peek() {
-                    Some(TokenTree::Punct(n)) if joint => Some(n.as_char()),
-                    _ => None,
-                };
-                match p.as_char() {
-                    // `<=` and `<<` are operators, not generic arguments.
-                    '<' if !matches!(next, Some('=' | '<')) => {
-                        level.angles += 1;
-                        if level.depth + level.angles > max {
-                            return too_deep(p.span());
-                        }
+            stack.push(Level {
+                at: inside,
+                depth,
+                angles: 0,
+                arrow: false,
+            });
+        } else if let Some((p, next)) = at.punct() {
+            level.at = next;
+            let joint = p.spacing() == Spacing::Joint;
+            let following = match next.punct() {
+                Some((n, _)) if joint => Some(n.as_char()),
+                _ => None,
+            };
+            match p.as_char() {
+                // `<=` and `<<` are operators, not generic arguments.
+                '<' if !matches!(following, Some('=' | '<')) => {
+                    level.angles += 1;
+                    if level.depth + level.angles > max {
+                        return too_deep(p.span());
                     }
-                    '>' if !arrow && next != Some('=') => {
-                        level.angles = level.angles.saturating_sub(1);
-                    }
-                    // Generic arguments never span a `;`: a stray `<` (a comparison in a
-                    // `const`) counts no further.
-                    ';' => level.angles = 0,
-                    '-' | '=' if joint => level.arrow = true,
-                    _ => {}
                 }
+                '>' if !arrow && following != Some('=') => {
+                    level.angles = level.angles.saturating_sub(1);
+                }
+                // Generic arguments never span a `;`: a stray `<` (a comparison in a
+                // `const`) counts no further.
+                ';' => level.angles = 0,
+                '-' | '=' if joint => level.arrow = true,
+                _ => {}
             }
-            TokenTree::Ident(_) | TokenTree::Literal(_) => {}
+        } else if let Some((_, next)) = at.lifetime() {
+            level.at = next;
+        } else if let Some((_, next)) = at.token_tree() {
+            level.at = next;
+        } else {
+            stack.pop();
         }
     }
     Ok(())
@@ -97,7 +104,8 @@ mod tests {
 
     fn check(text: &str, max: usize) -> Result<(), (usize, usize)> {
         let tokens: TokenStream = text.parse().unwrap();
-        check_nesting_to(&tokens, max).map_err(|(span, _)| {
+        let buffer = syn::buffer::TokenBuffer::new2(tokens);
+        check_nesting_at(buffer.begin(), max).map_err(|(span, _)| {
             let start = span.start();
             (start.line, start.column)
         })
