@@ -200,19 +200,8 @@ fn reported_by_a_derive(e: &operator_gen::LocatedError) -> bool {
                 if !(span.start().line..=span.end().line).contains(&e.line) {
                     continue;
                 }
-                let derives_ours = attrs.iter().any(|a| {
-                    a.path().is_ident("derive")
-                    && a.parse_args_with(
-                        syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
-                    )
-                    .is_ok_and(|paths| {
-                        paths.iter().any(|p| {
-                            p.segments
-                                .last()
-                                .is_some_and(|s| s.ident == "Schema" || s.ident == "CustomResource")
-                        })
-                    })
-                });
+                let derives_ours = operator_gen::type_schemas::derives(attrs, "Schema")
+                    || operator_gen::type_schemas::derives(attrs, "CustomResource");
                 return derives_ours
                     && checks::check_schema_type(&input).iter().any(|d| {
                         let start = d.span.start();

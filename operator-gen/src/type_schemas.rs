@@ -114,7 +114,7 @@ pub fn type_schemas_of(inputs: &[Input], options: &Options) -> Result<Vec<TypeSc
 
 /// Whether one of `attrs` is a `#[derive(...)]` naming `name` (by its last path segment:
 /// `Schema`, `operator_derive::Schema`).
-fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
+pub fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
     attrs.iter().any(|a| {
         a.path().is_ident("derive")
             && a.parse_args_with(
