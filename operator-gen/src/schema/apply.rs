@@ -95,15 +95,203 @@ impl<'a> SchemaBuilder<'a, '_> {
                 }
             }
         }
-        // Defaults must satisfy the schema's type.
-        if let Some(default) = markers.schema.iter().find_map(|p| match &p.value {
-            SchemaProp::Default(v) => Some((v, p.span)),
+    }
+
+    /// Checks what the API server checks of a field's or type's final schema, at the
+    /// marker or, for what no marker holds, at `site` (the field's type): each `default`
+    /// and `example` of `markers` against the schema, the keys and items of `set` and `map`
+    /// lists, and rules on `oldSelf` where old and new values cannot be paired.
+    pub(super) fn check_values(
+        &mut self,
+        file: &'a SourceFile,
+        schema: &JSONSchemaProps,
+        markers: &FieldMarkers,
+        site: proc_macro2::Span,
+    ) {
+        let items = match &schema.items {
+            Some(JSONSchemaPropsOrArray::Schema(items)) => Some(&**items),
             _ => None,
-        }) && let Err(msg) = check_value_type(default.0, schema)
+        };
+        let sites = markers
+            .schema
+            .iter()
+            .map(|p| (p, Some(schema), ""))
+            .chain(markers.items_schema.iter().map(|p| (p, items, "items: ")));
+        for (p, schema, prefix) in sites {
+            let (what, value) = match &p.value {
+                SchemaProp::Default(v) => ("default", v),
+                SchemaProp::Example(v) => ("example", v),
+                _ => continue,
+            };
+            if let Some(schema) = schema
+                && let Err(problem) = super::values::check(value, schema)
+            {
+                self.error(file, p.span, format!("{prefix}{what} {problem}"));
+            }
+        }
+        if let Some(path) = uncorrelated_old_self(schema) {
+            self.error(
+                file,
+                site,
+                format!(
+                    "{path} has a rule on `oldSelf` (immutable, or a CEL transition rule), but it sits in {}: the API server cannot pair an old and a new value there and refuses the CRD; make the list `list_type = \"map\"` with list_map_keys, or drop the rule",
+                    if schema.type_.as_deref() == Some("array") {
+                        "a list that is not `list_type = \"map\"`"
+                    } else {
+                        "an atomic object"
+                    }
+                ),
+            );
+        }
+        let list_type = markers.schema.iter().find_map(|p| match &p.value {
+            SchemaProp::ListType(t) => Some((t.as_str(), p.span)),
+            _ => None,
+        });
+        if let (Some((list_type, span)), Some(items)) = (list_type, items)
+            && let Err(problem) = check_list_items(schema, list_type, items)
         {
-            self.error(file, default.1, format!("default {msg}"));
+            let span = markers
+                .schema
+                .iter()
+                .find(|p| matches!(p.value, SchemaProp::ListMapKeys(_)))
+                .map_or(span, |p| p.span);
+            self.error(file, span, problem);
         }
     }
+}
+
+/// Where a rule on `oldSelf` sits in a part of `schema` that the API server cannot
+/// correlate between an old and a new object: the items of a list that is not a `map` list,
+/// or the inside of an atomic object or map (rules on the list or object itself are fine).
+fn uncorrelated_old_self(schema: &JSONSchemaProps) -> Option<String> {
+    let inner: Vec<(String, &JSONSchemaProps)> = match schema.type_.as_deref() {
+        Some("array") if schema.x_kubernetes_list_type.as_deref() != Some("map") => {
+            match &schema.items {
+                Some(JSONSchemaPropsOrArray::Schema(items)) => vec![("[*]".into(), &**items)],
+                _ => Vec::new(),
+            }
+        }
+        Some("object") if schema.x_kubernetes_map_type.as_deref() == Some("atomic") => {
+            children(schema)
+        }
+        _ => Vec::new(),
+    };
+    inner
+        .into_iter()
+        .find_map(|(at, s)| old_self_within(s).map(|rest| format!("`{at}{rest}`")))
+}
+
+/// The path below `schema` (itself included) of the first rule that reads `oldSelf`.
+fn old_self_within(schema: &JSONSchemaProps) -> Option<String> {
+    let uses_old_self = schema
+        .x_kubernetes_validations
+        .iter()
+        .flatten()
+        .any(|r| r.rule.contains("oldSelf") || r.optional_old_self == Some(true));
+    if uses_old_self {
+        return Some(String::new());
+    }
+    let mut next = children(schema);
+    if let Some(JSONSchemaPropsOrArray::Schema(items)) = &schema.items {
+        next.push(("[*]".into(), &**items));
+    }
+    next.into_iter()
+        .find_map(|(at, s)| old_self_within(s).map(|rest| format!("{at}{rest}")))
+}
+
+/// An object schema's properties (`.name`) and map values (`[*]`).
+fn children(schema: &JSONSchemaProps) -> Vec<(String, &JSONSchemaProps)> {
+    let mut out: Vec<(String, &JSONSchemaProps)> = schema
+        .properties
+        .iter()
+        .flatten()
+        .map(|(k, v)| (format!(".{k}"), v))
+        .collect();
+    if let Some(JSONSchemaPropsOrBool::Schema(values)) = &schema.additional_properties {
+        out.push(("[*]".into(), &**values));
+    }
+    out
+}
+
+/// What the API server requires of the items of a `set` or `map` list: items that are not
+/// nullable; for a set, items that are scalars or atomic; for a map, objects whose keys are
+/// scalar fields, each required or defaulted, none nullable.
+fn check_list_items(
+    schema: &JSONSchemaProps,
+    list_type: &str,
+    items: &JSONSchemaProps,
+) -> Result<(), String> {
+    if list_type != "set" && list_type != "map" {
+        return Ok(());
+    }
+    if items.nullable == Some(true) {
+        return Err(format!(
+            "the items of a list of list_type \"{list_type}\" cannot be nullable (the API server refuses it)"
+        ));
+    }
+    let item_type = items.type_.as_deref().unwrap_or("");
+    if list_type == "set" {
+        let atomic = match item_type {
+            "object" => items.x_kubernetes_map_type.as_deref() == Some("atomic"),
+            "array" => matches!(
+                items.x_kubernetes_list_type.as_deref(),
+                None | Some("atomic")
+            ),
+            _ => true,
+        };
+        if !atomic {
+            return Err(format!(
+                "a list of list_type \"set\" needs scalar or atomic items, and these are {} that is not atomic; use list_type = \"map\" with list_map_keys, or make the item type atomic (#[schema(struct_type = \"atomic\")] on it)",
+                if item_type == "object" {
+                    "an object"
+                } else {
+                    "a list"
+                }
+            ));
+        }
+        return Ok(());
+    }
+    if item_type != "object" {
+        return Err(format!(
+            "list_type = \"map\" needs a list of objects (structs), not of `{item_type}`"
+        ));
+    }
+    let required = items.required.as_deref().unwrap_or(&[]);
+    let keys = schema.x_kubernetes_list_map_keys.as_deref().unwrap_or(&[]);
+    for (i, key) in keys.iter().enumerate() {
+        if keys[..i].contains(key) {
+            return Err(format!("list_map_keys names `{key}` twice"));
+        }
+        let Some(field) = items.properties.as_ref().and_then(|p| p.get(key)) else {
+            let known: Vec<&str> = items
+                .properties
+                .iter()
+                .flatten()
+                .map(|(k, _)| k.as_str())
+                .collect();
+            return Err(format!(
+                "list_map_keys names `{key}`, which is not a field of the items (JSON names, after serde renames: {})",
+                known.join(", ")
+            ));
+        };
+        if matches!(field.type_.as_deref(), Some("object" | "array")) {
+            return Err(format!(
+                "the list-map key `{key}` must be a scalar (string, integer, number or boolean), not an {}",
+                field.type_.as_deref().unwrap_or_default()
+            ));
+        }
+        if field.nullable == Some(true) {
+            return Err(format!(
+                "the list-map key `{key}` cannot be nullable (the API server refuses it)"
+            ));
+        }
+        if !required.contains(key) && field.default.is_none() {
+            return Err(format!(
+                "the list-map key `{key}` must be required or have a default (the API server refuses an optional key without one); make the field non-optional or give it #[schema(default = ...)]"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Checks that a JSON value fits the schema's type.

@@ -14,6 +14,7 @@ mod apply;
 mod enums;
 mod flatten;
 mod types;
+pub mod values;
 
 pub use flatten::merge_field_over_type;
 
@@ -141,6 +142,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             markers::parse_field_markers(decl.item.attrs(), MarkerTarget::Type, &mut diags);
         self.push_diags(decl.file, diags);
         self.apply_markers(decl.file, &mut schema, &markers);
+        self.check_values(decl.file, &schema, &markers, item.ident.span());
         Some(schema)
     }
 
@@ -277,6 +279,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                     markers::parse_field_markers(decl.item.attrs(), MarkerTarget::Type, &mut diags);
                 self.push_diags(decl.file, diags);
                 self.apply_markers(decl.file, schema, &markers);
+                self.check_values(decl.file, schema, &markers, decl.item.ident().span());
             }
         }
         match self.cache.get(&id) {
@@ -329,7 +332,20 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             if attrs.flatten {
                 match self.type_schema(site, &field.ty) {
                     Some(inner) if inner.properties.is_some() => {
-                        properties.extend(inner.properties.unwrap_or_default());
+                        for (name, schema) in inner.properties.unwrap_or_default() {
+                            // serde writes both keys and reads the first; the schema can
+                            // hold one, so one of the fields would vanish from the CRD.
+                            if properties.insert(name.clone(), schema).is_some() {
+                                self.error(
+                                    site.file,
+                                    field.ty.span(),
+                                    format!(
+                                        "this flattened type has a field with the JSON name `{name}`, which another field of this struct already has (after serde renames)"
+                                    ),
+                                );
+                                ok = false;
+                            }
+                        }
                         if !is_option(&field.ty) {
                             required.extend(inner.required.unwrap_or_default());
                         }
@@ -397,6 +413,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                 }
                 self.apply_markers(site.file, &mut schema, &markers);
             }
+            self.check_values(site.file, &schema, &markers, field.ty.span());
             if markers
                 .has(|p| matches!(p, SchemaProp::SkipDescriptions))
                 .is_some()

@@ -1,0 +1,809 @@
+//! Random APIs: kinds composed from the marker vocabulary, names, defaults, list types and
+//! serde attributes, written out as Rust sources, together with an instance of each kind
+//! that the markers admit (what the operator would write with serde).
+//!
+//! Values come first: each field's sample value is drawn, then markers are drawn around it
+//! (bounds that hold it, an enum that lists it, a pattern it matches, a default that is
+//! valid), so every instance of an accepted API must be accepted by the API server. A small
+//! share of the draws is deliberately wrong (a name the API server refuses, a default
+//! outside its bounds, a list-map key that is no field, two fields with one JSON name): the
+//! generator must refuse those with a location, never write them.
+
+use serde_json::{Map, Value, json};
+use std::fmt::Write as _;
+
+/// splitmix64: small, fast and the same on every machine, so a seed names a case.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+    pub fn chance(&mut self, p: f64) -> bool {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64 > 1.0 - p
+    }
+    pub fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+}
+
+/// One generated API: its source files, the options to run with, and an instance of each
+/// kind (`apiVersion`, `kind`, `spec`) that its markers admit.
+pub struct Case {
+    pub seed: u64,
+    pub files: Vec<(String, String)>,
+    pub allow_dangerous_types: bool,
+    pub instances: Vec<Instance>,
+    /// Mistakes drawn on purpose (for the counts; the test does not rely on them).
+    pub mistakes: Vec<String>,
+}
+
+pub struct Instance {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub body: Value,
+}
+
+impl Case {
+    /// The sources as one text, for failure reports.
+    pub fn listing(&self) -> String {
+        let mut out = String::new();
+        for (path, text) in &self.files {
+            let _ = writeln!(out, "// ---- {path}\n{text}");
+        }
+        out
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Ty {
+    Bool,
+    I32,
+    I64,
+    F64,
+    Str,
+    IntOrString,
+    Quantity,
+    Vec(Box<Ty>),
+    Map(Box<Ty>),
+    Opt(Box<Ty>),
+    Struct(usize),
+    Enum(usize),
+}
+
+impl Ty {
+    fn is_scalar(&self) -> bool {
+        matches!(
+            self,
+            Ty::Bool | Ty::I32 | Ty::I64 | Ty::F64 | Ty::Str | Ty::Enum(_)
+        )
+    }
+}
+
+struct StructDef {
+    name: String,
+    rename_all: Option<&'static str>,
+    /// Rust field text, in order.
+    fields: Vec<String>,
+    /// The instance: JSON name -> sample.
+    sample: Map<String, Value>,
+    /// JSON names of fields that are present in the schema and required.
+    required_scalars: Vec<String>,
+}
+
+struct EnumDef {
+    name: String,
+    text: String,
+    json: Vec<String>,
+}
+
+const RENAME_ALL: &[&str] = &[
+    "camelCase",
+    "snake_case",
+    "kebab-case",
+    "PascalCase",
+    "SCREAMING_SNAKE_CASE",
+    "lowercase",
+];
+
+/// (pattern, a value it matches).
+const PATTERNS: &[(&str, &str)] = &[
+    ("^[a-z]+$", "abc"),
+    ("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "web-01"),
+    ("^v[0-9]+(\\.[0-9]+)*$", "v1.2"),
+    ("^\\S+@\\S+$", "me@example.com"),
+    (".*", "anything at all"),
+];
+
+/// (format, a value of it).
+const FORMATS: &[(&str, &str)] = &[
+    ("date-time", "2024-05-06T07:08:09Z"),
+    ("uuid", "0f8fad5b-d9cb-469f-a165-70867728950e"),
+    ("hostname", "example.com"),
+    ("ipv4", "10.0.0.1"),
+    ("byte", "aGVsbG8="),
+];
+
+const WORDS: &[&str] = &[
+    "alpha", "bravo", "cache", "delta", "engine", "fleet", "gauge", "harbor", "index", "job",
+    "kernel", "ledger", "mirror", "node", "orbit", "pool", "queue", "relay", "shard", "tunnel",
+];
+
+pub struct Generator {
+    rng: Rng,
+    structs: Vec<StructDef>,
+    enums: Vec<EnumDef>,
+    names: usize,
+    dangerous: bool,
+    mistakes: Vec<String>,
+    /// How often a deliberate mistake is drawn.
+    wrong: f64,
+    /// Inside the items of a list: old and new values cannot be paired there, so a rule
+    /// on `oldSelf` (immutable) is a mistake.
+    in_list: u32,
+}
+
+fn upper_first(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// serde's rename_all for a snake_case field name.
+fn rename(rule: Option<&str>, field: &str) -> String {
+    let words: Vec<&str> = field.split('_').collect();
+    match rule {
+        None | Some("snake_case") => field.to_string(),
+        Some("camelCase") => {
+            let mut out = words[0].to_string();
+            for w in &words[1..] {
+                out.push_str(&upper_first(w));
+            }
+            out
+        }
+        Some("PascalCase") => words.iter().map(|w| upper_first(w)).collect(),
+        Some("kebab-case") => words.join("-"),
+        Some("SCREAMING_SNAKE_CASE") => field.to_uppercase(),
+        Some("lowercase") => field.to_lowercase(),
+        Some(other) => panic!("no rule {other}"),
+    }
+}
+
+/// serde's rename_all for a PascalCase variant name.
+fn rename_variant(rule: Option<&str>, variant: &str) -> String {
+    match rule {
+        None | Some("PascalCase") => variant.to_string(),
+        Some("lowercase") => variant.to_lowercase(),
+        Some("camelCase") => {
+            let mut c = variant.chars();
+            c.next()
+                .map(|f| f.to_lowercase().collect::<String>() + c.as_str())
+                .unwrap_or_default()
+        }
+        Some("SCREAMING_SNAKE_CASE") => variant.to_uppercase(),
+        Some(_) => variant.to_lowercase(),
+    }
+}
+
+impl Generator {
+    pub fn new(seed: u64, wrong: f64) -> Self {
+        Generator {
+            rng: Rng::new(seed),
+            structs: Vec::new(),
+            enums: Vec::new(),
+            names: 0,
+            dangerous: false,
+            mistakes: Vec::new(),
+            wrong,
+            in_list: 0,
+        }
+    }
+
+    fn wrong(&mut self, what: &str) -> bool {
+        if self.rng.chance(self.wrong) {
+            self.mistakes.push(what.to_string());
+            true
+        } else {
+            false
+        }
+    }
+
+    fn fresh_type_name(&mut self, stem: &str) -> String {
+        self.names += 1;
+        format!("{stem}{}", self.names)
+    }
+
+    fn field_name(&mut self, taken: &[String]) -> String {
+        loop {
+            let a = self.rng.pick(WORDS);
+            let name = if self.rng.chance(0.4) {
+                format!("{a}_{}", self.rng.pick(WORDS))
+            } else {
+                a.to_string()
+            };
+            if !taken.contains(&name) {
+                return name;
+            }
+        }
+    }
+
+    fn draw_type(&mut self, depth: u32) -> Ty {
+        let leaf = depth >= 3;
+        match self.rng.below(if leaf { 8 } else { 14 }) {
+            0 | 1 => Ty::I32,
+            2 => Ty::I64,
+            3 | 4 => Ty::Str,
+            5 => Ty::Bool,
+            6 => {
+                if self.rng.chance(0.5) {
+                    Ty::F64
+                } else {
+                    Ty::IntOrString
+                }
+            }
+            7 => {
+                if self.rng.chance(0.5) {
+                    Ty::Quantity
+                } else {
+                    self.draw_enum()
+                }
+            }
+            8 | 9 => {
+                self.in_list += 1;
+                let items = self.draw_type(depth + 1);
+                self.in_list -= 1;
+                Ty::Vec(Box::new(items))
+            }
+            10 => Ty::Map(Box::new(self.draw_type(depth + 1))),
+            _ => {
+                let id = self.draw_struct(depth + 1, false);
+                Ty::Struct(id)
+            }
+        }
+    }
+
+    fn draw_enum(&mut self) -> Ty {
+        let name = self.fresh_type_name("Mode");
+        let n = self.rng.range(1, 4) as usize;
+        let mut variants: Vec<String> = Vec::new();
+        while variants.len() < n {
+            let v = upper_first(self.rng.pick(WORDS));
+            if !variants.contains(&v) {
+                variants.push(v);
+            }
+        }
+        let rule = if self.rng.chance(0.5) {
+            Some(
+                self.rng
+                    .pick(&["lowercase", "camelCase", "SCREAMING_SNAKE_CASE"]),
+            )
+        } else {
+            None
+        };
+        let mut json: Vec<String> = variants.iter().map(|v| rename_variant(rule, v)).collect();
+        let mut renames = vec![None; n];
+        if n > 1 && self.wrong("two enum variants with one JSON name") {
+            renames[1] = Some(json[0].clone());
+            json[1] = json[0].clone();
+        }
+        let mut text = String::new();
+        let _ = writeln!(text, "/// {name} is a mode.\n#[derive(Schema)]");
+        if let Some(rule) = rule {
+            let _ = writeln!(text, "#[serde(rename_all = \"{rule}\")]");
+        }
+        let _ = writeln!(text, "pub enum {name} {{");
+        for (v, r) in variants.iter().zip(&renames) {
+            if let Some(r) = r {
+                let _ = writeln!(text, "    #[serde(rename = \"{r}\")]");
+            }
+            let _ = writeln!(text, "    {v},");
+        }
+        text.push_str("}\n");
+        self.enums.push(EnumDef { name, text, json });
+        Ty::Enum(self.enums.len() - 1)
+    }
+
+    fn rust_type(&self, ty: &Ty) -> String {
+        match ty {
+            Ty::Bool => "bool".into(),
+            Ty::I32 => "i32".into(),
+            Ty::I64 => "i64".into(),
+            Ty::F64 => "f64".into(),
+            Ty::Str => "String".into(),
+            Ty::IntOrString => "IntOrString".into(),
+            Ty::Quantity => "Quantity".into(),
+            Ty::Vec(t) => format!("Vec<{}>", self.rust_type(t)),
+            Ty::Map(t) => format!("BTreeMap<String, {}>", self.rust_type(t)),
+            Ty::Opt(t) => format!("Option<{}>", self.rust_type(t)),
+            Ty::Struct(i) => self.structs[*i].name.clone(),
+            Ty::Enum(i) => self.enums[*i].name.clone(),
+        }
+    }
+
+    /// A value of `ty` and the markers that admit it (`validation(...)` and `schema(...)`
+    /// arguments), for a field or list items.
+    fn sample(&mut self, ty: &Ty, v: &mut Vec<String>, s: &mut Vec<String>) -> Value {
+        match ty {
+            Ty::Bool => Value::Bool(self.rng.chance(0.5)),
+            Ty::I32 | Ty::I64 => {
+                let step = self.rng.pick(&[1i64, 2, 5, 10]);
+                let x = self.rng.range(-50, 50) * step;
+                if self.rng.chance(0.3) {
+                    let lo = x - self.rng.range(0, 20);
+                    let exclusive = lo < x && self.rng.chance(0.3);
+                    v.push(format!("minimum = {lo}"));
+                    if exclusive {
+                        v.push("exclusive_minimum".into());
+                    }
+                }
+                if self.rng.chance(0.3) {
+                    let hi = x + self.rng.range(0, 20);
+                    v.push(format!("maximum = {hi}"));
+                    if hi > x && self.rng.chance(0.3) {
+                        v.push("exclusive_maximum".into());
+                    }
+                }
+                if step > 1 && self.rng.chance(0.2) {
+                    v.push(format!("multiple_of = {step}"));
+                }
+                if self.rng.chance(0.1) {
+                    v.push(format!("enum = [{x}, {}]", x + 1));
+                }
+                if self.rng.chance(0.1) {
+                    v.push(format!(
+                        "cel(rule = \"self >= {}\", message = \"too small\")",
+                        x - 1
+                    ));
+                }
+                let mut sample = json!(x);
+                if self.rng.chance(0.15) {
+                    let mut d = x;
+                    if self.wrong("a default outside its bounds") {
+                        v.push(format!("maximum = {x}"));
+                        d = x + 1;
+                    }
+                    s.push(format!("default = {d}"));
+                }
+                if self.rng.chance(0.1) {
+                    s.push(format!("example = {x}"));
+                }
+                if matches!(ty, Ty::I32) && self.rng.chance(0.05) {
+                    sample = json!(x);
+                    v.push("format = \"int32\"".into());
+                }
+                sample
+            }
+            Ty::F64 => {
+                self.dangerous = true;
+                let x = self.rng.range(-100, 100) as f64 + 0.5;
+                if self.rng.chance(0.3) {
+                    v.push(format!("minimum = {}", x - 1.0));
+                }
+                if self.rng.chance(0.3) {
+                    v.push(format!("maximum = {}", x + 2.25));
+                }
+                if self.rng.chance(0.1) {
+                    s.push(format!("default = {x}"));
+                }
+                json!(x)
+            }
+            Ty::Str => {
+                let text = if self.rng.chance(0.25) {
+                    let (p, sample) = self.rng.pick(PATTERNS);
+                    v.push(format!("pattern = {p:?}"));
+                    sample.to_string()
+                } else if self.rng.chance(0.1) {
+                    let (f, sample) = self.rng.pick(FORMATS);
+                    v.push(format!("format = {f:?}"));
+                    sample.to_string()
+                } else {
+                    self.rng.pick(WORDS).to_string()
+                };
+                let len = text.chars().count() as i64;
+                if self.rng.chance(0.2) {
+                    v.push(format!("min_length = {}", self.rng.range(0, len)));
+                }
+                if self.rng.chance(0.2) {
+                    let max = len + self.rng.range(0, 5);
+                    v.push(format!("max_length = {max}"));
+                    if self.rng.chance(0.15) && self.wrong("a default longer than max_length") {
+                        s.push(format!("default = {:?}", "x".repeat(max as usize + 1)));
+                        return json!(text);
+                    }
+                }
+                if self.rng.chance(0.1) {
+                    v.push(format!("enum = [{text:?}, \"other\"]"));
+                    if self.wrong("a default not in the enum") {
+                        s.push("default = \"neither\"".into());
+                        return json!(text);
+                    }
+                }
+                if self.rng.chance(0.1) {
+                    v.push("cel(rule = \"self.size() < 100\")".into());
+                }
+                if self.rng.chance(0.15) {
+                    s.push(format!("default = {text:?}"));
+                }
+                json!(text)
+            }
+            Ty::IntOrString => {
+                if self.rng.chance(0.5) {
+                    json!(self.rng.range(1, 9000))
+                } else {
+                    json!("http")
+                }
+            }
+            Ty::Quantity => json!(self.rng.pick(&["1Gi", "250m", "2"])),
+            Ty::Enum(i) => {
+                let e = &self.enums[*i];
+                let j = self.rng.below(e.json.len() as u64) as usize;
+                let value = e.json[j].clone();
+                if self.rng.chance(0.15) {
+                    s.push(format!("default = {value:?}"));
+                }
+                json!(value)
+            }
+            Ty::Struct(i) => {
+                let sample = Value::Object(self.structs[*i].sample.clone());
+                if self.rng.chance(0.1) {
+                    s.push(format!("default = json!({sample})"));
+                }
+                sample
+            }
+            Ty::Opt(t) => self.sample(t, v, s),
+            Ty::Map(t) => {
+                let mut iv = Vec::new();
+                let mut is = Vec::new();
+                let inner = self.sample(t, &mut iv, &mut is);
+                if self.rng.chance(0.2) {
+                    v.push("min_properties = 1".into());
+                }
+                if self.rng.chance(0.2) {
+                    v.push(format!("max_properties = {}", self.rng.range(1, 4)));
+                }
+                json!({ "k1": inner })
+            }
+            Ty::Vec(t) => {
+                let mut iv = Vec::new();
+                let mut is = Vec::new();
+                let item = self.sample(t, &mut iv, &mut is);
+                let mut items = vec![item];
+                if t.is_scalar() && self.rng.chance(0.3) {
+                    s.push("list_type = \"set\"".into());
+                } else if let Ty::Struct(i) = **t
+                    && !self.structs[i].required_scalars.is_empty()
+                    && self.rng.chance(0.4)
+                {
+                    let keys = self.structs[i].required_scalars.clone();
+                    let key = if self.wrong("a list-map key that is not a field") {
+                        "nosuchfield".to_string()
+                    } else {
+                        keys[self.rng.below(keys.len() as u64) as usize].clone()
+                    };
+                    s.push("list_type = \"map\"".into());
+                    s.push(format!("list_map_keys = {key:?}"));
+                } else if self.rng.chance(0.2) {
+                    s.push("list_type = \"atomic\"".into());
+                    items.push(items[0].clone());
+                }
+                if !iv.is_empty() && t.is_scalar() && self.rng.chance(0.5) {
+                    v.push(format!("items({})", iv.join(", ")));
+                }
+                let n = items.len() as i64;
+                if self.rng.chance(0.2) {
+                    v.push(format!("min_items = {}", self.rng.range(0, n)));
+                }
+                if self.rng.chance(0.2) {
+                    v.push(format!("max_items = {}", n + self.rng.range(0, 3)));
+                }
+                Value::Array(items)
+            }
+        }
+    }
+
+    /// A struct of 1..=5 fields; returns its index.
+    fn draw_struct(&mut self, depth: u32, is_spec: bool) -> usize {
+        let name = self.fresh_type_name(if is_spec { "Spec" } else { "Part" });
+        let rename_all = if self.rng.chance(0.6) {
+            Some(self.rng.pick(RENAME_ALL))
+        } else {
+            None
+        };
+        let count = self.rng.range(1, 5);
+        let mut taken: Vec<String> = Vec::new();
+        let mut json_names: Vec<String> = Vec::new();
+        let mut fields = Vec::new();
+        let mut sample = Map::new();
+        let mut required_scalars = Vec::new();
+        for _ in 0..count {
+            // A Rust name whose JSON name is new (flattened fields take JSON names too).
+            let rust = loop {
+                let rust = self.field_name(&taken);
+                let json = rename(rename_all, &rust);
+                if !json_names.contains(&json) && !json_names.contains(&format!("{json}X")) {
+                    break rust;
+                }
+                taken.push(rust);
+            };
+            taken.push(rust.clone());
+            // A skipped field's type is not in the schema, so neither are its mistakes; a
+            // flattened field's own markers are dropped, its type's are not.
+            let before_type = self.mistakes.len();
+            let mut ty = self.draw_type(depth);
+            let before_value = self.mistakes.len();
+            let optional = self.rng.chance(0.4);
+            let flatten = matches!(ty, Ty::Struct(_)) && self.rng.chance(0.15);
+            let skip = !flatten && self.rng.chance(0.05);
+            let mut serde = Vec::new();
+            let mut json_name = rename(rename_all, &rust);
+            if self.rng.chance(0.1) {
+                json_name = format!("{json_name}X");
+                serde.push(format!("rename = {json_name:?}"));
+            }
+            if !flatten
+                && !skip
+                && let Some(first) = json_names.first().cloned()
+                && self.wrong("two fields with one JSON name")
+            {
+                json_name = first;
+                serde.retain(|s| !s.starts_with("rename"));
+                serde.push(format!("rename = {json_name:?}"));
+            }
+            let mut v = Vec::new();
+            let mut s = Vec::new();
+            let value = self.sample(&ty, &mut v, &mut s);
+            if flatten {
+                self.mistakes.truncate(before_value);
+                serde.push("flatten".into());
+                if let (Value::Object(inner), Ty::Struct(i)) = (&value, &ty) {
+                    let collides = inner.keys().any(|k| json_names.contains(k))
+                        || inner.keys().any(|k| sample.contains_key(k));
+                    if collides {
+                        self.mistakes.push("a flattened field that collides".into());
+                    }
+                    for (k, x) in inner {
+                        sample.insert(k.clone(), x.clone());
+                        json_names.push(k.clone());
+                    }
+                    required_scalars.extend(self.structs[*i].required_scalars.iter().cloned());
+                }
+                v.clear();
+                s.clear();
+            } else if skip {
+                serde.push("skip".into());
+                v.clear();
+                s.clear();
+                self.mistakes.truncate(before_type);
+            } else {
+                if optional {
+                    ty = Ty::Opt(Box::new(ty));
+                    if self.rng.chance(0.2) {
+                        serde.push("skip_serializing_if = \"Option::is_none\"".into());
+                    }
+                } else if ty.is_scalar() && s.iter().all(|x| !x.starts_with("default")) {
+                    required_scalars.push(json_name.clone());
+                }
+                if self.rng.chance(0.1) {
+                    s.push("nullable".into());
+                    required_scalars.retain(|k| k != &json_name);
+                }
+                if self.rng.chance(0.05)
+                    && (self.in_list == 0 || self.wrong("immutable inside the items of a list"))
+                {
+                    v.push("immutable".into());
+                }
+                sample.insert(json_name.clone(), value);
+                json_names.push(json_name);
+            }
+            let mut text = String::new();
+            let _ = writeln!(text, "    /// {} of the thing.", upper_first(&rust));
+            if !serde.is_empty() {
+                let _ = writeln!(text, "    #[serde({})]", serde.join(", "));
+            }
+            if !v.is_empty() {
+                let _ = writeln!(text, "    #[validation({})]", v.join(", "));
+            }
+            if !s.is_empty() {
+                let _ = writeln!(text, "    #[schema({})]", s.join(", "));
+            }
+            let _ = write!(text, "    pub {rust}: {},", self.rust_type(&ty));
+            fields.push(text);
+        }
+        self.structs.push(StructDef {
+            name,
+            rename_all,
+            fields,
+            sample,
+            required_scalars,
+        });
+        self.structs.len() - 1
+    }
+
+    fn struct_text(&self, d: &StructDef) -> String {
+        let mut text = format!("/// {} is part of the API.\n#[derive(Schema)]\n", d.name);
+        if let Some(rule) = d.rename_all {
+            let _ = writeln!(text, "#[serde(rename_all = \"{rule}\")]");
+        }
+        let _ = writeln!(text, "pub struct {} {{", d.name);
+        for f in &d.fields {
+            let _ = writeln!(text, "{f}");
+        }
+        text.push_str("}\n");
+        text
+    }
+
+    /// A DNS label for names: mostly valid, sometimes not (deliberately).
+    fn label(&mut self, what: &str) -> String {
+        let base = format!("{}{}", self.rng.pick(WORDS), self.rng.below(100));
+        if !self.wrong(what) {
+            return base;
+        }
+        match self.rng.below(5) {
+            0 => format!("{base}_x"),
+            1 => base.to_uppercase(),
+            2 => String::new(),
+            3 => format!("{base} two"),
+            _ => "a".repeat(64),
+        }
+    }
+
+    /// One case: 1..=3 kinds in one group, in one file per version.
+    pub fn case(seed: u64, wrong: f64) -> Case {
+        let mut g = Generator::new(seed, wrong);
+        let group = if g.wrong("a group that is not a DNS subdomain") {
+            format!("Gen_{seed}.example.com")
+        } else {
+            format!("g{seed}.gen.example.com")
+        };
+        let kinds = g.rng.range(1, 3);
+        let mut files = Vec::new();
+        let mut instances = Vec::new();
+        let mut kind_names: Vec<String> = Vec::new();
+        // Each kind's plural when given explicitly.
+        let mut plurals: Vec<Option<String>> = Vec::new();
+        for k in 0..kinds {
+            let version = if g.wrong("a version that is not a DNS label") {
+                "V1_0".to_string()
+            } else {
+                g.rng.pick(&["v1", "v1alpha1", "v2beta3"]).to_string()
+            };
+            let mut kind = upper_first(g.rng.pick(WORDS));
+            if kind_names.contains(&kind) {
+                kind = format!("{kind}{k}");
+            }
+            if g.wrong("a kind the API server refuses") {
+                kind = g
+                    .rng
+                    .pick(&["Wid_get", "Wïdget", "9Lives", "lower"])
+                    .to_string();
+            }
+            let mut plural = None;
+            let mut clash = false;
+            if let Some(first) = kind_names.first().cloned()
+                && g.wrong("two kinds with one CRD name")
+            {
+                clash = true;
+                match &plurals[0] {
+                    Some(p) => plural = Some(p.clone()),
+                    None => kind = first.to_uppercase(),
+                }
+            }
+            kind_names.push(kind.clone());
+            g.structs.clear();
+            g.enums.clear();
+            let spec = g.draw_struct(0, true);
+            let with_status = g.rng.chance(0.6);
+            let status = with_status.then(|| g.draw_struct(1, false));
+
+            let mut resource = vec![
+                format!("group = {group:?}"),
+                format!("version = {version:?}"),
+                format!("kind = {kind:?}"),
+            ];
+            if g.rng.chance(0.5) {
+                resource.push("namespaced".into());
+            } else if g.rng.chance(0.5) {
+                resource.push("scope = \"Cluster\"".into());
+            }
+            if !clash && g.rng.chance(0.2) {
+                plural = Some(g.label("a plural that is not a DNS label"));
+            }
+            if let Some(p) = &plural {
+                resource.push(format!("plural = {p:?}"));
+            }
+            plurals.push(plural);
+            if g.rng.chance(0.1) {
+                let p = g.label("a singular that is not a DNS label");
+                resource.push(format!("singular = {p:?}"));
+            }
+            if g.rng.chance(0.3) {
+                let a = g.label("a short name that is not a DNS label");
+                resource.push(format!("shortnames = [{a:?}]"));
+            }
+            if g.rng.chance(0.2) {
+                let a = g.label("a category that is not a DNS label");
+                resource.push(format!("categories = [{a:?}, \"all\"]"));
+            }
+            let mut text = String::from(
+                "use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\n\
+                 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;\n\
+                 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;\n\
+                 use std::collections::BTreeMap;\n\n",
+            );
+            for e in &g.enums {
+                text.push_str(&e.text);
+                text.push('\n');
+            }
+            for d in &g.structs {
+                text.push_str(&g.struct_text(d));
+                text.push('\n');
+            }
+            let _ = writeln!(text, "/// {kind} is a generated kind.");
+            text.push_str("#[derive(CustomResource)]\n");
+            let _ = writeln!(text, "#[resource({})]", resource.join(", "));
+            if with_status {
+                text.push_str("#[subresource(status)]\n");
+            }
+            let spec_sample = g.structs[spec].sample.clone();
+            if g.rng.chance(0.3) {
+                let (object, field) = match spec_sample.keys().next() {
+                    Some(f) => ("spec", f.clone()),
+                    None => ("metadata", "name".to_string()),
+                };
+                let name = if g.wrong("an empty print-column name") {
+                    String::new()
+                } else {
+                    upper_first(&field)
+                };
+                let path = if g.wrong("a JSONPath whose brackets do not close") {
+                    format!(".{object}[{field:?}")
+                } else {
+                    format!(".{object}.{field}")
+                };
+                let ty = g
+                    .rng
+                    .pick(&["string", "integer", "boolean", "date", "number"]);
+                let _ = writeln!(
+                    text,
+                    "#[printcolumn(name = {name:?}, type = {ty:?}, json_path = {path:?})]"
+                );
+            }
+            let _ = writeln!(text, "pub struct {kind} {{\n    pub metadata: ObjectMeta,");
+            let _ = writeln!(text, "    pub spec: {},", g.structs[spec].name);
+            if let Some(st) = status {
+                let _ = writeln!(text, "    pub status: Option<{}>,", g.structs[st].name);
+            }
+            text.push_str("}\n");
+            let module = format!("{}{k}", version.to_lowercase().replace('_', ""));
+            files.push((format!("{module}.rs"), text));
+            instances.push(Instance {
+                group: group.clone(),
+                version,
+                kind,
+                body: json!({ "spec": Value::Object(spec_sample) }),
+            });
+        }
+        Case {
+            seed,
+            files,
+            allow_dangerous_types: g.dangerous && !g.wrong("f64 without allow-dangerous-types"),
+            instances,
+            mistakes: g.mistakes,
+        }
+    }
+}
