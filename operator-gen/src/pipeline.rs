@@ -297,6 +297,11 @@ fn file_facts(
     let summary = crate::source::summarize(file);
     let mut facts = FileFacts::default();
     let mut problems = Vec::new();
+    let twice = if run.crds {
+        declared_twice(file, &summary)
+    } else {
+        Vec::new()
+    };
     let items = if run.crds {
         crate::source::type_items(file)
     } else {
@@ -333,9 +338,49 @@ fn file_facts(
             .push(plugin.generator().collect(file, &mut diags));
         problems.push((file, diags));
     }
-    facts.errors = located(problems, Origin::Marker, Vec::new());
+    facts.errors = located(problems, Origin::Marker, twice);
     facts.summary = summary;
     facts
+}
+
+/// Types declared twice in one module. That compiles only when `#[cfg]`s pick one of them,
+/// and operator-gen reads the sources without compiling them, so it cannot know which one
+/// a build uses: the CRD would silently follow the last one it read.
+fn declared_twice<'a>(
+    file: &'a SourceFile,
+    summary: &FileSummary,
+) -> Vec<(&'a SourceFile, proc_macro2::Span, String, Origin)> {
+    let mut seen: HashMap<(&[String], &str), usize> = HashMap::new();
+    let mut twice = Vec::new();
+    for (no, (module, name)) in summary.decls.iter().enumerate() {
+        if let Some(first) = seen.insert((module.as_slice(), name.as_str()), no) {
+            twice.push((first, no));
+        }
+    }
+    if twice.is_empty() {
+        return Vec::new();
+    }
+    let items = crate::source::type_items(file);
+    twice
+        .into_iter()
+        .map(|(first, second)| {
+            let (module, name) = &summary.decls[second];
+            let line = items[first].ident().span().start().line;
+            let place = if module.is_empty() {
+                "the crate root".to_string()
+            } else {
+                format!("module `{}`", module.join("::"))
+            };
+            (
+                file,
+                items[second].ident().span(),
+                format!(
+                    "`{name}` is declared twice in {place} (also on line {line}); operator-gen reads every item whatever its #[cfg], so it cannot tell which one a build uses: give them different names, or keep one declaration and put the #[cfg] on its fields"
+                ),
+                Origin::Source,
+            )
+        })
+        .collect()
 }
 
 /// Builds the skeleton and hands out the CRDs; returns the plan, each plugin's facts in

@@ -11,6 +11,10 @@ pub const EXTRA: &[(&str, &str)] = &[
         "Benchmark operator-gen against controller-gen side by side",
     ),
     (
+        "fuzz-gen",
+        "Fuzz operator-gen with random mutations of the workspace's API sources",
+    ),
+    (
         "known-types",
         "Regenerate operator-gen's table of Kubernetes type schemas from controller-gen",
     ),

@@ -7,6 +7,7 @@ mod bench_gen;
 #[cfg(test)]
 #[path = "../../src/extra.rs"]
 mod extra;
+mod fuzz_gen;
 mod known_types;
 mod scaffold;
 
@@ -36,6 +37,10 @@ enum Cmd {
     /// Benchmark operator-gen against controller-gen side by side: the same synthetic API of N
     /// kinds in Go and Rust, both tools timed as processes, outputs compared.
     BenchGen(bench_gen::BenchGenArgs),
+    /// Fuzz operator-gen: random mutations of the workspace's API sources, each run through the
+    /// release `operator-gen all --out`; aborts, panics, hangs, unlocated errors and output
+    /// touched by a failed run are failures, and their inputs are kept.
+    FuzzGen(fuzz_gen::FuzzGenArgs),
     /// Regenerate operator-gen's table of Kubernetes type schemas (PodTemplateSpec,
     /// ResourceRequirements, ...) from controller-gen and the Go sources of k8s.io/api.
     KnownTypes,
@@ -51,6 +56,7 @@ fn main() -> ExitCode {
         Cmd::Standard(command) => operator_xtask_cluster::run(command),
         Cmd::BenchOperator(args) => bench::bench(&args),
         Cmd::BenchGen(args) => bench_gen::bench_gen(&args).map(|()| ExitCode::SUCCESS),
+        Cmd::FuzzGen(args) => fuzz_gen::fuzz_gen(&args).map(|()| ExitCode::SUCCESS),
         Cmd::KnownTypes => known_types::known_types().map(|()| ExitCode::SUCCESS),
     })
 }
