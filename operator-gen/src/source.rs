@@ -36,10 +36,7 @@ pub fn rust_files(paths: &[PathBuf]) -> Result<Vec<(PathBuf, PathBuf)>, Error> {
             ));
         } else if root.is_dir() {
             let mut found = Vec::new();
-            walk(root, &mut found).map_err(|error| Error::Io {
-                path: root.clone(),
-                error,
-            })?;
+            walk(root, &mut found).map_err(|(path, error)| Error::Io { path, error })?;
             found.sort();
             files.extend(found.into_iter().map(|f| (f, root.clone())));
         } else {
@@ -224,13 +221,17 @@ fn without_fn_bodies_in(
     out.into_iter().collect()
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
+/// The `.rs` files under `dir`; an error names the directory or entry that could not be
+/// read, not the root the walk started from.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), (PathBuf, std::io::Error)> {
+    let at = |e| (dir.to_path_buf(), e);
+    for entry in std::fs::read_dir(dir).map_err(at)? {
+        let entry = entry.map_err(at)?;
         let path = entry.path();
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if entry.file_type()?.is_dir() {
+        let file_type = entry.file_type().map_err(|e| (path.clone(), e))?;
+        if file_type.is_dir() {
             if name.starts_with('.') || name == "target" {
                 continue;
             }
@@ -535,6 +536,16 @@ mod tests {
         for gone in ["let y", "todo", "self . n . len", "body ()", "g ()"] {
             assert!(!items.contains(gone), "`{gone}` still in {items}");
         }
+    }
+
+    #[test]
+    fn an_unreadable_directory_is_named_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("not_a_dir");
+        std::fs::write(&file, "").unwrap();
+        // read_dir on a file fails as on a directory without permission (which root reads).
+        let (path, _) = walk(&file, &mut Vec::new()).unwrap_err();
+        assert_eq!(path, file);
     }
 
     #[test]

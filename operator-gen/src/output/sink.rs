@@ -290,6 +290,15 @@ fn parse_journal(text: &str, layout: &Layout) -> Option<Vec<Step>> {
 /// is put back as it was before that write. Returns the restored paths; nothing to do
 /// returns an empty list.
 pub fn recover(layout: &Layout) -> io::Result<Vec<PathBuf>> {
+    if layout.root.exists() && !layout.root.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotADirectory,
+            format!(
+                "cannot write into {}: it is a file, not a directory",
+                layout.root.display()
+            ),
+        ));
+    }
     let journal = layout.journal();
     let text = match std::fs::read_to_string(&journal) {
         Ok(text) => text,

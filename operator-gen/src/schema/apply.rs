@@ -34,6 +34,29 @@ impl<'a> SchemaBuilder<'a, '_> {
                 self.error(file, v.span, msg);
             }
         }
+        // CEL sees a value through its schema's type; the API server cannot compile a rule
+        // on a value without one.
+        if !has_cel_type(schema) {
+            let rules = markers
+                .validations
+                .iter()
+                .filter(|v| matches!(v.value, Validation::Cel(_)))
+                .map(|v| (v.span, "a CEL rule"))
+                .chain(
+                    markers
+                        .immutable
+                        .map(|span| (span, "`immutable` (a CEL rule)")),
+                );
+            for (span, what) in rules {
+                self.error(
+                    file,
+                    span,
+                    format!(
+                        "{what} needs a value the API server's CEL can see, and this one has no type (serde_json::Value, schemaless) or holds values without one: the API server cannot compile the rule; give the values a type or drop the rule"
+                    ),
+                );
+            }
+        }
         if markers.immutable.is_some() {
             push_rule(
                 schema,
@@ -49,11 +72,33 @@ impl<'a> SchemaBuilder<'a, '_> {
         for group in groups {
             let (kind, fields) = &group.value;
             for f in fields {
-                if !schema
-                    .properties
-                    .as_ref()
-                    .is_some_and(|p| p.contains_key(f))
+                let property = schema.properties.as_ref().and_then(|p| p.get(f));
+                if let Some(property) = property
+                    && !(has_cel_type(property) && cel_nameable(f))
                 {
+                    self.error(
+                        file,
+                        group.span,
+                        format!(
+                            "`{}` names `{f}`, which the API server's CEL cannot see (a value without a type, such as serde_json::Value, or a list or map of them; or a name CEL cannot spell), so it refuses the rule",
+                            kind.key()
+                        ),
+                    );
+                }
+                if let Some(property) = property
+                    && property.default.is_some()
+                    && matches!(kind, OneOf::Exactly | OneOf::AtMost)
+                {
+                    self.error(
+                        file,
+                        group.span,
+                        format!(
+                            "`{}` names `{f}`, which has a default: the API server fills it in, so it is always set and the group's other fields could never be; drop the default or the field from the group",
+                            kind.key()
+                        ),
+                    );
+                }
+                if property.is_none() {
                     self.error(
                         file,
                         group.span,
@@ -64,7 +109,13 @@ impl<'a> SchemaBuilder<'a, '_> {
                     );
                 }
             }
-            push_rule(schema, &kind.rule(fields));
+            // The rule names the fields as CEL spells them; the message as they are.
+            let escaped: Vec<String> = fields.iter().map(|f| cel_field(f)).collect();
+            let rule = CelRule {
+                message: kind.rule(fields).message,
+                ..kind.rule(&escaped)
+            };
+            push_rule(schema, &rule);
         }
         if !markers.items.is_empty() || !markers.items_schema.is_empty() {
             match &mut schema.items {
@@ -158,6 +209,39 @@ impl<'a> SchemaBuilder<'a, '_> {
             self.error(file, span, problem);
         }
     }
+}
+
+/// Whether the API server's CEL can see a value of this schema (its `SchemaDeclType` is
+/// not nil): an int-or-string, a scalar, an object, or a list or map whose values it can
+/// see. A value without a type (serde_json::Value, schemaless) is invisible, and so is a
+/// list or map of them; an object merely leaves such properties out.
+fn has_cel_type(schema: &JSONSchemaProps) -> bool {
+    if schema.x_kubernetes_int_or_string == Some(true) {
+        return true;
+    }
+    match schema.type_.as_deref() {
+        Some("array") => match &schema.items {
+            Some(JSONSchemaPropsOrArray::Schema(items)) => has_cel_type(items),
+            _ => false,
+        },
+        Some("object") => match &schema.additional_properties {
+            Some(JSONSchemaPropsOrBool::Schema(values)) => has_cel_type(values),
+            _ => true,
+        },
+        Some("string" | "boolean" | "number" | "integer") => true,
+        _ => false,
+    }
+}
+
+/// Whether a property of this name is a field CEL can name (the API server drops the
+/// others from the object's CEL type): not empty, not starting with a digit, and made of
+/// letters, digits, `_`, `.`, `-` and `/` (the last three escaped).
+fn cel_nameable(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '/'))
 }
 
 /// Where a rule on `oldSelf` sits in a part of `schema` that the API server cannot

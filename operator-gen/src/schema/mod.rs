@@ -350,6 +350,11 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                             required.extend(inner.required.unwrap_or_default());
                         }
                     }
+                    // A struct whose fields are all skipped adds nothing.
+                    Some(inner)
+                        if inner.type_.as_deref() == Some("object")
+                            && inner.additional_properties.is_none()
+                            && inner.x_kubernetes_preserve_unknown_fields.is_none() => {}
                     Some(_) => {
                         self.error(
                             site.file,

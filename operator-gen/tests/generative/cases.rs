@@ -83,6 +83,17 @@ enum Ty {
     Opt(Box<Ty>),
     Struct(usize),
     Enum(usize),
+    /// `serde_json::Value`: anything, kept as it is.
+    Json,
+}
+
+/// A value the API server's CEL cannot see: no type, or a list or map of such values.
+fn invisible_to_cel(ty: &Ty) -> bool {
+    match ty {
+        Ty::Json => true,
+        Ty::Vec(t) | Ty::Map(t) | Ty::Opt(t) => invisible_to_cel(t),
+        _ => false,
+    }
 }
 
 impl Ty {
@@ -103,6 +114,12 @@ struct StructDef {
     sample: Map<String, Value>,
     /// JSON names of fields that are present in the schema and required.
     required_scalars: Vec<String>,
+    /// JSON names of scalar fields a field selector may use (string, integer, boolean).
+    selectable: Vec<String>,
+    /// JSON names of `i32` fields (a scale subresource's replicas).
+    int32: Vec<String>,
+    /// `validation(...)` arguments on the type.
+    type_markers: Vec<String>,
 }
 
 struct EnumDef {
@@ -155,6 +172,8 @@ pub struct Generator {
     /// Inside the items of a list: old and new values cannot be paired there, so a rule
     /// on `oldSelf` (immutable) is a mistake.
     in_list: u32,
+    /// Inside the values of a map (rules there are left out, see `draw_type`).
+    in_map: u32,
 }
 
 fn upper_first(s: &str) -> String {
@@ -211,6 +230,7 @@ impl Generator {
             mistakes: Vec::new(),
             wrong,
             in_list: 0,
+            in_map: 0,
         }
     }
 
@@ -256,20 +276,25 @@ impl Generator {
                     Ty::IntOrString
                 }
             }
-            7 => {
-                if self.rng.chance(0.5) {
-                    Ty::Quantity
-                } else {
-                    self.draw_enum()
-                }
-            }
+            7 => match self.rng.below(3) {
+                0 => Ty::Quantity,
+                1 => Ty::Json,
+                _ => self.draw_enum(),
+            },
             8 | 9 => {
                 self.in_list += 1;
                 let items = self.draw_type(depth + 1);
                 self.in_list -= 1;
                 Ty::Vec(Box::new(items))
             }
-            10 => Ty::Map(Box::new(self.draw_type(depth + 1))),
+            10 => {
+                // Map values are correlated, but the API server's cost estimate of a rule
+                // in an unbounded map is its own to judge (see the README): no immutable.
+                self.in_map += 1;
+                let values = self.draw_type(depth + 1);
+                self.in_map -= 1;
+                Ty::Map(Box::new(values))
+            }
             _ => {
                 let id = self.draw_struct(depth + 1, false);
                 Ty::Struct(id)
@@ -327,6 +352,7 @@ impl Generator {
             Ty::Str => "String".into(),
             Ty::IntOrString => "IntOrString".into(),
             Ty::Quantity => "Quantity".into(),
+            Ty::Json => "serde_json::Value".into(),
             Ty::Vec(t) => format!("Vec<{}>", self.rust_type(t)),
             Ty::Map(t) => format!("BTreeMap<String, {}>", self.rust_type(t)),
             Ty::Opt(t) => format!("Option<{}>", self.rust_type(t)),
@@ -364,7 +390,9 @@ impl Generator {
                 if self.rng.chance(0.1) {
                     v.push(format!("enum = [{x}, {}]", x + 1));
                 }
-                if self.rng.chance(0.1) {
+                // CEL's cost inside an unbounded list is the API server's to judge: no user
+                // rules there (see the README).
+                if self.in_list + self.in_map == 0 && self.rng.chance(0.1) {
                     v.push(format!(
                         "cel(rule = \"self >= {}\", message = \"too small\")",
                         x - 1
@@ -433,7 +461,9 @@ impl Generator {
                         return json!(text);
                     }
                 }
-                if self.rng.chance(0.1) {
+                // size() is for strings; a formatted one is a timestamp or bytes to CEL.
+                let formatted = v.iter().any(|m| m.starts_with("format"));
+                if self.in_list + self.in_map == 0 && !formatted && self.rng.chance(0.1) {
                     v.push("cel(rule = \"self.size() < 100\")".into());
                 }
                 if self.rng.chance(0.15) {
@@ -449,6 +479,7 @@ impl Generator {
                 }
             }
             Ty::Quantity => json!(self.rng.pick(&["1Gi", "250m", "2"])),
+            Ty::Json => json!({ "free": [1, "two", { "three": null }] }),
             Ty::Enum(i) => {
                 let e = &self.enums[*i];
                 let j = self.rng.below(e.json.len() as u64) as usize;
@@ -469,9 +500,18 @@ impl Generator {
             Ty::Map(t) => {
                 let mut iv = Vec::new();
                 let mut is = Vec::new();
+                // The values' own markers are not written: neither are their mistakes.
+                let before = self.mistakes.len();
                 let inner = self.sample(t, &mut iv, &mut is);
+                self.mistakes.truncate(before);
                 if self.rng.chance(0.2) {
                     v.push("min_properties = 1".into());
+                }
+                if self.rng.chance(0.15) {
+                    // An atomic map has no correlated values: no immutable inside.
+                    let atomic = t.is_scalar() && self.rng.chance(0.5);
+                    let kind = if atomic { "atomic" } else { "granular" };
+                    s.push(format!("map_type = \"{kind}\""));
                 }
                 if self.rng.chance(0.2) {
                     v.push(format!("max_properties = {}", self.rng.range(1, 4)));
@@ -481,7 +521,12 @@ impl Generator {
             Ty::Vec(t) => {
                 let mut iv = Vec::new();
                 let mut is = Vec::new();
+                self.in_list += 1;
+                let before = self.mistakes.len();
                 let item = self.sample(t, &mut iv, &mut is);
+                // Only the items' value constraints may be written, never their defaults.
+                self.mistakes.truncate(before);
+                self.in_list -= 1;
                 let mut items = vec![item];
                 if t.is_scalar() && self.rng.chance(0.3) {
                     s.push("list_type = \"set\"".into());
@@ -530,6 +575,10 @@ impl Generator {
         let mut fields = Vec::new();
         let mut sample = Map::new();
         let mut required_scalars = Vec::new();
+        let mut selectable = Vec::new();
+        let mut int32 = Vec::new();
+        // Optional fields in the sample, for one-of groups.
+        let mut optional_fields: Vec<String> = Vec::new();
         for _ in 0..count {
             // A Rust name whose JSON name is new (flattened fields take JSON names too).
             let rust = loop {
@@ -602,10 +651,53 @@ impl Generator {
                     s.push("nullable".into());
                     required_scalars.retain(|k| k != &json_name);
                 }
+                let typeless = invisible_to_cel(&ty);
                 if self.rng.chance(0.05)
-                    && (self.in_list == 0 || self.wrong("immutable inside the items of a list"))
+                    // Not inside lists or maps: an oldSelf rule in a list that is not a map
+                    // list is refused (error golden schema_contradictions), and the cost of
+                    // one in a map or map list is the API server's to estimate.
+                    && self.in_map + self.in_list == 0
+                    && (!typeless || self.wrong("immutable on a value without a type"))
                 {
                     v.push("immutable".into());
+                }
+                let mut forced_required = false;
+                if self.rng.chance(0.05) {
+                    if optional {
+                        v.push("required".into());
+                        forced_required = true;
+                    } else {
+                        v.push("optional".into());
+                        required_scalars.retain(|k| k != &json_name);
+                    }
+                }
+                if self.rng.chance(0.05) {
+                    s.push(format!("title = \"The {rust}\""));
+                }
+                if self.rng.chance(0.03) {
+                    s.push(
+                        "external_docs(url = \"https://example.com/docs\", description = \"More\")"
+                            .into(),
+                    );
+                }
+                let inner = match &ty {
+                    Ty::Opt(t) => &**t,
+                    t => t,
+                };
+                if matches!(inner, Ty::Bool | Ty::I32 | Ty::I64 | Ty::Str | Ty::Enum(_)) {
+                    selectable.push(json_name.clone());
+                }
+                if matches!(inner, Ty::I32) {
+                    int32.push(json_name.clone());
+                }
+                if optional
+                    && !forced_required
+                    && !typeless
+                    && !s
+                        .iter()
+                        .any(|x| x == "nullable" || x.starts_with("default"))
+                {
+                    optional_fields.push(json_name.clone());
                 }
                 sample.insert(json_name.clone(), value);
                 json_names.push(json_name);
@@ -624,12 +716,34 @@ impl Generator {
             let _ = write!(text, "    pub {rust}: {},", self.rust_type(&ty));
             fields.push(text);
         }
+        // A one-of group of two optional fields; the sample keeps to it.
+        let mut type_markers = Vec::new();
+        // Not in lists or maps: the API server estimates the cost of a rule there from the
+        // container's bounds and refuses it when too high (see the README).
+        if optional_fields.len() >= 2 && self.in_list + self.in_map == 0 && self.rng.chance(0.2) {
+            let (a, b) = (optional_fields[0].clone(), optional_fields[1].clone());
+            let group = self
+                .rng
+                .pick(&["exactly_one_of", "at_most_one_of", "at_least_one_of"]);
+            let b_named = if self.wrong("a one-of group naming no field") {
+                "nosuchfield".to_string()
+            } else {
+                b.clone()
+            };
+            type_markers.push(format!("{group} = [{a:?}, {b_named:?}]"));
+            if group != "at_least_one_of" {
+                sample.remove(&b);
+            }
+        }
         self.structs.push(StructDef {
             name,
             rename_all,
             fields,
             sample,
             required_scalars,
+            selectable,
+            int32,
+            type_markers,
         });
         self.structs.len() - 1
     }
@@ -638,6 +752,9 @@ impl Generator {
         let mut text = format!("/// {} is part of the API.\n#[derive(Schema)]\n", d.name);
         if let Some(rule) = d.rename_all {
             let _ = writeln!(text, "#[serde(rename_all = \"{rule}\")]");
+        }
+        if !d.type_markers.is_empty() {
+            let _ = writeln!(text, "#[validation({})]", d.type_markers.join(", "));
         }
         let _ = writeln!(text, "pub struct {} {{", d.name);
         for f in &d.fields {
@@ -677,11 +794,6 @@ impl Generator {
         // Each kind's plural when given explicitly.
         let mut plurals: Vec<Option<String>> = Vec::new();
         for k in 0..kinds {
-            let version = if g.wrong("a version that is not a DNS label") {
-                "V1_0".to_string()
-            } else {
-                g.rng.pick(&["v1", "v1alpha1", "v2beta3"]).to_string()
-            };
             let mut kind = upper_first(g.rng.pick(WORDS));
             if kind_names.contains(&kind) {
                 kind = format!("{kind}{k}");
@@ -704,99 +816,175 @@ impl Generator {
                 }
             }
             kind_names.push(kind.clone());
-            g.structs.clear();
-            g.enums.clear();
-            let spec = g.draw_struct(0, true);
-            let with_status = g.rng.chance(0.6);
-            let status = with_status.then(|| g.draw_struct(1, false));
-
-            let mut resource = vec![
-                format!("group = {group:?}"),
-                format!("version = {version:?}"),
-                format!("kind = {kind:?}"),
-            ];
-            if g.rng.chance(0.5) {
-                resource.push("namespaced".into());
-            } else if g.rng.chance(0.5) {
-                resource.push("scope = \"Cluster\"".into());
-            }
             if !clash && g.rng.chance(0.2) {
                 plural = Some(g.label("a plural that is not a DNS label"));
             }
+            // The names every version repeats (controller-gen merges them).
+            let mut names = Vec::new();
+            if g.rng.chance(0.5) {
+                names.push("namespaced".to_string());
+            } else if g.rng.chance(0.5) {
+                names.push("scope = \"Cluster\"".into());
+            }
             if let Some(p) = &plural {
-                resource.push(format!("plural = {p:?}"));
+                names.push(format!("plural = {p:?}"));
             }
             plurals.push(plural);
             if g.rng.chance(0.1) {
                 let p = g.label("a singular that is not a DNS label");
-                resource.push(format!("singular = {p:?}"));
+                names.push(format!("singular = {p:?}"));
             }
             if g.rng.chance(0.3) {
                 let a = g.label("a short name that is not a DNS label");
-                resource.push(format!("shortnames = [{a:?}]"));
+                names.push(format!("shortnames = [{a:?}]"));
             }
             if g.rng.chance(0.2) {
                 let a = g.label("a category that is not a DNS label");
-                resource.push(format!("categories = [{a:?}, \"all\"]"));
+                names.push(format!("categories = [{a:?}, \"all\"]"));
             }
-            let mut text = String::from(
-                "use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\n\
-                 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;\n\
-                 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;\n\
-                 use std::collections::BTreeMap;\n\n",
-            );
-            for e in &g.enums {
-                text.push_str(&e.text);
-                text.push('\n');
-            }
-            for d in &g.structs {
-                text.push_str(&g.struct_text(d));
-                text.push('\n');
-            }
-            let _ = writeln!(text, "/// {kind} is a generated kind.");
-            text.push_str("#[derive(CustomResource)]\n");
-            let _ = writeln!(text, "#[resource({})]", resource.join(", "));
-            if with_status {
-                text.push_str("#[subresource(status)]\n");
-            }
-            let spec_sample = g.structs[spec].sample.clone();
-            if g.rng.chance(0.3) {
-                let (object, field) = match spec_sample.keys().next() {
-                    Some(f) => ("spec", f.clone()),
-                    None => ("metadata", "name".to_string()),
-                };
-                let name = if g.wrong("an empty print-column name") {
-                    String::new()
-                } else {
-                    upper_first(&field)
-                };
-                let path = if g.wrong("a JSONPath whose brackets do not close") {
-                    format!(".{object}[{field:?}")
-                } else {
-                    format!(".{object}.{field}")
-                };
-                let ty = g
-                    .rng
-                    .pick(&["string", "integer", "boolean", "date", "number"]);
-                let _ = writeln!(
-                    text,
-                    "#[printcolumn(name = {name:?}, type = {ty:?}, json_path = {path:?})]"
+            if g.rng.chance(0.1) {
+                names.push(
+                    "annotations = [\"gen.example.com/seed=yes\"], labels = [\"tier=gen\"]".into(),
                 );
             }
-            let _ = writeln!(text, "pub struct {kind} {{\n    pub metadata: ObjectMeta,");
-            let _ = writeln!(text, "    pub spec: {},", g.structs[spec].name);
-            if let Some(st) = status {
-                let _ = writeln!(text, "    pub status: Option<{}>,", g.structs[st].name);
+            // One version, or two with one of them the storage version.
+            let mut versions: Vec<String> = vec![if g.wrong("a version that is not a DNS label") {
+                "V1_0".to_string()
+            } else {
+                g.rng.pick(&["v1", "v1alpha1", "v2beta3"]).to_string()
+            }];
+            if g.rng.chance(0.2) {
+                let other = g.rng.pick(&["v2", "v1beta1", "v3alpha2"]).to_string();
+                versions.push(other);
             }
-            text.push_str("}\n");
-            let module = format!("{}{k}", version.to_lowercase().replace('_', ""));
-            files.push((format!("{module}.rs"), text));
-            instances.push(Instance {
-                group: group.clone(),
-                version,
-                kind,
-                body: json!({ "spec": Value::Object(spec_sample) }),
-            });
+            let storage = g.rng.below(versions.len() as u64) as usize;
+            let storage_mistake =
+                versions.len() > 1 && g.wrong("two versions and not one storage version");
+            for (vi, version) in versions.iter().enumerate() {
+                let mut resource = vec![
+                    format!("group = {group:?}"),
+                    format!("version = {version:?}"),
+                    format!("kind = {kind:?}"),
+                ];
+                resource.extend(names.iter().cloned());
+                let mut served = true;
+                if versions.len() > 1 {
+                    // The mistake: every version the storage version, or none.
+                    let is_storage = if storage_mistake {
+                        seed.is_multiple_of(2)
+                    } else {
+                        vi == storage
+                    };
+                    if is_storage {
+                        resource.push("storage".into());
+                    } else if g.rng.chance(0.2) {
+                        resource.push("served = false".into());
+                        served = false;
+                    } else if g.rng.chance(0.2) {
+                        resource.push("deprecated = \"use the storage version\"".into());
+                    }
+                }
+                g.structs.clear();
+                g.enums.clear();
+                let spec = g.draw_struct(0, true);
+                let with_status = g.rng.chance(0.6);
+                let status = with_status.then(|| g.draw_struct(1, false));
+                let spec_def = &g.structs[spec];
+                if !spec_def.selectable.is_empty() && g.rng.chance(0.15) {
+                    let f = spec_def.selectable[0].clone();
+                    resource.push(format!("selectable_fields = [\".spec.{f}\"]"));
+                }
+                let mut subresources = Vec::new();
+                if with_status {
+                    subresources.push("status".to_string());
+                }
+                let status_int32 = status.and_then(|st| g.structs[st].int32.first().cloned());
+                // The API server refuses a negative number of replicas at the scale path.
+                let replicas = g.structs[spec]
+                    .int32
+                    .iter()
+                    .find(|f| {
+                        g.structs[spec]
+                            .sample
+                            .get(*f)
+                            .and_then(Value::as_i64)
+                            .is_some_and(|n| n >= 0)
+                    })
+                    .cloned();
+                if let (Some(replicas), Some(observed)) = (replicas, status_int32)
+                    && g.rng.chance(0.5)
+                {
+                    subresources.push(format!(
+                        "scale(spec_path = \".spec.{replicas}\", status_path = \".status.{observed}\")"
+                    ));
+                }
+                let mut text = String::from(
+                    "use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\n\
+                     use k8s_openapi::apimachinery::pkg::api::resource::Quantity;\n\
+                     use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;\n\
+                     use std::collections::BTreeMap;\n\n",
+                );
+                for e in &g.enums {
+                    text.push_str(&e.text);
+                    text.push('\n');
+                }
+                for d in &g.structs {
+                    text.push_str(&g.struct_text(d));
+                    text.push('\n');
+                }
+                let _ = writeln!(text, "/// {kind} is a generated kind.");
+                text.push_str("#[derive(CustomResource)]\n");
+                let _ = writeln!(text, "#[resource({})]", resource.join(", "));
+                if !subresources.is_empty() {
+                    let _ = writeln!(text, "#[subresource({})]", subresources.join(", "));
+                }
+                let spec_sample = g.structs[spec].sample.clone();
+                if g.rng.chance(0.3) {
+                    let (object, field) = match spec_sample.keys().next() {
+                        Some(f) => ("spec", f.clone()),
+                        None => ("metadata", "name".to_string()),
+                    };
+                    let name = if g.wrong("an empty print-column name") {
+                        String::new()
+                    } else {
+                        upper_first(&field)
+                    };
+                    let path = if g.wrong("a JSONPath whose brackets do not close") {
+                        format!(".{object}[{field:?}")
+                    } else {
+                        format!(".{object}.{field}")
+                    };
+                    let ty = g
+                        .rng
+                        .pick(&["string", "integer", "boolean", "date", "number"]);
+                    let mut extra = String::new();
+                    if g.rng.chance(0.3) {
+                        extra.push_str(", priority = 1, description = \"A column\"");
+                    }
+                    let _ = writeln!(
+                        text,
+                        "#[printcolumn(name = {name:?}, type = {ty:?}, json_path = {path:?}{extra})]"
+                    );
+                }
+                let _ = writeln!(text, "pub struct {kind} {{\n    pub metadata: ObjectMeta,");
+                let _ = writeln!(text, "    pub spec: {},", g.structs[spec].name);
+                if let Some(st) = status {
+                    let _ = writeln!(text, "    pub status: Option<{}>,", g.structs[st].name);
+                }
+                text.push_str("}\n");
+                let module = format!("{}{k}", version.to_lowercase().replace('_', ""));
+                files.push((format!("{module}.rs"), text));
+                // Objects are stored in the storage version, pruned by its schema, and the
+                // versions' schemas differ: only the storage version's object round-trips.
+                if served && (versions.len() == 1 || vi == storage) {
+                    instances.push(Instance {
+                        group: group.clone(),
+                        version: version.clone(),
+                        kind: kind.clone(),
+                        body: json!({ "spec": Value::Object(spec_sample) }),
+                    });
+                }
+            }
         }
         Case {
             seed,

@@ -98,8 +98,11 @@ const FRAGMENTS: &[&[u8]] = &[
     b"json!({",
 ];
 
+/// Source files: (path relative to the API's root, bytes).
+type Files = Vec<(PathBuf, Vec<u8>)>;
+
 /// The inputs: each API directory of the workspace, as (name, files relative to its root).
-fn corpus(root: &Path) -> Result<Vec<(String, Vec<(PathBuf, Vec<u8>)>)>> {
+fn corpus(root: &Path) -> Result<Vec<(String, Files)>> {
     let mut dirs: Vec<(String, PathBuf)> = vec![("memcached".into(), root.join("memcached/src"))];
     for entry in std::fs::read_dir(root.join("testdata/parity"))? {
         let dir = entry?.path().join("rust");
@@ -158,7 +161,8 @@ fn mutate(rng: &mut Rng, text: &[u8], donor: &[u8]) -> Vec<u8> {
             5 if at < t.len() => t[at] = rng.next() as u8,
             _ => {
                 // Swap two lines.
-                let mut lines: Vec<Vec<u8>> = t.split(|b| *b == b'\n').map(<[u8]>::to_vec).collect();
+                let mut lines: Vec<Vec<u8>> =
+                    t.split(|b| *b == b'\n').map(<[u8]>::to_vec).collect();
                 let (a, b) = (rng.below(lines.len()), rng.below(lines.len()));
                 lines.swap(a, b);
                 t = lines.join(&b'\n');
@@ -222,7 +226,14 @@ struct Counts {
 pub fn fuzz_gen(args: &FuzzGenArgs) -> Result<()> {
     run_step(
         "build operator-gen (release)",
-        cargo().args(["build", "--release", "-p", "operator-gen", "--features", "cli"]),
+        cargo().args([
+            "build",
+            "--release",
+            "-p",
+            "operator-gen",
+            "--features",
+            "cli",
+        ]),
     )?;
     let exe = target_dir()?.join("release/operator-gen");
     let corpus = corpus(&root())?;
@@ -292,7 +303,10 @@ pub fn fuzz_gen(args: &FuzzGenArgs) -> Result<()> {
                 let keep = failures_dir.join(format!("{seed:016x}"));
                 write_sources(&keep.join("src"), &mutated)?;
                 std::fs::write(keep.join("why.txt"), format!("{name}\n{why}\n"))?;
-                eprintln!("fuzz-gen: FAILURE ({name}): {why} (input in {})", keep.display());
+                eprintln!(
+                    "fuzz-gen: FAILURE ({name}): {why} (input in {})",
+                    keep.display()
+                );
             }
         }
         if last_report.elapsed() > Duration::from_secs(60) {
@@ -377,7 +391,9 @@ fn run_one(
     };
     let stderr = std::fs::read_to_string(dir.join("stderr")).unwrap_or_default();
     if let Some(signal) = status.signal() {
-        return Ok(Outcome::Failed(format!("killed by signal {signal}: {stderr}")));
+        return Ok(Outcome::Failed(format!(
+            "killed by signal {signal}: {stderr}"
+        )));
     }
     match status.code() {
         Some(0) => {
@@ -426,7 +442,9 @@ mod tests {
     #[test]
     fn errors_count_as_located_only_with_line_and_column() {
         assert!(located("src/a.rs:3:14: error: unknown argument"));
-        assert!(located("x\n/tmp/x y/a.rs:10:1: error: Rust syntax error: expected `;`\n"));
+        assert!(located(
+            "x\n/tmp/x y/a.rs:10:1: error: Rust syntax error: expected `;`\n"
+        ));
         assert!(located("cannot read src/a.rs: Permission denied"));
         assert!(!located("error: No such file or directory (os error 2)"));
         assert!(!located("src/a.rs: error: something"));

@@ -193,3 +193,24 @@ fn write_errors_name_the_path() {
         "nothing written"
     );
 }
+
+#[test]
+fn an_output_root_that_is_a_file_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("config");
+    std::fs::write(&file, "a file\n").unwrap();
+    let err = write_all(
+        &new_set(),
+        &Layout::kubebuilder(&file),
+        &ArtifactKind::all(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "cannot write into {}: it is a file, not a directory",
+            file.display()
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "a file\n");
+}
