@@ -582,4 +582,40 @@ mod tests {
         assert_eq!(cel_field("a__b"), "a__underscores__b");
         assert_eq!(cel_field("namespace"), "__namespace__");
     }
+
+    /// One-of rules name the fields as CEL spells them; their messages as they are.
+    #[test]
+    fn one_of_rules_escape_the_names_they_test() {
+        let generated = generate(
+            r#"
+            #[derive(CustomResource)]
+            #[resource(group = "a.example.com", version = "v1", kind = "Thing")]
+            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
+            #[derive(Schema)]
+            #[serde(rename_all = "kebab-case")]
+            #[validation(exactly_one_of = ["max-surge", "namespace"])]
+            pub struct ThingSpec { pub max_surge: Option<i32>, pub namespace: Option<String> }
+            "#,
+        )
+        .unwrap();
+        let spec = &generated.crds[0].spec.versions[0]
+            .schema
+            .as_ref()
+            .unwrap()
+            .open_api_v3_schema
+            .as_ref()
+            .unwrap()
+            .properties
+            .as_ref()
+            .unwrap()["spec"];
+        let rule = &spec.x_kubernetes_validations.as_ref().unwrap()[0];
+        assert_eq!(
+            rule.rule,
+            "[has(self.max__dash__surge),has(self.__namespace__)].filter(x,x==true).size() == 1"
+        );
+        assert_eq!(
+            rule.message.as_deref(),
+            Some("exactly one of the fields in [max-surge namespace] must be set")
+        );
+    }
 }

@@ -593,6 +593,7 @@ impl Generator {
             // A skipped field's type is not in the schema, so neither are its mistakes; a
             // flattened field's own markers are dropped, its type's are not.
             let before_type = self.mistakes.len();
+            let dangerous_before = self.dangerous;
             let mut ty = self.draw_type(depth);
             let before_value = self.mistakes.len();
             let optional = self.rng.chance(0.4);
@@ -638,6 +639,7 @@ impl Generator {
                 v.clear();
                 s.clear();
                 self.mistakes.truncate(before_type);
+                self.dangerous = dangerous_before;
             } else {
                 if optional {
                     ty = Ty::Opt(Box::new(ty));
