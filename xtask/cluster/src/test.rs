@@ -1,6 +1,7 @@
 //! `cargo xtask test`: kubebuilder's `make test`, cluster tests included.
 
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 
@@ -9,51 +10,80 @@ use operator_xtask::{cargo, manifests, run_step};
 use crate::cluster::{self, TestPlane};
 
 /// Runs every check and test; `more` runs on the control plane after the project's own tests
-/// passed (this repository proves a fresh scaffold there).
+/// passed (this repository proves a fresh scaffold there). Ends with the time of each step,
+/// also when one fails.
 pub fn test(extra: &[String], more: impl FnOnce(&TestPlane) -> Result<()>) -> Result<ExitCode> {
-    run_step("cargo fmt --check", cargo().args(["fmt", "--check"]))?;
-    run_step(
-        "cargo clippy",
-        cargo().args([
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ]),
-    )?;
-    if manifests::manifests(true)? != ExitCode::SUCCESS {
-        bail!("cargo xtask manifests --check failed");
-    }
+    let mut steps = Steps::default();
+    let result = run(&mut steps, extra, more);
+    eprint!("{}", steps.table());
+    result
+}
+
+fn run(
+    steps: &mut Steps,
+    extra: &[String],
+    more: impl FnOnce(&TestPlane) -> Result<()>,
+) -> Result<ExitCode> {
+    steps.time("cargo fmt --check", || {
+        run_step("cargo fmt --check", cargo().args(["fmt", "--check"]))
+    })?;
+    steps.time("cargo clippy", || {
+        run_step(
+            "cargo clippy",
+            cargo().args([
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ]),
+        )
+    })?;
+    steps.time("cargo xtask manifests --check", || {
+        if manifests::manifests(true)? != ExitCode::SUCCESS {
+            bail!("cargo xtask manifests --check failed");
+        }
+        Ok(())
+    })?;
     // Compile everything before the control plane starts, so a compile error does not wait for
     // it, and the plane does not sit idle through a long build.
-    run_step(
-        "cargo test --no-run",
-        cargo().args(["test", "--workspace", "--all-targets", "--no-run"]),
-    )?;
-    eprintln!("==> envtest up");
-    let plane = cluster::test_plane_up()?;
-    // Cluster tests are #[ignore]d for plain `cargo test`; here they run too.
-    let tests = run_step(
-        "cargo test (cluster tests included)",
-        cluster::with_kubeconfig(&mut cargo(), &plane)
-            .args(["test", "--workspace", "--all-targets"])
-            .args(["--", "--include-ignored"])
-            .args(extra),
-    );
-    let doc_tests = tests.as_ref().ok().map(|_| {
+    steps.time("compile the tests", || {
         run_step(
-            "cargo test --doc",
-            cargo().args(["test", "--workspace", "--doc"]),
+            "cargo test --no-run",
+            cargo().args(["test", "--workspace", "--all-targets", "--no-run"]),
+        )
+    })?;
+    let plane = steps.time("control plane up", || {
+        eprintln!("==> envtest up");
+        cluster::test_plane_up()
+    })?;
+    // Cluster tests are #[ignore]d for plain `cargo test`; here they run too.
+    let tests = steps.time("tests, cluster tests included", || {
+        run_step(
+            "cargo test (cluster tests included)",
+            cluster::with_kubeconfig(&mut cargo(), &plane)
+                .args(["test", "--workspace", "--all-targets"])
+                .args(["--", "--include-ignored"])
+                .args(extra),
         )
     });
+    let doc_tests = tests.as_ref().ok().map(|_| {
+        steps.time("doc tests", || {
+            run_step(
+                "cargo test --doc",
+                cargo().args(["test", "--workspace", "--doc"]),
+            )
+        })
+    });
     let more = match (&tests, &doc_tests) {
-        (Ok(()), Some(Ok(()))) => Some(more(&plane)),
+        (Ok(()), Some(Ok(()))) => Some(steps.time("after the tests", || more(&plane))),
         _ => None,
     };
-    eprintln!("==> envtest down");
-    let down = plane.down();
+    let down = steps.time("control plane down", || {
+        eprintln!("==> envtest down");
+        plane.down()
+    });
     tests?;
     if let Some(doc_tests) = doc_tests {
         doc_tests?;
@@ -64,4 +94,73 @@ pub fn test(extra: &[String], more: impl FnOnce(&TestPlane) -> Result<()>) -> Re
     down?;
     eprintln!("all tests passed");
     Ok(ExitCode::SUCCESS)
+}
+
+/// The steps of a run, with how long each took and whether it passed.
+#[derive(Debug, Default)]
+struct Steps(Vec<(String, Duration, bool)>);
+
+impl Steps {
+    fn time<T>(&mut self, name: &str, step: impl FnOnce() -> Result<T>) -> Result<T> {
+        let started = Instant::now();
+        let result = step();
+        self.0
+            .push((name.to_string(), started.elapsed(), result.is_ok()));
+        result
+    }
+
+    /// The steps as a table, slowest work visible at a glance, with the total.
+    fn table(&self) -> String {
+        let width = self.0.iter().map(|(n, _, _)| n.len()).max().unwrap_or(0);
+        let mut out = String::from("==> time per step\n");
+        let mut total = Duration::ZERO;
+        for (name, took, ok) in &self.0 {
+            total += *took;
+            out.push_str(&format!(
+                "    {name:<width$}  {:>8}{}\n",
+                clock(*took),
+                if *ok { "" } else { "  FAILED" }
+            ));
+        }
+        out.push_str(&format!("    {:<width$}  {:>8}\n", "total", clock(total)));
+        out
+    }
+}
+
+/// `4m05s`, `12.3s`.
+fn clock(d: Duration) -> String {
+    let secs = d.as_secs_f64();
+    if secs >= 60.0 {
+        format!("{}m{:02}s", d.as_secs() / 60, d.as_secs() % 60)
+    } else {
+        format!("{secs:.1}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_shows_each_step_its_time_and_failures() {
+        let mut steps = Steps::default();
+        steps
+            .0
+            .push(("fmt".into(), Duration::from_millis(1200), true));
+        steps.0.push((
+            "tests, cluster tests included".into(),
+            Duration::from_secs(245),
+            false,
+        ));
+        assert_eq!(
+            steps.table(),
+            "==> time per step\n\
+             \x20   fmt                                1.2s\n\
+             \x20   tests, cluster tests included     4m05s  FAILED\n\
+             \x20   total                             4m06s\n"
+        );
+        assert!(steps.time("ok", || Ok(1)).is_ok());
+        assert!(steps.time::<()>("bad", || bail!("no")).is_err());
+        assert_eq!(steps.0.last().map(|s| s.2), Some(false));
+    }
 }
