@@ -120,6 +120,8 @@ struct StructDef {
     int32: Vec<String>,
     /// `validation(...)` arguments on the type.
     type_markers: Vec<String>,
+    /// The JSON names of its fields in the schema (flattened ones included).
+    json_names: Vec<String>,
 }
 
 struct EnumDef {
@@ -402,6 +404,7 @@ impl Generator {
                 if self.rng.chance(0.15) {
                     let mut d = x;
                     if self.wrong("a default outside its bounds") {
+                        v.retain(|m| !m.starts_with("maximum") && m != "exclusive_maximum");
                         v.push(format!("maximum = {x}"));
                         d = x + 1;
                     }
@@ -621,15 +624,15 @@ impl Generator {
                 self.mistakes.truncate(before_value);
                 serde.push("flatten".into());
                 if let (Value::Object(inner), Ty::Struct(i)) = (&value, &ty) {
-                    let collides = inner.keys().any(|k| json_names.contains(k))
-                        || inner.keys().any(|k| sample.contains_key(k));
-                    if collides {
+                    // Every field of the flattened struct, also those its sample leaves out.
+                    let names = self.structs[*i].json_names.clone();
+                    if names.iter().any(|k| json_names.contains(k)) {
                         self.mistakes.push("a flattened field that collides".into());
                     }
                     for (k, x) in inner {
                         sample.insert(k.clone(), x.clone());
-                        json_names.push(k.clone());
                     }
+                    json_names.extend(names);
                     required_scalars.extend(self.structs[*i].required_scalars.iter().cloned());
                 }
                 v.clear();
@@ -740,6 +743,7 @@ impl Generator {
         self.structs.push(StructDef {
             name,
             rename_all,
+            json_names,
             fields,
             sample,
             required_scalars,

@@ -160,6 +160,34 @@ async fn generated_crds_are_accepted_by_the_api_server() {
         dry_run: true,
         ..Default::default()
     };
+    // A run that was interrupted leaves installed CRDs behind, and a case of the same seed
+    // would meet them: remove them first.
+    let leftovers: Vec<String> = crds
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter(|c| c.spec.group.ends_with(".gen.example.com"))
+        .filter_map(|c| c.metadata.name)
+        .collect();
+    for name in &leftovers {
+        let _ = crds.delete(name, &DeleteParams::default()).await;
+    }
+    envtest::wait_until(
+        "the CRDs of an interrupted run are gone",
+        Duration::from_secs(120),
+        || async {
+            let left = crds.list(&Default::default()).await.ok()?;
+            (!left
+                .items
+                .iter()
+                .any(|c| c.spec.group.ends_with(".gen.example.com")))
+            .then_some(())
+        },
+    )
+    .await
+    .unwrap();
     let started = Instant::now();
     let mut failures = Vec::new();
     let (mut refused, mut sent, mut accepted, mut stored_as_sent) = (0, 0, 0, 0);
