@@ -245,6 +245,18 @@ pub fn controller_gen_command(exe: &Path, dir: &Path) -> Command {
     cmd
 }
 
+/// Whether `exe --version` names [`CONTROLLER_GEN_VERSION`].
+fn reports_version(exe: &Path) -> bool {
+    Command::new(exe)
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| {
+            String::from_utf8_lossy(&out.stdout)
+                .split_whitespace()
+                .any(|w| w == format!("v{CONTROLLER_GEN_VERSION}"))
+        })
+}
+
 /// The path of controller-gen v[`CONTROLLER_GEN_VERSION`], installed with
 /// `go install sigs.k8s.io/controller-tools/cmd/controller-gen@v…` into the same cache as the
 /// control-plane binaries on first use.
@@ -252,7 +264,17 @@ pub fn controller_gen() -> Result<PathBuf, Error> {
     let root = cache_root()?.join(format!("controller-gen-v{CONTROLLER_GEN_VERSION}"));
     let exe = root.join("bin").join("controller-gen");
     if exe.is_file() {
-        return Ok(exe);
+        if reports_version(&exe) {
+            return Ok(exe);
+        }
+        // Something else put another controller-gen there (a kubebuilder Makefile's
+        // `go-install-tool` pointed at this directory once did): install the right one again.
+        eprintln!(
+            "envtest: {} is not controller-gen v{CONTROLLER_GEN_VERSION}; installing it again",
+            exe.display()
+        );
+        let bin = root.join("bin");
+        std::fs::remove_dir_all(&bin).map_err(|e| Error::io(&bin, e))?;
     }
     std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
     let lock_path = root.join("build.lock");
@@ -516,6 +538,20 @@ pub(crate) fn human(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A cached controller-gen counts only when it reports the pinned version.
+    #[test]
+    fn a_cached_controller_gen_of_another_version_does_not_count() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        for (version, counts) in [(CONTROLLER_GEN_VERSION, true), ("0.19.0", false)] {
+            let exe = dir.path().join(format!("controller-gen-{version}"));
+            std::fs::write(&exe, format!("#!/bin/sh\necho 'Version: v{version}'\n")).unwrap();
+            std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+            assert_eq!(reports_version(&exe), counts, "{version}");
+        }
+        assert!(!reports_version(&dir.path().join("missing")));
+    }
 
     #[test]
     fn go_versions() {

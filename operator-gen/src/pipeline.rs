@@ -61,6 +61,10 @@ struct KindFact {
     kind: String,
     /// The plural its CRD is named by (given, or made from the kind).
     plural: String,
+    /// Its singular (given, or the kind in lower case) and short names: with the plural, the
+    /// resource names it claims in its group.
+    singular: String,
+    shortnames: Vec<String>,
     /// Where its `#[resource]` marker is, to report a clash of CRD names.
     at: LocatedError,
 }
@@ -324,6 +328,12 @@ fn file_facts(
                     .plural
                     .as_ref()
                     .map_or_else(|| crd::default_plural(&kind), |p| p.value.clone()),
+                singular: k
+                    .resource
+                    .singular
+                    .as_ref()
+                    .map_or_else(|| kind.to_ascii_lowercase(), |s| s.value.clone()),
+                shortnames: k.resource.shortnames.clone(),
                 kind,
                 at: LocatedError::new(file, k.resource.span, String::new(), Origin::Source),
             });
@@ -415,24 +425,68 @@ fn plan(
     let skeleton = Skeleton::build(summaries);
     let mut by_group_kind: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
     let mut crd_names: HashMap<String, String> = HashMap::new();
+    // (group, name) -> the kind that claims it: the API server accepts a CRD whose plural,
+    // singular or short name another kind of its group already uses, or whose kind or list
+    // kind does, but never establishes it (NamesAccepted stays False).
+    let mut resource_names: HashMap<(String, String), String> = HashMap::new();
+    let mut kind_names: HashMap<(String, String), String> = HashMap::new();
     for (file_no, file_kinds) in kinds.into_iter().enumerate() {
         let first_decl = skeleton.file_decls[file_no].start;
         for fact in file_kinds {
             // Two kinds whose CRDs would have one name (`Widget` and `WIDGET`, or a plural
             // given twice) would overwrite each other's file.
             let name = format!("{}.{}", fact.plural, fact.group);
+            let mut reported = false;
             match crd_names.get(&name) {
-                Some(other) if *other != fact.kind => errors.push(LocatedError {
-                    message: format!(
-                        "kinds {other} and {} would both make the CRD {name}: give one of them another `plural = \"...\"`",
-                        fact.kind
-                    ),
-                    ..fact.at
-                }),
+                Some(other) if *other != fact.kind => {
+                    reported = true;
+                    errors.push(LocatedError {
+                        message: format!(
+                            "kinds {other} and {} would both make the CRD {name}: give one of them another `plural = \"...\"`",
+                            fact.kind
+                        ),
+                        ..fact.at.clone()
+                    })
+                }
                 Some(_) => {}
                 None => {
                     crd_names.insert(name, fact.kind.clone());
                 }
+            }
+            let mut clashes = Vec::new();
+            let resources = [&fact.plural, &fact.singular]
+                .into_iter()
+                .chain(&fact.shortnames);
+            for name in resources {
+                let owner = resource_names
+                    .entry((fact.group.clone(), name.clone()))
+                    .or_insert_with(|| fact.kind.clone());
+                if *owner != fact.kind {
+                    clashes.push(format!(
+                        "the resource name `{name}` (a plural, singular or short name) is both {owner}'s and {}'s",
+                        fact.kind
+                    ));
+                }
+            }
+            for name in [fact.kind.clone(), format!("{}List", fact.kind)] {
+                let owner = kind_names
+                    .entry((fact.group.clone(), name.clone()))
+                    .or_insert_with(|| fact.kind.clone());
+                if *owner != fact.kind {
+                    clashes.push(format!(
+                        "the kind name `{name}` is both {owner}'s and {}'s (as a kind or list kind)",
+                        fact.kind
+                    ));
+                }
+            }
+            if let Some(clash) = clashes.first().filter(|_| !reported) {
+                errors.push(LocatedError {
+                    message: format!(
+                        "in group {}, {clash}: the API server accepts both CRDs but establishes only the first it sees (NamesAccepted: False on the other); give one of them other names",
+                        fact.group
+                    ),
+                    ..fact.at.clone()
+                });
             }
             by_group_kind
                 .entry((fact.group, fact.kind))

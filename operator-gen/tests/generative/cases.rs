@@ -799,6 +799,8 @@ impl Generator {
         let mut kind_names: Vec<String> = Vec::new();
         // Each kind's plural when given explicitly.
         let mut plurals: Vec<Option<String>> = Vec::new();
+        // The resource names (plural, singular, short names) each kind claims in the group.
+        let mut claimed: Vec<(String, String)> = Vec::new();
         for k in 0..kinds {
             let mut kind = upper_first(g.rng.pick(WORDS));
             if kind_names.contains(&kind) {
@@ -836,14 +838,35 @@ impl Generator {
                 names.push(format!("plural = {p:?}"));
             }
             plurals.push(plural);
+            let mut claims = vec![
+                plurals
+                    .last()
+                    .cloned()
+                    .flatten()
+                    .unwrap_or_else(|| operator_gen::crd::default_plural(&kind)),
+            ];
             if g.rng.chance(0.1) {
                 let p = g.label("a singular that is not a DNS label");
                 names.push(format!("singular = {p:?}"));
+                claims.push(p);
+            } else {
+                claims.push(kind.to_ascii_lowercase());
             }
             if g.rng.chance(0.3) {
                 let a = g.label("a short name that is not a DNS label");
                 names.push(format!("shortnames = [{a:?}]"));
+                claims.push(a);
             }
+            // A name another kind claims is a mistake (unless the CRD names clash already).
+            if !clash
+                && claims
+                    .iter()
+                    .any(|c| claimed.iter().any(|(n, k)| n == c && *k != kind))
+            {
+                g.mistakes
+                    .push("a resource name another kind of the group claims".into());
+            }
+            claimed.extend(claims.into_iter().map(|c| (c, kind.clone())));
             if g.rng.chance(0.2) {
                 let a = g.label("a category that is not a DNS label");
                 names.push(format!("categories = [{a:?}, \"all\"]"));
