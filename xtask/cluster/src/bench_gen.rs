@@ -282,7 +282,8 @@ fn outputs(dir: &Path) -> Result<BTreeMap<String, Vec<serde_yaml::Value>>> {
     Ok(files)
 }
 
-pub fn bench_gen(args: &BenchGenArgs) -> Result<()> {
+/// Builds the release operator-gen (its command line included) and returns its path.
+pub fn release_operator_gen() -> Result<std::path::PathBuf> {
     run_step(
         "build operator-gen (release)",
         cargo().args([
@@ -294,7 +295,11 @@ pub fn bench_gen(args: &BenchGenArgs) -> Result<()> {
             "cli",
         ]),
     )?;
-    let operator_gen = target_dir()?.join("release/operator-gen");
+    Ok(target_dir()?.join("release/operator-gen"))
+}
+
+pub fn bench_gen(args: &BenchGenArgs) -> Result<()> {
+    let operator_gen = release_operator_gen()?;
     let controller_gen = envtest::components::controller_gen()
         .context("installing controller-gen for the comparison")?;
     // Both tools create a thousand and more new files per run. On the development VM the

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
 
-use operator_xtask::{cargo, root, run_step, target_dir};
+use operator_xtask::{root, target_dir};
 
 #[derive(clap::Args, Debug)]
 pub struct FuzzGenArgs {
@@ -224,18 +224,7 @@ struct Counts {
 }
 
 pub fn fuzz_gen(args: &FuzzGenArgs) -> Result<()> {
-    run_step(
-        "build operator-gen (release)",
-        cargo().args([
-            "build",
-            "--release",
-            "-p",
-            "operator-gen",
-            "--features",
-            "cli",
-        ]),
-    )?;
-    let exe = target_dir()?.join("release/operator-gen");
+    let exe = crate::bench_gen::release_operator_gen()?;
     let corpus = corpus(&root())?;
     let work = target_dir()?.join("fuzz-gen");
     let failures_dir = work.join("failures");
