@@ -152,7 +152,7 @@ impl<'a> SchemaBuilder<'a, '_> {
     /// marker or, for what no marker holds, at `site` (the field's type): each `default`
     /// and `example` of `markers` against the schema, the keys and items of `set` and `map`
     /// lists, and rules on `oldSelf` where old and new values cannot be paired.
-    pub(super) fn check_values(
+    pub(super) fn check_final_schema(
         &mut self,
         file: &'a SourceFile,
         schema: &JSONSchemaProps,
@@ -248,53 +248,47 @@ fn cel_nameable(name: &str) -> bool {
 /// correlate between an old and a new object: the items of a list that is not a `map` list,
 /// or the inside of an atomic object or map (rules on the list or object itself are fine).
 fn uncorrelated_old_self(schema: &JSONSchemaProps) -> Option<String> {
-    let inner: Vec<(String, &JSONSchemaProps)> = match schema.type_.as_deref() {
-        Some("array") if schema.x_kubernetes_list_type.as_deref() != Some("map") => {
-            match &schema.items {
-                Some(JSONSchemaPropsOrArray::Schema(items)) => vec![("[*]".into(), &**items)],
-                _ => Vec::new(),
-            }
-        }
-        Some("object") if schema.x_kubernetes_map_type.as_deref() == Some("atomic") => {
-            children(schema)
-        }
-        _ => Vec::new(),
+    let uncorrelated = match schema.type_.as_deref() {
+        Some("array") => schema.x_kubernetes_list_type.as_deref() != Some("map"),
+        Some("object") => schema.x_kubernetes_map_type.as_deref() == Some("atomic"),
+        _ => false,
     };
-    inner
-        .into_iter()
-        .find_map(|(at, s)| old_self_within(s).map(|rest| format!("`{at}{rest}`")))
+    let mut path = String::new();
+    (uncorrelated && inner_old_self(schema, &mut path)).then(|| format!("`{path}`"))
 }
 
-/// The path below `schema` (itself included) of the first rule that reads `oldSelf`.
-fn old_self_within(schema: &JSONSchemaProps) -> Option<String> {
-    let uses_old_self = schema
+/// Whether a rule below `schema` (not on it) reads `oldSelf`; `path` ends at that rule.
+fn inner_old_self(schema: &JSONSchemaProps, path: &mut String) -> bool {
+    let len = path.len();
+    let visit = |segment: [&str; 2], child: &JSONSchemaProps, path: &mut String| {
+        path.push_str(segment[0]);
+        path.push_str(segment[1]);
+        let found = reads_old_self(child) || inner_old_self(child, path);
+        if !found {
+            path.truncate(len);
+        }
+        found
+    };
+    for (name, child) in schema.properties.iter().flatten() {
+        if visit([".", name], child, path) {
+            return true;
+        }
+    }
+    if let Some(JSONSchemaPropsOrBool::Schema(values)) = &schema.additional_properties
+        && visit(["[*]", ""], values, path)
+    {
+        return true;
+    }
+    matches!(&schema.items, Some(JSONSchemaPropsOrArray::Schema(items)) if visit(["[*]", ""], items, path))
+}
+
+/// Whether a rule of `schema` itself reads `oldSelf`.
+fn reads_old_self(schema: &JSONSchemaProps) -> bool {
+    schema
         .x_kubernetes_validations
         .iter()
         .flatten()
-        .any(|r| r.rule.contains("oldSelf") || r.optional_old_self == Some(true));
-    if uses_old_self {
-        return Some(String::new());
-    }
-    let mut next = children(schema);
-    if let Some(JSONSchemaPropsOrArray::Schema(items)) = &schema.items {
-        next.push(("[*]".into(), &**items));
-    }
-    next.into_iter()
-        .find_map(|(at, s)| old_self_within(s).map(|rest| format!("{at}{rest}")))
-}
-
-/// An object schema's properties (`.name`) and map values (`[*]`).
-fn children(schema: &JSONSchemaProps) -> Vec<(String, &JSONSchemaProps)> {
-    let mut out: Vec<(String, &JSONSchemaProps)> = schema
-        .properties
-        .iter()
-        .flatten()
-        .map(|(k, v)| (format!(".{k}"), v))
-        .collect();
-    if let Some(JSONSchemaPropsOrBool::Schema(values)) = &schema.additional_properties {
-        out.push(("[*]".into(), &**values));
-    }
-    out
+        .any(|r| r.rule.contains("oldSelf") || r.optional_old_self == Some(true))
 }
 
 /// What the API server requires of the items of a `set` or `map` list: items that are not
@@ -376,30 +370,6 @@ fn check_list_items(
         }
     }
     Ok(())
-}
-
-/// Checks that a JSON value fits the schema's type.
-fn check_value_type(value: &serde_json::Value, schema: &JSONSchemaProps) -> Result<(), String> {
-    use serde_json::Value;
-    let Some(ty) = schema.type_.as_deref() else {
-        return Ok(());
-    };
-    let ok = match (ty, value) {
-        ("integer", Value::Number(n)) => n.is_i64() || n.is_u64(),
-        ("number", Value::Number(_)) => true,
-        ("string", Value::String(_)) => true,
-        ("boolean", Value::Bool(_)) => true,
-        ("array", Value::Array(_)) => true,
-        ("object", Value::Object(_)) => true,
-        _ => false,
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "value `{value}` does not match the field's type `{ty}`"
-        ))
-    }
 }
 
 fn apply_schema_prop(schema: &mut JSONSchemaProps, prop: &SchemaProp) -> Result<(), String> {
@@ -502,7 +472,7 @@ fn apply_validation(schema: &mut JSONSchemaProps, v: &Spanned<Validation>) -> Re
         Validation::MaxProperties(n) => schema.max_properties = Some(*n as i64),
         Validation::Enum(values) => {
             for value in values {
-                check_value_type(value, schema).map_err(|m| format!("enum {m}"))?;
+                super::values::type_fits(value, schema).map_err(|m| format!("enum value {m}"))?;
             }
             schema.enum_ = Some(values.iter().cloned().map(JSON).collect());
         }

@@ -142,7 +142,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             markers::parse_field_markers(decl.item.attrs(), MarkerTarget::Type, &mut diags);
         self.push_diags(decl.file, diags);
         self.apply_markers(decl.file, &mut schema, &markers);
-        self.check_values(decl.file, &schema, &markers, item.ident.span());
+        self.check_final_schema(decl.file, &schema, &markers, item.ident.span());
         Some(schema)
     }
 
@@ -279,7 +279,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                     markers::parse_field_markers(decl.item.attrs(), MarkerTarget::Type, &mut diags);
                 self.push_diags(decl.file, diags);
                 self.apply_markers(decl.file, schema, &markers);
-                self.check_values(decl.file, schema, &markers, decl.item.ident().span());
+                self.check_final_schema(decl.file, schema, &markers, decl.item.ident().span());
             }
         }
         match self.cache.get(&id) {
@@ -418,7 +418,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                 }
                 self.apply_markers(site.file, &mut schema, &markers);
             }
-            self.check_values(site.file, &schema, &markers, field.ty.span());
+            self.check_final_schema(site.file, &schema, &markers, field.ty.span());
             if markers
                 .has(|p| matches!(p, SchemaProp::SkipDescriptions))
                 .is_some()

@@ -36,24 +36,7 @@ fn check_at(value: &Value, schema: &JSONSchemaProps, at: &mut String) -> Result<
     if schema.x_kubernetes_preserve_unknown_fields == Some(true) && schema.type_.is_none() {
         return Ok(());
     }
-    if schema.x_kubernetes_int_or_string == Some(true) {
-        if !(value.is_string() || value.as_i64().is_some() || value.as_u64().is_some()) {
-            return Err(format!("`{value}` is neither an integer nor a string"));
-        }
-    } else if let Some(ty) = schema.type_.as_deref() {
-        let fits = match ty {
-            "integer" => value.as_i64().is_some() || value.as_u64().is_some(),
-            "number" => value.is_number(),
-            "string" => value.is_string(),
-            "boolean" => value.is_boolean(),
-            "array" => value.is_array(),
-            "object" => value.is_object(),
-            _ => true,
-        };
-        if !fits {
-            return Err(format!("`{value}` does not match the field's type `{ty}`"));
-        }
-    }
+    type_fits(value, schema)?;
     if let Some(allowed) = &schema.enum_
         && !allowed.iter().any(|a| same(&a.0, value))
     {
@@ -72,6 +55,30 @@ fn check_at(value: &Value, schema: &JSONSchemaProps, at: &mut String) -> Result<
     }
     for sub in schema.all_of.iter().flatten() {
         check_at(value, sub, at)?;
+    }
+    Ok(())
+}
+
+/// Whether `value` has the schema's type (an int-or-string takes an integer or a string; a
+/// schema without a type takes anything).
+pub fn type_fits(value: &Value, schema: &JSONSchemaProps) -> Result<(), String> {
+    if schema.x_kubernetes_int_or_string == Some(true) {
+        if !(value.is_string() || value.as_i64().is_some() || value.as_u64().is_some()) {
+            return Err(format!("`{value}` is neither an integer nor a string"));
+        }
+    } else if let Some(ty) = schema.type_.as_deref() {
+        let fits = match ty {
+            "integer" => value.as_i64().is_some() || value.as_u64().is_some(),
+            "number" => value.is_number(),
+            "string" => value.is_string(),
+            "boolean" => value.is_boolean(),
+            "array" => value.is_array(),
+            "object" => value.is_object(),
+            _ => true,
+        };
+        if !fits {
+            return Err(format!("`{value}` does not match the field's type `{ty}`"));
+        }
     }
     Ok(())
 }
