@@ -116,23 +116,62 @@ fn element_type(ty: &syn::Type) -> Option<&syn::Type> {
 
 /// Checks `#[rbac(...)]` arguments and where the attribute sits.
 pub fn check_rbac(args: &TokenStream, item: &TokenStream) -> Vec<syn::Error> {
+    check_item_marker(
+        args,
+        item,
+        |source, diags| {
+            markers::parse_rbac(source, diags);
+        },
+        markers::MISPLACED_RBAC,
+    )
+}
+
+/// Checks `#[webhook(...)]` arguments and where the attribute sits.
+pub fn check_webhook(args: &TokenStream, item: &TokenStream) -> Vec<syn::Error> {
+    check_item_marker(
+        args,
+        item,
+        |source, diags| {
+            markers::parse_webhook(source, diags);
+        },
+        markers::MISPLACED_WEBHOOK,
+    )
+}
+
+/// Checks `#[webhook_configuration(...)]` arguments and where the attribute sits.
+pub fn check_webhook_configuration(args: &TokenStream, item: &TokenStream) -> Vec<syn::Error> {
+    check_item_marker(
+        args,
+        item,
+        |source, diags| {
+            markers::parse_webhook_configuration(source, diags);
+        },
+        markers::MISPLACED_WEBHOOK_CONFIGURATION,
+    )
+}
+
+/// Parses the arguments of an attribute macro that marks an item (a function, impl,
+/// module or struct: where operator-gen looks for it) and checks the item is one of those.
+fn check_item_marker(
+    args: &TokenStream,
+    item: &TokenStream,
+    parse: impl FnOnce(MetaSource<'_>, &mut Diagnostics),
+    misplaced: &str,
+) -> Vec<syn::Error> {
     let mut diags = Diagnostics::new();
     let span = args
         .clone()
         .into_iter()
         .next()
         .map_or_else(Span::call_site, |t| t.span());
-    markers::parse_rbac(MetaSource::Tokens(args, span), &mut diags);
+    parse(MetaSource::Tokens(args, span), &mut diags);
     if let Ok(item) = syn::parse2::<syn::Item>(item.clone())
         && !matches!(
             item,
             syn::Item::Fn(_) | syn::Item::Impl(_) | syn::Item::Mod(_) | syn::Item::Struct(_)
         )
     {
-        diags.push(
-            Span::call_site(),
-            "#[rbac] goes on the reconciler function (or an impl, module or struct)",
-        );
+        diags.push(Span::call_site(), misplaced);
     }
     diags
         .into_vec()

@@ -17,6 +17,9 @@
 //!   `json-schema = false` under `[package.metadata.operator-gen]` turns them off.
 //! * `#[rbac(...)]` on a reconciler function (or impl, module, struct): checks the
 //!   permission and leaves the item unchanged; operator-gen collects it into the role.
+//! * `#[webhook(...)]` and `#[webhook_configuration(...)]` on a webhook's handler (a struct,
+//!   impl, function or module): check the webhook and leave the item unchanged;
+//!   operator-gen collects them into `config/webhook/manifests.yaml`.
 //!
 //! A malformed marker is a compile error at the marker, with the allowed spellings.
 //! The marker grammar is `operator_gen::markers`, shared with the generator.
@@ -62,6 +65,35 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 /// `#[rbac(groups = "apps", resources = "deployments", verbs = "get;list;watch")]`.
 #[proc_macro_attribute]
 pub fn rbac(args: TokenStream, item: TokenStream) -> TokenStream {
+    item_marker(args, item, checks::check_rbac)
+}
+
+/// One admission webhook the operator serves, as controller-gen's `+kubebuilder:webhook`:
+/// `#[webhook(mutating = true, failure_policy = "fail", side_effects = "None", groups =
+/// "cache.example.com", resources = "memcacheds", verbs = "create;update", versions =
+/// "v1alpha1", name = "mmemcached-v1alpha1.kb.io", path = "/mutate-...",
+/// admission_review_versions = "v1")]` on the handler. operator-gen writes it to
+/// `config/webhook/manifests.yaml`; the item itself is left as it is.
+#[proc_macro_attribute]
+pub fn webhook(args: TokenStream, item: TokenStream) -> TokenStream {
+    item_marker(args, item, checks::check_webhook)
+}
+
+/// The name of the mutating or validating webhook configuration, as controller-gen's
+/// `+kubebuilder:webhookconfiguration`: `#[webhook_configuration(mutating = true, name =
+/// "memcached-mutating")]`.
+#[proc_macro_attribute]
+pub fn webhook_configuration(args: TokenStream, item: TokenStream) -> TokenStream {
+    item_marker(args, item, checks::check_webhook_configuration)
+}
+
+/// An attribute macro that checks its arguments and leaves the item as it is (with the
+/// errors beside it, so one mistake is one error and the item still compiles).
+fn item_marker(
+    args: TokenStream,
+    item: TokenStream,
+    check: fn(&proc_macro2::TokenStream, &proc_macro2::TokenStream) -> Vec<syn::Error>,
+) -> TokenStream {
     if let Some(error) = too_deep(&args).or_else(|| too_deep(&item)) {
         let mut out = item;
         out.extend(error);
@@ -69,12 +101,12 @@ pub fn rbac(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     let args: proc_macro2::TokenStream = args.into();
     let item2: proc_macro2::TokenStream = item.clone().into();
-    let mut errors = checks::check_rbac(&args, &item2);
+    let errors = check(&args, &item2);
     if errors.is_empty() {
         return item;
     }
     let mut out = item2;
-    for e in errors.drain(..) {
+    for e in errors {
         out.extend(e.to_compile_error());
     }
     out.into()

@@ -10,4 +10,5 @@ fn ui() {
     t.compile_fail("tests/ui/schema/*.rs");
     t.compile_fail("tests/ui/resource/*.rs");
     t.compile_fail("tests/ui/rbac/*.rs");
+    t.compile_fail("tests/ui/webhook/*.rs");
 }

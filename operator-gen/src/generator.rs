@@ -53,8 +53,11 @@ pub trait Generator: Sync {
 }
 
 /// Every generator, in the order their files are listed and written.
-pub static GENERATORS: &[&dyn Generator] =
-    &[&crate::crd::CrdGenerator, &crate::rbac::RbacGenerator];
+pub static GENERATORS: &[&dyn Generator] = &[
+    &crate::crd::CrdGenerator,
+    &crate::rbac::RbacGenerator,
+    &crate::webhook::WebhookGenerator,
+];
 
 /// A registered generator, as artifacts and the sink name it: compared by name.
 #[derive(Clone, Copy)]
@@ -65,6 +68,8 @@ impl ArtifactKind {
     pub const CRD: ArtifactKind = ArtifactKind(&crate::crd::CrdGenerator);
     /// The RBAC generator.
     pub const RBAC: ArtifactKind = ArtifactKind(&crate::rbac::RbacGenerator);
+    /// The webhook generator.
+    pub const WEBHOOK: ArtifactKind = ArtifactKind(&crate::webhook::WebhookGenerator);
 
     /// Every generator, in the order of [`GENERATORS`].
     pub fn all() -> Vec<ArtifactKind> {
@@ -147,5 +152,6 @@ mod tests {
         }
         assert!(ArtifactKind::named("nope").is_none());
         assert!(ArtifactKind::CRD < ArtifactKind::RBAC);
+        assert!(ArtifactKind::RBAC < ArtifactKind::WEBHOOK);
     }
 }

@@ -39,6 +39,7 @@ pub mod schema;
 pub mod serde_attrs;
 pub mod source;
 pub mod type_schemas;
+pub mod webhook;
 pub mod yaml;
 
 use std::fmt;

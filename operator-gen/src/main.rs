@@ -18,10 +18,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[command(
     name = "operator-gen",
     version,
-    about = "Generate CRDs and RBAC roles from marker attributes in Rust sources",
-    long_about = "Reads #[resource], #[validation], #[schema], #[rbac], ... attributes from the Rust files under \
-                  --paths (without compiling them) and writes kubebuilder's config/ layout: \
-                  <out>/crd/bases/<group>_<plural>.yaml and <out>/rbac/role.yaml. Only the files of the \
+    about = "Generate CRDs, RBAC roles and webhook configurations from marker attributes in Rust sources",
+    long_about = "Reads #[resource], #[validation], #[schema], #[rbac], #[webhook], ... attributes from the Rust \
+                  files under --paths (without compiling them) and writes kubebuilder's config/ layout: \
+                  <out>/crd/bases/<group>_<plural>.yaml, <out>/rbac/role.yaml and \
+                  <out>/webhook/manifests.yaml. Only the files of the \
                   generators that ran are written or removed: `rbac` never touches crd/bases, and \
                   hand-written files beside role.yaml are left alone. A write is all or nothing, \
                   also when it is interrupted (the next run restores the files an interrupted \

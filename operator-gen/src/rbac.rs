@@ -41,10 +41,14 @@ impl Generator for RbacGenerator {
     }
 
     fn collect(&self, file: &SourceFile, diags: &mut Diagnostics) -> Option<Facts> {
-        let found: Vec<RbacMarker> = crate::source::rbac_attrs(file)
+        let (placed, misplaced) = crate::source::item_markers(file, markers::RBAC);
+        let found: Vec<RbacMarker> = placed
             .into_iter()
             .flat_map(|attr| markers::parse_rbac(MetaSource::Attr(attr), diags))
             .collect();
+        for attr in misplaced {
+            diags.push(syn::spanned::Spanned::span(attr), markers::MISPLACED_RBAC);
+        }
         (!found.is_empty()).then(|| Box::new(found) as Facts)
     }
 

@@ -466,26 +466,40 @@ pub fn summarize(file: &SourceFile) -> FileSummary {
     out
 }
 
-/// The attributes carrying `#[rbac]` markers in `file`: on functions, impl blocks and
-/// their methods, modules and structs.
-pub fn rbac_attrs(file: &SourceFile) -> Vec<&syn::Attribute> {
-    let mut attrs: Vec<&syn::Attribute> = Vec::new();
+/// The attributes named `marker` (`rbac`, `webhook`, ...) on the items such markers sit on
+/// (functions, impls and their functions, modules and structs), in file order; and those on
+/// other items (an enum, a const, ...), where the attribute macro refuses them.
+pub fn item_markers<'a>(
+    file: &'a SourceFile,
+    marker: &str,
+) -> (Vec<&'a syn::Attribute>, Vec<&'a syn::Attribute>) {
+    let (mut placed, mut misplaced): (Vec<&syn::Attribute>, Vec<&syn::Attribute>) =
+        (Vec::new(), Vec::new());
     visit_items(&[], &file.ast.items, &mut |_, item| match item {
-        syn::Item::Fn(f) => attrs.extend(&f.attrs),
+        syn::Item::Fn(f) => placed.extend(&f.attrs),
         syn::Item::Impl(i) => {
-            attrs.extend(&i.attrs);
+            placed.extend(&i.attrs);
             for it in &i.items {
                 if let syn::ImplItem::Fn(f) = it {
-                    attrs.extend(&f.attrs);
+                    placed.extend(&f.attrs);
                 }
             }
         }
-        syn::Item::Mod(m) => attrs.extend(&m.attrs),
-        syn::Item::Struct(s) => attrs.extend(&s.attrs),
+        syn::Item::Mod(m) => placed.extend(&m.attrs),
+        syn::Item::Struct(s) => placed.extend(&s.attrs),
+        syn::Item::Enum(e) => misplaced.extend(&e.attrs),
+        syn::Item::Const(c) => misplaced.extend(&c.attrs),
+        syn::Item::Static(s) => misplaced.extend(&s.attrs),
+        syn::Item::Trait(t) => misplaced.extend(&t.attrs),
+        syn::Item::Type(t) => misplaced.extend(&t.attrs),
+        syn::Item::Union(u) => misplaced.extend(&u.attrs),
+        syn::Item::Use(u) => misplaced.extend(&u.attrs),
         _ => {}
     });
-    attrs.retain(|a| crate::markers::marker_name(a) == Some(crate::markers::RBAC));
-    attrs
+    let ours = |a: &&syn::Attribute| crate::markers::marker_name(a) == Some(marker);
+    placed.retain(ours);
+    misplaced.retain(ours);
+    (placed, misplaced)
 }
 
 #[cfg(test)]

@@ -125,9 +125,11 @@ fn controller_gen_output(
         .args([
             "rbac:roleName=manager-role".to_string(),
             crd,
+            "webhook".to_string(),
             format!("paths=./{}/go/...", case.name),
             format!("output:crd:dir={}", out.join("crd").display()),
             format!("output:rbac:dir={}", out.join("rbac").display()),
+            format!("output:webhook:dir={}", out.join("webhook").display()),
         ])
         .output()
         .map_err(|e| format!("cannot run {}: {e}", controller_gen.display()))?;
@@ -139,7 +141,7 @@ fn controller_gen_output(
         ));
     }
     let mut files = BTreeMap::new();
-    for sub in ["crd", "rbac"] {
+    for sub in ["crd", "rbac", "webhook"] {
         let Ok(entries) = std::fs::read_dir(out.join(sub)) else {
             continue;
         };
@@ -523,5 +525,91 @@ async fn fixture_crds_are_enforced_by_the_api_server() {
     }
     eprintln!("parity: {checked} violating custom resources sent to the API server");
     assert!(checked > 0, "no violations.yaml found");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `testdata/parity/webhook_errors/<case>/`: one webhook mistake written twice. operator-gen
+/// must refuse each at a file position; controller-gen must refuse it too, or write
+/// configurations the API server refuses (its silent cases: an unknown failure policy or
+/// verb, duplicate names, ...). So no mistake gets past both tools to a cluster.
+#[tokio::test]
+#[ignore = "needs Go to build controller-gen and the local control plane; run by cargo xtask test"]
+async fn webhook_mistakes_are_refused_here_and_by_controller_gen_or_the_api_server() {
+    use kube::api::{Api, DynamicObject, PostParams};
+    use kube::discovery::ApiResource;
+
+    let controller_gen = envtest::components::controller_gen().unwrap();
+    let env = envtest::TestEnv::connect().await.unwrap();
+    let client = env.client();
+    let root = parity_root().join("webhook_errors");
+    let mut names: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 10, "too few cases under {}", root.display());
+    let scratch = tempfile::tempdir().unwrap();
+    let (mut refused_by_controller_gen, mut refused_by_api_server) = (0, 0);
+    let mut failures = Vec::new();
+    for name in &names {
+        let dir = root.join(name);
+        match operator_gen::generate(&[dir.join("rust")], &operator_gen::Options::default()) {
+            Ok(_) => failures.push(format!("{name}: operator-gen wrote it")),
+            Err(e) => {
+                let text = e.to_string();
+                if !text.contains("hooks.rs:") {
+                    failures.push(format!(
+                        "{name}: operator-gen's error has no position: {text}"
+                    ));
+                }
+            }
+        }
+        let out = scratch.path().join(name);
+        let output = envtest::components::controller_gen_command(&controller_gen, &parity_root())
+            .args([
+                "webhook".to_string(),
+                format!("paths=./webhook_errors/{name}/go/..."),
+                format!("output:webhook:dir={}", out.display()),
+            ])
+            .output()
+            .unwrap();
+        let written = std::fs::read_to_string(out.join("manifests.yaml"));
+        if !output.status.success() || written.is_err() {
+            refused_by_controller_gen += 1;
+            continue;
+        }
+        // controller-gen wrote it: the API server must refuse at least one object of it.
+        let mut refused = false;
+        for doc in documents(&written.unwrap()) {
+            let kind = doc["kind"].as_str().unwrap().to_string();
+            let resource = ApiResource {
+                group: "admissionregistration.k8s.io".into(),
+                version: "v1".into(),
+                api_version: "admissionregistration.k8s.io/v1".into(),
+                plural: format!("{}s", kind.to_lowercase()),
+                kind,
+            };
+            let api: Api<DynamicObject> = Api::all_with(client.clone(), &resource);
+            let object: DynamicObject = serde_json::from_value(doc).unwrap();
+            let dry_run = PostParams {
+                dry_run: true,
+                ..Default::default()
+            };
+            if api.create(&dry_run, &object).await.is_err() {
+                refused = true;
+            }
+        }
+        if refused {
+            refused_by_api_server += 1;
+        } else {
+            failures.push(format!(
+                "{name}: controller-gen wrote configurations the API server accepts, so the case is no mistake"
+            ));
+        }
+    }
+    eprintln!(
+        "webhook mistakes: {} cases refused by operator-gen; controller-gen refused {refused_by_controller_gen}, the API server refused controller-gen's output of the other {refused_by_api_server}",
+        names.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

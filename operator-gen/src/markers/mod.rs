@@ -16,6 +16,7 @@ mod field;
 mod rbac;
 mod read;
 pub mod table;
+pub mod webhook;
 
 pub use args::{MetaSource, Spanned};
 pub use crd::{
@@ -30,6 +31,10 @@ pub use field::{
 pub use rbac::{KNOWN_VERBS, RbacMarker, parse_rbac};
 pub use read::CEL_REASONS;
 pub use table::{SchemaProp, Validation};
+pub use webhook::{
+    DEFAULT_SERVICE_NAME, DEFAULT_SERVICE_NAMESPACE, WEBHOOK_ARGS, WebhookConfigurationMarker,
+    WebhookMarker, WebhookTarget, parse_webhook, parse_webhook_configuration, webhook_name_problem,
+};
 
 /// The attribute names this crate owns, as written by the user (`#[validation(...)]`).
 pub const RESOURCE: &str = "resource";
@@ -38,6 +43,16 @@ pub const PRINTCOLUMN: &str = "printcolumn";
 pub const VALIDATION: &str = "validation";
 pub const SCHEMA: &str = "schema";
 pub const RBAC: &str = "rbac";
+pub const WEBHOOK: &str = "webhook";
+pub const WEBHOOK_CONFIGURATION: &str = "webhook_configuration";
+
+/// Why an item marker is refused where it sits (by the attribute macro and the generator alike).
+pub const MISPLACED_RBAC: &str =
+    "#[rbac] goes on the reconciler function (or an impl, module or struct)";
+pub const MISPLACED_WEBHOOK: &str =
+    "#[webhook] goes on the webhook's handler: a struct, impl, function or module";
+pub const MISPLACED_WEBHOOK_CONFIGURATION: &str =
+    "#[webhook_configuration] goes on a struct, impl, function or module (next to its #[webhook]s)";
 
 /// Why a marker on an enum variant is refused (by the derive and the generator alike).
 pub const VARIANT_MARKER: &str = "markers go on types and fields, not on enum variants; put them on the variant's fields or on the type it carries";
@@ -45,7 +60,16 @@ pub const VARIANT_MARKER: &str = "markers go on types and fields, not on enum va
 /// The name of a marker attribute (the last path segment), if `attr` is one of ours.
 pub fn marker_name(attr: &syn::Attribute) -> Option<&'static str> {
     let last = &attr.path().segments.last()?.ident;
-    [RESOURCE, SUBRESOURCE, PRINTCOLUMN, VALIDATION, SCHEMA, RBAC]
-        .into_iter()
-        .find(|name| last == name)
+    [
+        RESOURCE,
+        SUBRESOURCE,
+        PRINTCOLUMN,
+        VALIDATION,
+        SCHEMA,
+        RBAC,
+        WEBHOOK,
+        WEBHOOK_CONFIGURATION,
+    ]
+    .into_iter()
+    .find(|name| last == name)
 }

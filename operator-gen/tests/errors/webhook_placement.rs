@@ -1,0 +1,13 @@
+//! Webhook markers where the attribute macros refuse them (they do not compile): the
+//! generator refuses them too, instead of skipping them without a word.
+
+#[webhook(mutating = true, failure_policy = "fail", side_effects = "None", groups = "example.com", resources = "foos", verbs = "create", versions = "v1", name = "mfoo.example.com", path = "/mutate-foo", admission_review_versions = "v1")]
+pub enum NotAHandler {
+    A,
+}
+
+#[webhook_configuration(mutating = true, name = "foo-mutating")]
+pub const NAME: &str = "foo";
+
+#[rbac(groups = "apps", resources = "deployments", verbs = "get")]
+pub trait NotAReconciler {}
