@@ -105,8 +105,18 @@ impl Binaries {
 /// The cache root: `$ENVTEST_CACHE_DIR`, else `$XDG_CACHE_HOME/operator-rs/envtest`, else
 /// `~/.cache/operator-rs/envtest`.
 pub fn cache_root() -> Result<PathBuf, Error> {
-    if let Some(dir) = std::env::var_os("ENVTEST_CACHE_DIR").filter(|d| !d.is_empty()) {
-        return Ok(PathBuf::from(dir));
+    if let Some(dir) = cache_dir_override() {
+        return Ok(dir);
+    }
+    Ok(tools_root()?.join("envtest"))
+}
+
+/// Where the project's tools are cached beside `envtest/` (kustomize, for one):
+/// `$ENVTEST_CACHE_DIR` when set (everything in the one directory asked for), else
+/// `$XDG_CACHE_HOME/operator-rs`, else `~/.cache/operator-rs`.
+pub fn tools_root() -> Result<PathBuf, Error> {
+    if let Some(dir) = cache_dir_override() {
+        return Ok(dir);
     }
     let base = match std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
         Some(dir) => PathBuf::from(dir),
@@ -123,7 +133,13 @@ pub fn cache_root() -> Result<PathBuf, Error> {
             PathBuf::from(home).join(".cache")
         }
     };
-    Ok(base.join("operator-rs").join("envtest"))
+    Ok(base.join("operator-rs"))
+}
+
+fn cache_dir_override() -> Option<PathBuf> {
+    std::env::var_os("ENVTEST_CACHE_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
 }
 
 /// The cache key: every version that goes into the binaries, and the recipe revision.
@@ -245,43 +261,78 @@ pub fn controller_gen_command(exe: &Path, dir: &Path) -> Command {
     cmd
 }
 
-/// Whether `exe --version` names [`CONTROLLER_GEN_VERSION`].
-fn reports_version(exe: &Path) -> bool {
-    Command::new(exe)
-        .arg("--version")
-        .output()
-        .is_ok_and(|out| {
-            String::from_utf8_lossy(&out.stdout)
-                .split_whitespace()
-                .any(|w| w == format!("v{CONTROLLER_GEN_VERSION}"))
-        })
-}
-
 /// The path of controller-gen v[`CONTROLLER_GEN_VERSION`], installed with
 /// `go install sigs.k8s.io/controller-tools/cmd/controller-gen@v…` into the same cache as the
 /// control-plane binaries on first use.
 pub fn controller_gen() -> Result<PathBuf, Error> {
-    let root = cache_root()?.join(format!("controller-gen-v{CONTROLLER_GEN_VERSION}"));
-    let exe = root.join("bin").join("controller-gen");
-    if exe.is_file() {
-        if reports_version(&exe) {
-            return Ok(exe);
-        }
-        // Something else put another controller-gen there (a kubebuilder Makefile's
-        // `go-install-tool` pointed at this directory once did): install the right one again.
-        eprintln!(
-            "envtest: {} is not controller-gen v{CONTROLLER_GEN_VERSION}; installing it again",
-            exe.display()
-        );
-        let bin = root.join("bin");
-        std::fs::remove_dir_all(&bin).map_err(|e| Error::io(&bin, e))?;
+    go_install(&GoTool {
+        name: "controller-gen",
+        package: "sigs.k8s.io/controller-tools/cmd/controller-gen",
+        version: CONTROLLER_GEN_VERSION,
+        version_args: &["--version"],
+        dir: cache_root()?.join(format!("controller-gen-v{CONTROLLER_GEN_VERSION}")),
+    })
+}
+
+/// A Go command that `go install <package>@v<version>` builds, cached in a directory of its own
+/// (`<dir>/bin/<name>`, with `build.lock` and `build.log` beside it).
+#[derive(Debug)]
+pub(crate) struct GoTool<'a> {
+    /// The binary's name: the last element of `package` that is not a major version.
+    pub name: &'a str,
+    pub package: &'a str,
+    /// Without the leading `v`.
+    pub version: &'a str,
+    /// Arguments that make the binary print its version (`v<version>` as one word).
+    pub version_args: &'a [&'a str],
+    pub dir: PathBuf,
+}
+
+/// Whether `exe <version_args>` prints `v<version>` as a word of its standard output.
+fn reports_version(exe: &Path, version_args: &[&str], version: &str) -> bool {
+    Command::new(exe)
+        .args(version_args)
+        .output()
+        .is_ok_and(|out| {
+            String::from_utf8_lossy(&out.stdout)
+                .split_whitespace()
+                .any(|w| w == format!("v{version}"))
+        })
+}
+
+/// The path of `tool`, installed on first use: the Go module proxy supplies the module, the
+/// machine's Go builds it (`go install -v`, the packages it compiles counted as progress). A
+/// cached binary that does not report the pinned version is installed again. Two processes
+/// asking at once install once: the second waits on the lock file.
+pub(crate) fn go_install(tool: &GoTool) -> Result<PathBuf, Error> {
+    let GoTool {
+        name,
+        package,
+        version,
+        version_args,
+        dir: root,
+    } = tool;
+    let bin = root.join("bin");
+    let exe = bin.join(name);
+    let current = |exe: &Path| exe.is_file() && reports_version(exe, version_args, version);
+    if current(&exe) {
+        return Ok(exe);
     }
-    std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
+    std::fs::create_dir_all(root).map_err(|e| Error::io(root, e))?;
     let lock_path = root.join("build.lock");
     let lock = std::fs::File::create(&lock_path).map_err(|e| Error::io(&lock_path, e))?;
     lock.lock().map_err(|e| Error::io(&lock_path, e))?;
-    if exe.is_file() {
+    // Someone else may have finished while we waited.
+    if current(&exe) {
         return Ok(exe);
+    }
+    if exe.exists() {
+        // Something else put another build there (a kubebuilder Makefile's `go-install-tool`
+        // pointed at our controller-gen directory once did): install the right one again.
+        eprintln!(
+            "envtest: {} is not {name} v{version}; installing it again",
+            exe.display()
+        );
     }
     let go = check_go()?;
     let partial = root.join("bin.partial");
@@ -290,26 +341,38 @@ pub fn controller_gen() -> Result<PathBuf, Error> {
     }
     let log_path = root.join("build.log");
     let mut log = std::fs::File::create(&log_path).map_err(|e| Error::io(&log_path, e))?;
-    eprintln!(
-        "envtest: installing controller-gen v{CONTROLLER_GEN_VERSION} with {go} (first use only)"
-    );
+    eprintln!("envtest: installing {name} v{version} with {go} (first use only)");
+    eprintln!("envtest: build log: {}", log_path.display());
     let started = Instant::now();
     let mut cmd = Command::new("go");
-    cmd.current_dir(&root)
+    cmd.current_dir(root)
         .env("GOTOOLCHAIN", "local")
         .env("GOWORK", "off")
         .env("CGO_ENABLED", "0")
         .env("GOBIN", &partial)
         .args([
             "install",
+            "-v",
             "-trimpath",
-            &format!("sigs.k8s.io/controller-tools/cmd/controller-gen@v{CONTROLLER_GEN_VERSION}"),
-        ]);
-    run_logged(&mut cmd, &mut log, &log_path, "go install controller-gen")?;
-    let bin = root.join("bin");
+            &format!("{package}@v{version}"),
+        ])
+        // -v and errors go to stderr; nothing is read from stdout.
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let status = stream_build(cmd, &mut log, 0, started)?;
+    if !status.success() {
+        return Err(build_failed(&format!("go install {name}"), &log_path));
+    }
     promote(&partial, &bin)?;
+    if !reports_version(&exe, version_args, version) {
+        return Err(Error::Build(format!(
+            "{} was installed, but `{name} {}` does not print v{version}",
+            exe.display(),
+            version_args.join(" ")
+        )));
+    }
     eprintln!(
-        "envtest: controller-gen installed in {}: {}",
+        "envtest: {name} v{version} installed in {}: {}",
         human(started.elapsed()),
         exe.display()
     );
@@ -548,9 +611,17 @@ mod tests {
             let exe = dir.path().join(format!("controller-gen-{version}"));
             std::fs::write(&exe, format!("#!/bin/sh\necho 'Version: v{version}'\n")).unwrap();
             std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-            assert_eq!(reports_version(&exe), counts, "{version}");
+            assert_eq!(
+                reports_version(&exe, &["--version"], CONTROLLER_GEN_VERSION),
+                counts,
+                "{version}"
+            );
         }
-        assert!(!reports_version(&dir.path().join("missing")));
+        assert!(!reports_version(
+            &dir.path().join("missing"),
+            &["--version"],
+            CONTROLLER_GEN_VERSION
+        ));
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! - [`plane`]: starts them on free loopback ports with fresh certificates, waits until the
 //!   cluster is usable (API ready, default service account, kwok nodes Ready), stops them.
 //! - [`crds`]: server-side apply of generated CRDs, waiting until Established.
+//! - [`kustomize`](mod@kustomize): the real kustomize, built from its Go module on first use,
+//!   and `kustomize build`.
 //! - [`testing`]: a client, a namespace per test, waiting with deadlines.
 //!
 //! `cargo xtask envtest up|down|status|env` is the command-line face of this crate.
@@ -14,11 +16,13 @@
 pub mod certs;
 pub mod components;
 pub mod crds;
+pub mod kustomize;
 pub mod plane;
 pub mod testing;
 
 use std::path::{Path, PathBuf};
 
+pub use kustomize::kustomize;
 pub use plane::{ControlPlane, Options, State};
 pub use testing::{TestEnv, TestNamespace, wait_until};
 
@@ -43,6 +47,9 @@ pub enum Error {
     Timeout(String),
     #[error("{0}")]
     Manifest(String),
+    /// `kustomize build` failed or rendered nothing (the message holds kustomize's own).
+    #[error("{0}")]
+    Kustomize(String),
     #[error(transparent)]
     Kube(#[from] kube::Error),
 }
