@@ -47,6 +47,41 @@ pub struct ManagerFlags {
     pub log_format: LogFormat,
 }
 
+/// Where the webhook server finds its certificate: kubebuilder's flags, with
+/// controller-runtime's defaults. The server's other settings are
+/// [`WebhookOptions`](crate::webhook::WebhookOptions)' defaults.
+#[derive(Args, Debug, Clone)]
+pub struct WebhookFlags {
+    /// Directory of the webhook server's certificate and key (default:
+    /// /tmp/k8s-webhook-server/serving-certs).
+    #[arg(long, env = "WEBHOOK_CERT_PATH", value_name = "DIR")]
+    pub webhook_cert_path: Option<std::path::PathBuf>,
+    /// File name of the certificate in that directory.
+    #[arg(long, env = "WEBHOOK_CERT_NAME", default_value = crate::webhook::DEFAULT_CERT_NAME)]
+    pub webhook_cert_name: String,
+    /// File name of the private key in that directory.
+    #[arg(long, env = "WEBHOOK_CERT_KEY", default_value = crate::webhook::DEFAULT_KEY_NAME)]
+    pub webhook_cert_key: String,
+}
+
+impl WebhookFlags {
+    /// The webhook server's options: these certificate files, everything else default.
+    pub fn options(&self) -> crate::webhook::WebhookOptions {
+        let dir = self
+            .webhook_cert_path
+            .clone()
+            .filter(|dir| !dir.as_os_str().is_empty())
+            .unwrap_or_else(|| crate::webhook::DEFAULT_CERT_DIR.into());
+        crate::webhook::WebhookOptions {
+            certificates: crate::webhook::Certificates::files(
+                dir.join(&self.webhook_cert_name),
+                dir.join(&self.webhook_cert_key),
+            ),
+            ..Default::default()
+        }
+    }
+}
+
 /// How log lines are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
@@ -219,6 +254,41 @@ mod tests {
             zero.options("op", "x"),
             Err(FlagError::LeaseDuration)
         ));
+    }
+
+    #[test]
+    fn webhook_certificates_default_to_controller_runtimes_files() {
+        #[derive(Parser, Debug)]
+        struct WebhookCli {
+            #[command(flatten)]
+            webhook: WebhookFlags,
+        }
+        let parse = |args: &[&str]| {
+            WebhookCli::try_parse_from(std::iter::once("op").chain(args.iter().copied()))
+                .unwrap()
+                .webhook
+                .options()
+        };
+        let options = parse(&[]);
+        assert_eq!(
+            options.certificates,
+            crate::webhook::Certificates::files(
+                "/tmp/k8s-webhook-server/serving-certs/tls.crt",
+                "/tmp/k8s-webhook-server/serving-certs/tls.key"
+            )
+        );
+        assert_eq!(options.addr, "0.0.0.0:9443".parse().unwrap());
+        let options = parse(&[
+            "--webhook-cert-path",
+            "/certs",
+            "--webhook-cert-name",
+            "a.pem",
+            "--webhook-cert-key=b.pem",
+        ]);
+        assert_eq!(
+            options.certificates,
+            crate::webhook::Certificates::files("/certs/a.pem", "/certs/b.pem")
+        );
     }
 
     #[test]

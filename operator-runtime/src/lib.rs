@@ -6,9 +6,12 @@
 //!   asked, with the health and readiness probes and the Prometheus endpoint, until shutdown;
 //! - [`metrics`]: controller-runtime's metric names (reconciles, errors, durations, workers,
 //!   API requests, leadership), and a kube client that counts its requests;
+//! - [`webhook`]: the admission (defaulting, validation) and conversion webhook server,
+//!   over TLS with certificates reloaded when they are renewed;
 //! - [`flags`]: the standard flags of a kubebuilder operator (`--metrics-bind-address`,
-//!   `--health-probe-bind-address`, `--leader-elect`, ...), each also read from the
-//!   environment, to `#[command(flatten)]` into the operator's own clap parser;
+//!   `--health-probe-bind-address`, `--leader-elect`, ...) and of its webhook server
+//!   (`--webhook-cert-path`, ...), each also read from the environment, to
+//!   `#[command(flatten)]` into the operator's own clap parser;
 //! - [`logging`]: text or JSON logs filtered by `RUST_LOG`;
 //! - [`connect`] and [`shutdown_on_signals`]: the client from kubectl's configuration
 //!   (`--kubeconfig`, `KUBECONFIG`, `~/.kube/config`, in-cluster) and one token cancelled by
@@ -48,12 +51,13 @@ pub mod flags;
 pub mod logging;
 pub mod manager;
 pub mod metrics;
+pub mod webhook;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use flags::{LogFormat, ManagerFlags};
-pub use manager::{LeaderElection, ManagerError, ManagerOptions, Runtime};
+pub use flags::{LogFormat, ManagerFlags, WebhookFlags};
+pub use manager::{LeaderElection, ManagerError, ManagerOptions, ReadyCheck, Runtime};
 pub use metrics::Metrics;
 
 use tokio_util::sync::CancellationToken;

@@ -59,13 +59,22 @@ pub enum ManagerError {
     LostLeadership,
 }
 
+/// Something the manager does not run but `/readyz` waits for, such as the webhook server
+/// ([`crate::webhook::Readiness`]); see [`run_with_checks`].
+pub trait ReadyCheck: std::fmt::Debug + Send + Sync + 'static {
+    /// Named in `/readyz`'s answer while not ready.
+    fn name(&self) -> &str;
+    fn is_ready(&self) -> bool;
+}
+
 /// Readiness shared with the probe endpoint: ready while no controller is started, and
-/// while started controllers have all synced their caches.
+/// while started controllers have all synced their caches, and every check passes.
 #[derive(Debug, Default)]
 struct Probe {
     ready: AtomicBool,
     /// Controllers that took a [`Synced`] handle and have not reported yet.
     pending: AtomicUsize,
+    checks: Vec<Arc<dyn ReadyCheck>>,
 }
 
 impl Probe {
@@ -143,7 +152,28 @@ where
     F: FnOnce(Runtime) -> Fut,
     Fut: Future<Output = ()>,
 {
-    let probe = Arc::new(Probe::default());
+    run_with_checks(client, metrics, options, Vec::new(), shutdown, controllers).await
+}
+
+/// [`run`], with `/readyz` also waiting for `checks` (the webhook server's
+/// [`Readiness`](crate::webhook::Readiness), as a Go operator adds
+/// `mgr.GetWebhookServer().StartedChecker()`).
+pub async fn run_with_checks<F, Fut>(
+    client: Client,
+    metrics: Arc<Metrics>,
+    options: ManagerOptions,
+    checks: Vec<Arc<dyn ReadyCheck>>,
+    shutdown: CancellationToken,
+    controllers: F,
+) -> Result<(), ManagerError>
+where
+    F: FnOnce(Runtime) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let probe = Arc::new(Probe {
+        checks,
+        ..Probe::default()
+    });
     // Servers stop with the manager, whatever ends it.
     let servers = shutdown.child_token();
     let _stop_servers = servers.clone().drop_guard();
@@ -277,12 +307,20 @@ async fn serve(
     Ok(())
 }
 
-async fn readyz(State(probe): State<Arc<Probe>>) -> (StatusCode, &'static str) {
-    if probe.ready.load(Ordering::Relaxed) {
-        (StatusCode::OK, "ok")
-    } else {
-        (StatusCode::SERVICE_UNAVAILABLE, "watch caches not synced")
+async fn readyz(State(probe): State<Arc<Probe>>) -> (StatusCode, String) {
+    if !probe.ready.load(Ordering::Relaxed) {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "watch caches not synced".into(),
+        );
     }
+    if let Some(check) = probe.checks.iter().find(|check| !check.is_ready()) {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("{} not ready", check.name()),
+        );
+    }
+    (StatusCode::OK, "ok".into())
 }
 
 async fn serve_metrics(
@@ -415,6 +453,47 @@ mod tests {
             |runtime| runtime.stopped(),
         ));
         assert_eq!(status(health, "/readyz").await, 200);
+        shutdown.cancel();
+        manager.await.unwrap().unwrap();
+    }
+
+    #[derive(Debug)]
+    struct Flag(AtomicBool);
+
+    impl ReadyCheck for Flag {
+        fn name(&self) -> &str {
+            "the flag"
+        }
+
+        fn is_ready(&self) -> bool {
+            self.0.load(Ordering::SeqCst)
+        }
+    }
+
+    #[tokio::test]
+    async fn readyz_waits_for_every_check() {
+        let health = free_addr();
+        let options = ManagerOptions {
+            name: "test-operator".into(),
+            metrics_addr: None,
+            health_addr: Some(health),
+            leader_election: None,
+        };
+        let flag = Arc::new(Flag(AtomicBool::new(false)));
+        let shutdown = CancellationToken::new();
+        let manager = tokio::spawn(run_with_checks(
+            unused_client(),
+            Arc::new(Metrics::new()),
+            options,
+            vec![flag.clone()],
+            shutdown.clone(),
+            |runtime| runtime.stopped(),
+        ));
+        assert_eq!(status(health, "/readyz").await, 503);
+        flag.0.store(true, Ordering::SeqCst);
+        assert_eq!(status(health, "/readyz").await, 200);
+        flag.0.store(false, Ordering::SeqCst);
+        assert_eq!(status(health, "/readyz").await, 503);
         shutdown.cancel();
         manager.await.unwrap().unwrap();
     }
