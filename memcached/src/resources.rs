@@ -66,8 +66,10 @@ fn owned_meta(mc: &Memcached) -> ObjectMeta {
     }
 }
 
-/// The Deployment running `spec.size` memcached pods under the restricted pod security standard.
+/// The Deployment running `spec.size` memcached pods under the restricted pod security
+/// standard, from `spec.image` or else `image` (the operator's default).
 pub fn deployment(mc: &Memcached, image: &str) -> Deployment {
+    let image = mc.spec.image.as_deref().unwrap_or(image);
     Deployment {
         metadata: owned_meta(mc),
         spec: Some(DeploymentSpec {
@@ -152,7 +154,13 @@ mod tests {
     use crate::api::v1alpha1::MemcachedSpec;
 
     fn sample(name: &str, size: i32) -> Memcached {
-        let mut mc = Memcached::new(name, MemcachedSpec { size });
+        let mut mc = Memcached::new(
+            name,
+            MemcachedSpec {
+                size,
+                ..Default::default()
+            },
+        );
         mc.metadata.namespace = Some("demo".into());
         mc.metadata.uid = Some(format!("uid-{name}"));
         mc
@@ -206,6 +214,15 @@ mod tests {
             panic!("one container expected")
         };
         assert_eq!(c.image.as_deref(), Some("example/memcached:1.6"));
+        // The Memcached's own image wins over the operator's default.
+        let mut pinned = sample("cache", 1);
+        pinned.spec.image = Some("mine/memcached:1.5".into());
+        let d = deployment(&pinned, "example/memcached:1.6");
+        let pod = d.spec.unwrap().template.spec.unwrap();
+        assert_eq!(
+            pod.containers[0].image.as_deref(),
+            Some("mine/memcached:1.5")
+        );
         assert_eq!(
             c.command.as_deref().unwrap(),
             ["memcached", "-m=64", "-o", "modern", "-v"]

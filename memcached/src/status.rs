@@ -154,7 +154,13 @@ mod tests {
     use k8s_openapi::api::apps::v1::{DeploymentCondition, DeploymentSpec, DeploymentStatus};
 
     fn mc(size: i32, generation: i64) -> Memcached {
-        let mut mc = Memcached::new("cache", MemcachedSpec { size });
+        let mut mc = Memcached::new(
+            "cache",
+            MemcachedSpec {
+                size,
+                ..Default::default()
+            },
+        );
         mc.metadata.generation = Some(generation);
         mc
     }

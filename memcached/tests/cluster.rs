@@ -62,7 +62,13 @@ async fn a_negative_size_is_rejected_by_the_api_server_with_the_minimum_message(
     let err = api
         .create(
             &PostParams::default(),
-            &Memcached::new("negative", MemcachedSpec { size: -1 }),
+            &Memcached::new(
+                "negative",
+                MemcachedSpec {
+                    size: -1,
+                    ..Default::default()
+                },
+            ),
         )
         .await
         .unwrap_err();
@@ -80,7 +86,13 @@ async fn a_negative_size_is_rejected_by_the_api_server_with_the_minimum_message(
     // Zero is the boundary and allowed.
     api.create(
         &PostParams::default(),
-        &Memcached::new("zero", MemcachedSpec { size: 0 }),
+        &Memcached::new(
+            "zero",
+            MemcachedSpec {
+                size: 0,
+                ..Default::default()
+            },
+        ),
     )
     .await
     .unwrap();

@@ -59,7 +59,13 @@ fn kube_custom_resource_ext_is_implemented_from_the_same_crd() {
 
 #[test]
 fn objects_serialise_with_api_version_and_kind() {
-    let m = Memcached::new("sample", MemcachedSpec { size: 3 });
+    let m = Memcached::new(
+        "sample",
+        MemcachedSpec {
+            size: 3,
+            ..Default::default()
+        },
+    );
     let json = serde_json::to_value(&m).unwrap();
     assert_eq!(
         json,

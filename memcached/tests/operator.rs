@@ -132,7 +132,13 @@ impl Operator {
 }
 
 fn memcached(name: &str, size: i32) -> Memcached {
-    Memcached::new(name, MemcachedSpec { size })
+    Memcached::new(
+        name,
+        MemcachedSpec {
+            size,
+            ..Default::default()
+        },
+    )
 }
 
 fn running(pod: &Pod) -> bool {

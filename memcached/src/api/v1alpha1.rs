@@ -44,6 +44,11 @@ pub struct MemcachedSpec {
     /// Scaling to zero keeps the Deployment but runs no pods.
     #[validation(minimum = 0)]
     pub size: i32,
+    /// Image is the memcached container image. Left out, the operator's
+    /// defaulting webhook sets the image the operator is configured with.
+    #[validation(min_length = 1)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
 }
 
 /// MemcachedStatus defines the observed state of Memcached.

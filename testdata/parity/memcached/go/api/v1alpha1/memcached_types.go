@@ -10,6 +10,12 @@ type MemcachedSpec struct {
 	// Scaling to zero keeps the Deployment but runs no pods.
 	// +kubebuilder:validation:Minimum=0
 	Size int32 `json:"size"`
+
+	// Image is the memcached container image. Left out, the operator's
+	// defaulting webhook sets the image the operator is configured with.
+	// +kubebuilder:validation:MinLength=1
+	// +optional
+	Image *string `json:"image,omitempty"`
 }
 
 // MemcachedStatus defines the observed state of Memcached.
