@@ -1,18 +1,27 @@
-//! `cargo operator`: kubebuilder's `init` and `create api` for operators on kube-rs.
+//! `cargo operator`: kubebuilder's `init`, `create api` and `create webhook` for operators on
+//! kube-rs.
 //!
 //! - [`init`] makes a workspace: the operator crate (its `main` on `operator-runtime`, no kinds
 //!   yet), `cargo xtask`, the `config/` kustomize tree, `PROJECT.toml`, a README and `.ci/run`;
 //! - [`create_api`] adds one kind of one version: its types with markers, a controller with
 //!   its `#[rbac]` markers and a finalizer, its registration, a sample, the admin, editor and
 //!   viewer roles, the kustomize entries, a cluster test and the `PROJECT.toml` entry; a second
-//!   version of a kind adds only its types and sample.
+//!   version of a kind adds only its types and sample;
+//! - [`create_webhook`] adds a defaulting and/or validating webhook for one kind and version
+//!   (a `#[webhook]`-marked handler with unit tests, its registration) and/or the conversion of
+//!   a kind between its versions through a hub (`From` impls, the CRD's conversion patch); the
+//!   first webhook of a project also adds the webhook server to `main` and the `webhook`,
+//!   `certmanager` and `default` kustomize wiring.
 //!
-//! Both check every name before anything is written, write the whole change or none of it, and
+//! All check every name before anything is written, write the whole change or none of it, and
 //! end by running the generator (`cargo xtask manifests`), so the project is complete at once.
 
 pub mod names;
 pub mod plan;
 pub mod template;
+mod webhook;
+
+pub use webhook::{WebhookOptions, create_webhook};
 
 use std::path::{Component, Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -54,6 +63,19 @@ pub const EXAMPLE_APIS: &[&[&str]] = &[
         "--cluster",
     ],
 ];
+
+/// The `create webhook` calls of the example project, after [`EXAMPLE_APIS`]: a defaulting
+/// and a validating webhook for the namespaced kind's first version.
+pub const EXAMPLE_WEBHOOKS: &[&[&str]] = &[&[
+    "--group",
+    "webapp",
+    "--version",
+    "v1",
+    "--kind",
+    "Guestbook",
+    "--defaulting",
+    "--validation",
+]];
 
 /// Where the scaffolded project gets operator-rs's crates from.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,20 +1,21 @@
-//! `cargo operator`: start an operator project and add kinds to it (kubebuilder's `init` and
-//! `create api`). Installed as `cargo-operator`, cargo runs it as `cargo operator ...`.
+//! `cargo operator`: start an operator project and add kinds and webhooks to it (kubebuilder's
+//! `init`, `create api` and `create webhook`). Installed as `cargo-operator`, cargo runs it as
+//! `cargo operator ...`.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, bail};
-use cargo_operator::{ApiOptions, InitOptions, Source};
-use clap::{Args, Parser, Subcommand};
+use cargo_operator::{ApiOptions, InitOptions, Source, WebhookOptions};
+use clap::{ArgGroup, Args, Parser, Subcommand};
 
 #[derive(Parser, Debug)]
 #[command(
     name = "cargo operator",
     bin_name = "cargo operator",
     version,
-    about = "Scaffolding for Kubernetes operators on kube-rs (kubebuilder's init and create api)"
+    about = "Scaffolding for Kubernetes operators on kube-rs (kubebuilder's init, create api and create webhook)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -70,6 +71,11 @@ enum Create {
     /// A kind of one version: its types, controller, registration, sample, roles, cluster test
     /// and PROJECT.toml entry (a new version of a kind: its types and sample).
     Api(Api),
+    /// Webhooks of a kind: defaulting and validation of one version (a handler with its
+    /// `#[webhook]` marker and tests, registered in `webhooks::all()`), and conversion between
+    /// the kind's versions through a hub. The first webhook also adds the webhook server to
+    /// `main` and config/webhook, config/certmanager and their wiring in config/default.
+    Webhook(Webhook),
 }
 
 #[derive(Args, Debug)]
@@ -92,6 +98,38 @@ struct Api {
     /// Only the types, no controller.
     #[arg(long)]
     no_controller: bool,
+}
+
+#[derive(Args, Debug)]
+#[command(group(
+    ArgGroup::new("kinds")
+        .args(["defaulting", "validation", "conversion"])
+        .required(true)
+        .multiple(true)
+))]
+struct Webhook {
+    /// The kind's API group without the domain: cache.
+    #[arg(long)]
+    group: String,
+    /// The kind's version the webhooks are for; with --conversion, the hub every other
+    /// version converts through.
+    #[arg(long)]
+    version: String,
+    /// The kind (it must be in PROJECT.toml: `create api` first).
+    #[arg(long)]
+    kind: String,
+    /// A defaulting (mutating) admission webhook.
+    #[arg(long)]
+    defaulting: bool,
+    /// A validating admission webhook.
+    #[arg(long, alias = "programmatic-validation")]
+    validation: bool,
+    /// A conversion webhook between --version (the hub) and the --spoke versions.
+    #[arg(long, requires = "spoke")]
+    conversion: bool,
+    /// With --conversion: the other versions of the kind, comma-separated: v2,v3.
+    #[arg(long, value_delimiter = ',', requires = "conversion")]
+    spoke: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -131,6 +169,18 @@ fn run(command: Cmd) -> Result<()> {
             kind: api.kind,
             cluster_scoped: api.cluster,
             controller: !api.no_controller,
+        }),
+        Cmd::Create {
+            what: Create::Webhook(webhook),
+        } => cargo_operator::create_webhook(&WebhookOptions {
+            cwd,
+            group: webhook.group,
+            version: webhook.version,
+            kind: webhook.kind,
+            defaulting: webhook.defaulting,
+            validation: webhook.validation,
+            conversion: webhook.conversion,
+            spokes: webhook.spoke,
         }),
     }
 }

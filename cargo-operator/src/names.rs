@@ -18,6 +18,7 @@ const KEYWORDS: &[&str] = &[
 const TAKEN_KINDS: &[&str] = &[
     "Self",
     "Action",
+    "AdmissionContext",
     "Api",
     "Arc",
     "BoxFuture",
@@ -25,13 +26,19 @@ const TAKEN_KINDS: &[&str] = &[
     "Condition",
     "Context",
     "Controller",
+    "Conversion",
     "CustomResource",
+    "Defaulter",
     "Deserialize",
     "Duration",
     "Error",
+    "GroupVersionKind",
+    "GroupVersionResource",
     "Instant",
     "Metrics",
     "ObjectMeta",
+    "Operation",
+    "Outcome",
     "Patch",
     "PatchParams",
     "Runtime",
@@ -39,6 +46,8 @@ const TAKEN_KINDS: &[&str] = &[
     "Serialize",
     "Time",
     "Timestamp",
+    "Validator",
+    "Webhooks",
 ];
 
 /// Package names the scaffold's workspace already uses.

@@ -240,6 +240,34 @@ pub fn insert_before_anchor(text: &str, anchor: &str, line: &str) -> Result<Stri
     Ok(out)
 }
 
+/// Inserts the lines of `block` before the line holding only `anchor`, each indented as the
+/// anchor is (keeping their own indentation inside the block).
+pub fn insert_block_before_anchor(text: &str, anchor: &str, block: &str) -> Result<String> {
+    let Some(at) = text.lines().position(|l| l.trim() == anchor) else {
+        bail!(
+            "the line `{anchor}` is gone; it marks where `cargo operator` adds code. Put it \
+             back, or add this there by hand:\n{}",
+            block.trim_end()
+        );
+    };
+    let mut out = String::with_capacity(text.len() + block.len() + 64);
+    for (i, l) in text.lines().enumerate() {
+        if i == at {
+            let indent = &l[..l.len() - l.trim_start().len()];
+            for b in block.lines() {
+                if !b.trim().is_empty() {
+                    out.push_str(indent);
+                    out.push_str(b);
+                }
+                out.push('\n');
+            }
+        }
+        out.push_str(l);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,6 +281,21 @@ mod tests {
         assert_eq!(twice, once);
         let err = insert_before_anchor("a\n", "// +operator:scaffold:x", "one,").unwrap_err();
         assert!(err.to_string().contains("is gone"), "{err}");
+    }
+
+    #[test]
+    fn a_block_goes_before_its_anchor_indented_as_the_anchor() {
+        let text = "a:\n  # +operator:scaffold:x\nb\n";
+        let got =
+            insert_block_before_anchor(text, "# +operator:scaffold:x", "- one\n\n  two\n").unwrap();
+        assert_eq!(got, "a:\n  - one\n\n    two\n  # +operator:scaffold:x\nb\n");
+        let err = insert_block_before_anchor("a\n", "# +operator:scaffold:x", "- one\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("is gone") && err.ends_with("by hand:\n- one"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -122,6 +122,80 @@ pub const ROLES: &[(&str, &str)] = &[
     ("viewer", include_str!("../templates/api/viewer_role.yaml")),
 ];
 
+/// `create webhook`: the handlers' module tree, one file per kind and version with blocks
+/// added at its anchors, and the conversion module of a kind.
+pub mod webhook {
+    pub const MODULE: &str = include_str!("../templates/webhook/webhooks_mod.rs");
+    pub const VERSION_MOD: &str = include_str!("../templates/webhook/version_mod.rs");
+    pub const KIND: &str = include_str!("../templates/webhook/kind.rs");
+    pub const DEFAULTER: &str = include_str!("../templates/webhook/defaulter.rs");
+    pub const DEFAULTER_TEST: &str = include_str!("../templates/webhook/defaulter_test.rs");
+    pub const VALIDATOR: &str = include_str!("../templates/webhook/validator.rs");
+    pub const VALIDATOR_TEST: &str = include_str!("../templates/webhook/validator_test.rs");
+    pub const CONVERSION: &str = include_str!("../templates/webhook/conversion.rs");
+    pub const CONVERSION_SPOKE: &str = include_str!("../templates/webhook/conversion_spoke.rs");
+    pub const CONVERSION_TEST: &str = include_str!("../templates/webhook/conversion_test.rs");
+    /// Blocks of the operator's `main.rs`, written with the first webhook.
+    pub const MAIN_FLAGS: &str = include_str!("../templates/webhook/main/flags.rs");
+    pub const MAIN_SERVER: &str = include_str!("../templates/webhook/main/server.rs");
+    pub const MAIN_STOP: &str = include_str!("../templates/webhook/main/stop.rs");
+    /// `(path in the project, template)`: the kustomize trees of the first webhook.
+    pub const CONFIG: &[(&str, &str)] = &[
+        (
+            "config/webhook/kustomization.yaml",
+            include_str!("../templates/webhook/config/webhook/kustomization.yaml"),
+        ),
+        (
+            "config/webhook/kustomizeconfig.yaml",
+            include_str!("../templates/webhook/config/webhook/kustomizeconfig.yaml"),
+        ),
+        (
+            "config/webhook/service.yaml",
+            include_str!("../templates/webhook/config/webhook/service.yaml"),
+        ),
+        (
+            "config/certmanager/kustomization.yaml",
+            include_str!("../templates/webhook/config/certmanager/kustomization.yaml"),
+        ),
+        (
+            "config/certmanager/kustomizeconfig.yaml",
+            include_str!("../templates/webhook/config/certmanager/kustomizeconfig.yaml"),
+        ),
+        (
+            "config/certmanager/issuer.yaml",
+            include_str!("../templates/webhook/config/certmanager/issuer.yaml"),
+        ),
+        (
+            "config/certmanager/certificate-webhook.yaml",
+            include_str!("../templates/webhook/config/certmanager/certificate-webhook.yaml"),
+        ),
+        (
+            "config/certmanager/certificate-metrics.yaml",
+            include_str!("../templates/webhook/config/certmanager/certificate-metrics.yaml"),
+        ),
+        (
+            "config/default/manager_webhook_patch.yaml",
+            include_str!("../templates/webhook/config/default/manager_webhook_patch.yaml"),
+        ),
+    ];
+    /// Blocks of `config/default/kustomization.yaml`, written with the first webhook.
+    pub const DEFAULT_RESOURCES: &str =
+        include_str!("../templates/webhook/config/default/resources.yaml");
+    pub const DEFAULT_PATCHES: &str =
+        include_str!("../templates/webhook/config/default/patches.yaml");
+    pub const DEFAULT_REPLACEMENTS: &str =
+        include_str!("../templates/webhook/config/default/replacements.yaml");
+    /// A CRD as a target of the CA injection (`index` 0: the namespace, 1: the name).
+    pub const DEFAULT_CRD_CA_TARGET: &str =
+        include_str!("../templates/webhook/config/default/crd_ca_target.yaml");
+    /// `config/crd`: a CRD's conversion patch, the list of patches (written with the first),
+    /// and where kustomize finds the webhook Service's name in a CRD.
+    pub const CRD_PATCH: &str = include_str!("../templates/webhook/config/crd/webhook_in.yaml");
+    pub const CRD_PATCHES: &str = include_str!("../templates/webhook/config/crd/patches.yaml");
+    pub const CRD_KUSTOMIZECONFIG: &str =
+        include_str!("../templates/webhook/config/crd/kustomizeconfig.yaml");
+}
+
 /// Fills every `{{name}}` of `template` from `vars`. A hole without a value is a bug in the
 /// templates (the tests render them all), so it panics, naming it.
 pub fn render(template: &str, vars: &[(&str, &str)]) -> String {

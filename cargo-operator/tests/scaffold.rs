@@ -1,6 +1,7 @@
 //! `cargo operator` as a user runs it: the committed project under testdata/scaffold is exactly
-//! what `init` and three `create api` calls write (`UPDATE_GOLDEN=1` rewrites it), and bad
-//! requests are refused with what was wrong, leaving every file as it was.
+//! what `init`, three `create api` calls and a `create webhook` write (`UPDATE_GOLDEN=1`
+//! rewrites it); bad requests are refused with what was wrong, leaving every file as it was;
+//! and a project with every kind of webhook builds, passes clippy and its tests.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -74,12 +75,22 @@ fn scaffold(base: &Path) -> PathBuf {
         base,
         "init testdata/scaffold --domain example.com --project-name guestbook-operator --operator-rs-path .",
     ));
+    example_kinds_and_webhooks(&project);
+    project
+}
+
+/// The `create api` and `create webhook` calls of the example project.
+fn example_kinds_and_webhooks(project: &Path) {
     for api in cargo_operator::EXAMPLE_APIS {
         let mut args = vec!["create", "api"];
         args.extend_from_slice(api);
-        ok(cargo_operator(&project, &args));
+        ok(cargo_operator(project, &args));
     }
-    project
+    for webhook in cargo_operator::EXAMPLE_WEBHOOKS {
+        let mut args = vec!["create", "webhook"];
+        args.extend_from_slice(webhook);
+        ok(cargo_operator(project, &args));
+    }
 }
 
 /// A base directory that passes for an operator-rs checkout.
@@ -91,7 +102,7 @@ fn fake_checkout() -> tempfile::TempDir {
 }
 
 #[test]
-fn the_committed_scaffold_is_what_init_and_create_api_write() {
+fn the_committed_scaffold_is_what_the_example_commands_write() {
     let base = fake_checkout();
     let fresh = scaffold(base.path());
     let committed = repo().join("testdata/scaffold");
@@ -253,4 +264,246 @@ fn a_scaffold_that_cannot_be_completed_leaves_nothing_half_written() {
             .join("guestbook-operator/src/controllers/cart.rs")
             .exists()
     );
+}
+
+#[test]
+fn create_webhook_refuses_what_it_cannot_add_and_nothing_changes() {
+    let base = fake_checkout();
+    let project = scaffold(base.path());
+    let before = snapshot(&project);
+    for (args, wanted) in [
+        // The example has both admission webhooks of webapp/v1 Guestbook already.
+        (
+            "--group webapp --version v1 --kind Guestbook --defaulting",
+            "webapp/v1 Guestbook has a defaulting webhook already (GuestbookDefaulter in \
+             guestbook-operator/src/webhooks/v1/guestbook.rs)",
+        ),
+        (
+            "--group webapp --version v1 --kind Guestbook --validation",
+            "has a validating webhook already",
+        ),
+        // Only kinds of the project, named as for create api.
+        (
+            "--group webapp --version v3 --kind Guestbook --defaulting",
+            "PROJECT.toml has no webapp/v3 Guestbook (it has webapp/v1 Guestbook, webapp/v2 \
+             Guestbook, infra/v1alpha1 Backup); a webhook is for a kind of the project: run \
+             `cargo operator create api --group webapp --version v3 --kind Guestbook` first",
+        ),
+        (
+            "--group shop --version v1 --kind Cart --validation",
+            "no shop/v1 Cart",
+        ),
+        (
+            "--group Webapp --version v1 --kind Guestbook --validation",
+            "--group \"Webapp\" is not a DNS label",
+        ),
+        (
+            "--group webapp --version v1 --kind guestbook --validation",
+            "--kind \"guestbook\"",
+        ),
+        // Conversion: every other version of the kind, each one a version of the project.
+        (
+            "--group webapp --version v1 --kind Guestbook --conversion --spoke v3",
+            "--spoke v3: PROJECT.toml has no webapp/v3 Guestbook; every version converted must \
+             exist: run `cargo operator create api --group webapp --version v3 --kind Guestbook` \
+             first",
+        ),
+        (
+            "--group webapp --version v1 --kind Guestbook --conversion --spoke v1",
+            "--spoke v1 is the hub (--version) itself",
+        ),
+        (
+            "--group webapp --version v1 --kind Guestbook --conversion --spoke v2,v2",
+            "--spoke v2 is given twice",
+        ),
+        (
+            "--group webapp --version v1 --kind Guestbook --conversion --spoke 2",
+            "--spoke \"2\" is not a Kubernetes API version",
+        ),
+        // clap: at least one kind of webhook; --conversion and --spoke go together.
+        (
+            "--group webapp --version v1 --kind Guestbook",
+            "--defaulting|--validation|--conversion",
+        ),
+        (
+            "--group webapp --version v1 --kind Guestbook --conversion",
+            "--spoke",
+        ),
+        (
+            "--group webapp --version v1 --kind Guestbook --validation --spoke v2",
+            "--conversion",
+        ),
+    ] {
+        let err = refused(run(&project, &format!("create webhook {args}")));
+        assert!(err.contains(wanted), "{args}: {err}");
+    }
+    assert!(snapshot(&project) == before);
+
+    let err = refused(run(
+        base.path(),
+        "create webhook --group web --version v1 --kind Shop --defaulting",
+    ));
+    assert!(err.contains("no PROJECT.toml"), "{err}");
+
+    // A third version the conversion leaves out would reach the webhook unconverted.
+    ok(run(
+        &project,
+        "create api --group webapp --version v3 --kind Guestbook",
+    ));
+    let before = snapshot(&project);
+    let err = refused(run(
+        &project,
+        "create webhook --group webapp --version v1 --kind Guestbook --conversion --spoke v2",
+    ));
+    assert!(
+        err.contains("Guestbook also has version v3") && err.contains("(add v3)"),
+        "{err}"
+    );
+    assert!(snapshot(&project) == before);
+    ok(run(
+        &project,
+        "create webhook --group webapp --version v1 --kind Guestbook --conversion --spoke v2,v3",
+    ));
+    let err = refused(run(
+        &project,
+        "create webhook --group webapp --version v2 --kind Guestbook --conversion --spoke v1,v3",
+    ));
+    assert!(
+        err.contains(
+            "Guestbook has a conversion webhook already (hub v1, spokes v2, v3, in \
+             guestbook-operator/src/webhooks/v1/guestbook_conversion.rs)"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_removed_anchor_is_named_and_nothing_is_half_written() {
+    let base = fake_checkout();
+    let project = scaffold(base.path());
+    let all = project.join("guestbook-operator/src/webhooks/mod.rs");
+    let text = std::fs::read_to_string(&all).unwrap();
+    std::fs::write(&all, text.replace("// +operator:scaffold:webhooks\n", "")).unwrap();
+    let before = snapshot(&project);
+    let err = refused(run(
+        &project,
+        "create webhook --group infra --version v1alpha1 --kind Backup --validation",
+    ));
+    assert!(
+        err.contains("guestbook-operator/src/webhooks/mod.rs")
+            && err.contains("`// +operator:scaffold:webhooks` is gone")
+            && err.contains(".validator(v1alpha1::BackupValidator)"),
+        "{err}"
+    );
+    assert!(snapshot(&project) == before);
+}
+
+/// Every kind of webhook on a fresh project that depends on this checkout: each handler and
+/// conversion compiles with the server in `main`, passes clippy, and its unit tests pass;
+/// `PROJECT.toml` records what was made, and later calls add to it. Shares this workspace's
+/// target directory and lock file, so only the new crate is built.
+#[test]
+fn a_project_with_every_kind_of_webhook_builds_and_its_tests_pass() {
+    let scratch = tempfile::tempdir().unwrap();
+    // Not named guestbook-operator: its build must not pass for another project's.
+    let project = scratch.path().join("webhook-check");
+    ok(run(
+        scratch.path(),
+        &format!(
+            "init webhook-check --domain example.com --operator-rs-path {}",
+            repo().display()
+        ),
+    ));
+    example_kinds_and_webhooks(&project);
+    // Defaulting, then validation later; and conversion.
+    for line in [
+        "create webhook --group infra --version v1alpha1 --kind Backup --defaulting",
+        "create webhook --group infra --version v1alpha1 --kind Backup --validation",
+        "create webhook --group webapp --version v1 --kind Guestbook --conversion --spoke v2",
+    ] {
+        ok(run(&project, line));
+    }
+    let recorded = std::fs::read_to_string(project.join("PROJECT.toml")).unwrap();
+    for entry in [
+        "api = \"webhook-check/src/api/webapp/v1/guestbook.rs\"\n\
+         controller = \"webhook-check/src/controllers/guestbook.rs\"\n\
+         namespaced = true\n\
+         webhooks = { defaulting = true, validation = true, conversion = true, spokes = [\"v2\"] }\n",
+        "namespaced = false\nwebhooks = { defaulting = true, validation = true }\n",
+    ] {
+        assert!(recorded.contains(entry), "{entry} not in {recorded}");
+    }
+    assert_eq!(recorded.matches("webhooks =").count(), 2);
+    let all = std::fs::read_to_string(project.join("webhook-check/src/webhooks/mod.rs")).unwrap();
+    for registration in [
+        ".defaulter(v1::GuestbookDefaulter)",
+        ".validator(v1::GuestbookValidator)",
+        ".defaulter(v1alpha1::BackupDefaulter)",
+        ".validator(v1alpha1::BackupValidator)",
+        ".conversion(v1::guestbook_conversion())",
+    ] {
+        assert_eq!(
+            all.matches(registration).count(),
+            1,
+            "{registration} in {all}"
+        );
+    }
+    let manifests = std::fs::read_to_string(project.join("config/webhook/manifests.yaml")).unwrap();
+    for name in [
+        "mguestbook-v1.kb.io",
+        "vguestbook-v1.kb.io",
+        "mbackup-v1alpha1.kb.io",
+        "vbackup-v1alpha1.kb.io",
+    ] {
+        assert!(manifests.contains(&format!("name: {name}")), "{name}");
+    }
+
+    std::fs::copy(repo().join("Cargo.lock"), project.join("Cargo.lock")).unwrap();
+    let target = Path::new(env!("CARGO_BIN_EXE_cargo-operator"))
+        .parent()
+        .and_then(Path::parent)
+        .unwrap();
+    let cargo = |args: &[&str]| {
+        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        operator_xtask::as_if_typed(&mut cmd);
+        let out = cmd
+            .args(args)
+            .current_dir(&project)
+            .env("CARGO_TARGET_DIR", target)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(
+            out.status.success(),
+            "cargo {}:\n{stdout}\n{stderr}",
+            args.join(" ")
+        );
+        format!("{stdout}{stderr}")
+    };
+    let tested = cargo(&["test", "--package", "webhook-check", "--lib", "--bins"]);
+    for test in [
+        "webhooks::tests::every_configured_webhook_path_is_served",
+        "webhooks::v1::guestbook::tests::the_defaulter_leaves_a_guestbook_as_it_is",
+        "webhooks::v1::guestbook::tests::the_validator_admits_a_guestbook_created_or_updated",
+        "webhooks::v1alpha1::backup::tests::the_defaulter_leaves_a_backup_as_it_is",
+        "webhooks::v1alpha1::backup::tests::the_validator_admits_a_backup_created_or_updated",
+        "webhooks::v1::guestbook_conversion::tests::a_guestbook_converted_to_v2_and_back_is_unchanged",
+    ] {
+        assert!(
+            tested.contains(&format!("test {test} ... ok")),
+            "{test} did not pass:\n{tested}"
+        );
+    }
+    cargo(&[
+        "clippy",
+        "--package",
+        "webhook-check",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]);
 }

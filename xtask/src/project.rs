@@ -58,6 +58,27 @@ pub struct Resource {
     pub controller: Option<PathBuf>,
     #[serde(default = "namespaced_by_default")]
     pub namespaced: bool,
+    /// Its webhooks, as `create webhook` records them.
+    #[serde(default)]
+    pub webhooks: Option<Webhooks>,
+}
+
+/// The webhooks of one kind and version (kubebuilder's `webhooks:` of a PROJECT resource).
+#[derive(Debug, Default, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Webhooks {
+    /// A defaulting (mutating) admission webhook.
+    #[serde(default)]
+    pub defaulting: bool,
+    /// A validating admission webhook.
+    #[serde(default)]
+    pub validation: bool,
+    /// A conversion webhook, with this version as the hub.
+    #[serde(default)]
+    pub conversion: bool,
+    /// With `conversion`: the other versions, each converted to and from this one.
+    #[serde(default)]
+    pub spokes: Vec<String>,
 }
 
 fn namespaced_by_default() -> bool {
@@ -119,6 +140,9 @@ impl Project {
             if !seen.insert((&r.group, &r.version, &r.kind)) {
                 bail!("{at} is listed twice");
             }
+            if let Some(w) = &r.webhooks {
+                check_webhooks(self, r, w).with_context(|| format!("{at}: webhooks"))?;
+            }
             for file in std::iter::once(&r.api).chain(&r.controller) {
                 if !root.join(file).is_file() {
                     bail!("{at}: {} does not exist", file.display());
@@ -155,6 +179,42 @@ impl Project {
             .as_deref()
             .unwrap_or(&self.operator.package)
     }
+}
+
+/// A resource's webhooks: at least one; spokes exactly with a conversion, each another
+/// listed version of the same kind, once.
+fn check_webhooks(project: &Project, r: &Resource, w: &Webhooks) -> Result<()> {
+    if !(w.defaulting || w.validation || w.conversion) {
+        bail!("none of defaulting, validation and conversion is true");
+    }
+    if w.conversion && w.spokes.is_empty() {
+        bail!("conversion = true needs the versions it converts (spokes = [\"v2\", ...])");
+    }
+    if !w.conversion && !w.spokes.is_empty() {
+        bail!("spokes without conversion = true");
+    }
+    let mut seen = BTreeSet::new();
+    for spoke in &w.spokes {
+        if !seen.insert(spoke) {
+            bail!("spoke {spoke:?} is listed twice");
+        }
+        if *spoke == r.version {
+            bail!("spoke {spoke:?} is the hub itself");
+        }
+        let listed = project
+            .resources
+            .iter()
+            .any(|o| o.group == r.group && o.kind == r.kind && o.version == *spoke);
+        if !listed {
+            bail!(
+                "spoke {spoke:?} is not a version of {} in this file (no [[resource]] {}/{spoke} {})",
+                r.kind,
+                r.group,
+                r.kind
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `v1`, `v1alpha1`, `v2beta3`: what the API server sorts as a version.
@@ -271,6 +331,62 @@ mod tests {
             with_resource("web", "v1", "Site").replace(HEAD, "")
         );
         assert!(load(&twice).contains("[[resource]] web/v1 Site is listed twice"));
+    }
+
+    #[test]
+    fn webhooks_are_read_and_checked() {
+        let two = format!(
+            "{}{}",
+            with_resource("web", "v1", "Site"),
+            with_resource("web", "v2", "Site").replace(HEAD, "")
+        );
+        let with = |webhooks: &str| format!("{two}{webhooks}");
+        assert_eq!(
+            load(&with(
+                "webhooks = { defaulting = true, validation = true }\n"
+            )),
+            "ok"
+        );
+        assert_eq!(
+            load(&with(
+                "webhooks = { conversion = true, spokes = [\"v1\"] }\n"
+            )),
+            "ok"
+        );
+        for (webhooks, expected) in [
+            (
+                "webhooks = {}\n",
+                "none of defaulting, validation and conversion",
+            ),
+            (
+                "webhooks = { conversion = true }\n",
+                "needs the versions it converts",
+            ),
+            (
+                "webhooks = { validation = true, spokes = [\"v1\"] }\n",
+                "spokes without conversion",
+            ),
+            (
+                "webhooks = { conversion = true, spokes = [\"v2\"] }\n",
+                "is the hub itself",
+            ),
+            (
+                "webhooks = { conversion = true, spokes = [\"v3\"] }\n",
+                "no [[resource]] web/v3 Site",
+            ),
+            (
+                "webhooks = { conversion = true, spokes = [\"v1\", \"v1\"] }\n",
+                "listed twice",
+            ),
+        ] {
+            let got = load(&with(webhooks));
+            assert!(
+                got.contains("[[resource]] web/v2 Site: webhooks: ") && got.contains(expected),
+                "{expected:?} not in {got:?}"
+            );
+        }
+        let got = load(&with("webhooks = { mutating = true }\n"));
+        assert!(got.contains("unknown field `mutating`"), "{got}");
     }
 
     #[test]

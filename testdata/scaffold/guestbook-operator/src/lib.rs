@@ -8,3 +8,5 @@
 
 pub mod api;
 pub mod controllers;
+pub mod webhooks;
+// +operator:scaffold:modules

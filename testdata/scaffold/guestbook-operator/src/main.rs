@@ -1,12 +1,13 @@
 //! The guestbook-operator binary: the manager's standard flags (from `operator-runtime`) and the
-//! controllers it runs until SIGTERM or SIGINT.
+//! controllers it runs until SIGTERM or SIGINT (`cargo operator create webhook` adds the
+//! webhook server beside it).
 
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
 use clap::Parser;
 use operator_derive::rbac;
-use operator_runtime::{ManagerFlags, Metrics, manager};
+use operator_runtime::{ManagerFlags, Metrics, ReadyCheck, manager};
 
 /// Field manager and name of the operator in metrics and events.
 const NAME: &str = "guestbook-operator";
@@ -22,6 +23,14 @@ const LEASE_NAME: &str = "guestbook-operator.example.com";
 struct Flags {
     #[command(flatten)]
     manager: ManagerFlags,
+    /// Serve the webhooks of `webhooks::all()` (on :9443, with the certificate in
+    /// --webhook-cert-path). `cargo xtask run` turns them off: out of the cluster there is no
+    /// certificate.
+    #[arg(long, env = "ENABLE_WEBHOOKS", default_value_t = true, action = clap::ArgAction::Set)]
+    enable_webhooks: bool,
+    #[command(flatten)]
+    webhook: operator_runtime::WebhookFlags,
+    // +operator:scaffold:flags
 }
 
 // Leader election only touches one Lease in the operator's own namespace (kustomize rewrites
@@ -43,10 +52,38 @@ async fn main() -> Result<()> {
     let client =
         operator_runtime::connect(flags.manager.kubeconfig.as_deref(), metrics.clone()).await?;
     let shutdown = operator_runtime::shutdown_on_signals();
-    manager::run(client.clone(), metrics, options, shutdown, |runtime| {
-        guestbook_operator::controllers::run_all(client, runtime)
-    })
-    .await
-    .context("the manager stopped")?;
+    // What /readyz waits for besides the controllers' caches: the servers started here.
+    let checks: Vec<Arc<dyn ReadyCheck>> = Vec::new();
+    // The webhook server: every instance serves it, leader or not, and /readyz waits for it.
+    let webhook_stop = shutdown.child_token();
+    let mut checks = checks;
+    let webhook_server = if flags.enable_webhooks {
+        let server = operator_runtime::webhook::WebhookServer::bind(
+            flags.webhook.options(),
+            guestbook_operator::webhooks::all(),
+        )
+        .await
+        .context("starting the webhook server (ENABLE_WEBHOOKS=false runs without it)")?;
+        checks.push(Arc::new(server.readiness()));
+        Some(tokio::spawn(server.run(webhook_stop.clone())))
+    } else {
+        None
+    };
+    // +operator:scaffold:servers
+    let result = manager::run_with_checks(
+        client.clone(),
+        metrics,
+        options,
+        checks,
+        shutdown,
+        |runtime| guestbook_operator::controllers::run_all(client, runtime),
+    )
+    .await;
+    webhook_stop.cancel();
+    if let Some(server) = webhook_server {
+        server.await.context("the webhook server failed")?;
+    }
+    // +operator:scaffold:stop-servers
+    result.context("the manager stopped")?;
     Ok(())
 }

@@ -8,3 +8,4 @@
 
 pub mod api;
 pub mod controllers;
+// +operator:scaffold:modules

@@ -1,12 +1,13 @@
 //! The {{project_name}} binary: the manager's standard flags (from `operator-runtime`) and the
-//! controllers it runs until SIGTERM or SIGINT.
+//! controllers it runs until SIGTERM or SIGINT (`cargo operator create webhook` adds the
+//! webhook server beside it).
 
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
 use clap::Parser;
 use operator_derive::rbac;
-use operator_runtime::{ManagerFlags, Metrics, manager};
+use operator_runtime::{ManagerFlags, Metrics, ReadyCheck, manager};
 
 /// Field manager and name of the operator in metrics and events.
 const NAME: &str = "{{project_name}}";
@@ -18,6 +19,7 @@ const LEASE_NAME: &str = "{{project_name}}.{{domain}}";
 struct Flags {
     #[command(flatten)]
     manager: ManagerFlags,
+    // +operator:scaffold:flags
 }
 
 // Leader election only touches one Lease in the operator's own namespace (kustomize rewrites
@@ -39,10 +41,19 @@ async fn main() -> Result<()> {
     let client =
         operator_runtime::connect(flags.manager.kubeconfig.as_deref(), metrics.clone()).await?;
     let shutdown = operator_runtime::shutdown_on_signals();
-    manager::run(client.clone(), metrics, options, shutdown, |runtime| {
-        {{crate_ident}}::controllers::run_all(client, runtime)
-    })
-    .await
-    .context("the manager stopped")?;
+    // What /readyz waits for besides the controllers' caches: the servers started here.
+    let checks: Vec<Arc<dyn ReadyCheck>> = Vec::new();
+    // +operator:scaffold:servers
+    let result = manager::run_with_checks(
+        client.clone(),
+        metrics,
+        options,
+        checks,
+        shutdown,
+        |runtime| {{crate_ident}}::controllers::run_all(client, runtime),
+    )
+    .await;
+    // +operator:scaffold:stop-servers
+    result.context("the manager stopped")?;
     Ok(())
 }

@@ -1,0 +1,4 @@
+webhook_stop.cancel();
+if let Some(server) = webhook_server {
+    server.await.context("the webhook server failed")?;
+}

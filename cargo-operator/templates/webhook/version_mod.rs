@@ -1,0 +1,3 @@
+//! The webhooks of `{{version}}` kinds: one module per kind.
+
+// +operator:scaffold:webhook-kinds
