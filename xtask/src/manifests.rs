@@ -243,7 +243,7 @@ mod tests {
     fn committed_manifests_are_up_to_date() {
         assert!(matches!(
             run_manifests(&root(), true).unwrap(),
-            ManifestsOutcome::UpToDate(2)
+            ManifestsOutcome::UpToDate(3)
         ));
     }
 
@@ -458,7 +458,7 @@ mod tests {
         let before = snapshot(ws.path());
         assert!(matches!(
             run_manifests(ws.path(), true).unwrap(),
-            ManifestsOutcome::UpToDate(2)
+            ManifestsOutcome::UpToDate(3)
         ));
         assert_eq!(snapshot(ws.path()), before);
 
