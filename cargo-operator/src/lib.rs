@@ -279,17 +279,23 @@ pub struct ApiOptions {
     pub controller: bool,
 }
 
-/// `cargo operator create api`: one kind of one version in the project around `options.cwd`.
-pub fn create_api(options: &ApiOptions) -> Result<()> {
-    let root = operator_xtask::find_root(&options.cwd).with_context(|| {
+/// The root and project file of the project around `cwd`, for `cargo operator <command>`.
+pub(crate) fn load_project(cwd: &Path, command: &str) -> Result<(PathBuf, Project)> {
+    let root = operator_xtask::find_root(cwd).with_context(|| {
         format!(
-            "no {} in {} or above: run `cargo operator create api` inside a project \
+            "no {} in {} or above: run `cargo operator {command}` inside a project \
              (`cargo operator init` makes one)",
             project::FILE,
-            options.cwd.display()
+            cwd.display()
         )
     })?;
     let project = Project::load(&root)?;
+    Ok((root, project))
+}
+
+/// `cargo operator create api`: one kind of one version in the project around `options.cwd`.
+pub fn create_api(options: &ApiOptions) -> Result<()> {
+    let (root, project) = load_project(&options.cwd, "create api")?;
     let gvk = Gvk::new(
         &options.group,
         &options.version,

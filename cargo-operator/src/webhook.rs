@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, Result, bail};
-use operator_xtask::project::{self, Project, Webhooks, is_version};
+use anyhow::{Result, bail};
+use operator_xtask::project::{self, Webhooks, is_version};
 
 use crate::names::Gvk;
 use crate::plan::{Plan, insert_before_anchor, insert_block_before_anchor};
@@ -39,15 +39,7 @@ pub fn create_webhook(options: &WebhookOptions) -> Result<()> {
     if !options.conversion && !options.spokes.is_empty() {
         bail!("--spoke goes with --conversion");
     }
-    let root = operator_xtask::find_root(&options.cwd).with_context(|| {
-        format!(
-            "no {} in {} or above: run `cargo operator create webhook` inside a project \
-             (`cargo operator init` makes one)",
-            project::FILE,
-            options.cwd.display()
-        )
-    })?;
-    let project = Project::load(&root)?;
+    let (root, project) = crate::load_project(&options.cwd, "create webhook")?;
     let gvk = Gvk::new(
         &options.group,
         &options.version,
