@@ -9,6 +9,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use crate::manager::{LeaderElection, ManagerOptions};
+use crate::secure_metrics::{MetricsCertificates, MetricsSecurity, SecureMetrics};
 
 /// Where the manager serves, whether it elects a leader, what it watches, how it logs.
 #[derive(Args, Debug, Clone)]
@@ -17,9 +18,34 @@ pub struct ManagerFlags {
     /// account, as kubectl).
     #[arg(long, value_name = "PATH")]
     pub kubeconfig: Option<std::path::PathBuf>,
-    /// Address of the Prometheus endpoint (/metrics); `0` turns it off.
+    /// Address of the Prometheus endpoint (/metrics); `0` turns it off. The default port
+    /// stays 8080 whether or not it is secure (kubebuilder's main serves nothing unless given
+    /// an address; its config/default passes `:8443`, as ours does).
     #[arg(long, env = "METRICS_BIND_ADDRESS", default_value = "0.0.0.0:8080")]
     pub metrics_bind_address: String,
+    /// Serve /metrics over HTTPS to callers whose bearer token the API server authenticates
+    /// (TokenReview) and authorizes for `get` on /metrics (SubjectAccessReview);
+    /// `--metrics-secure=false` serves plain HTTP to anyone.
+    #[arg(
+        long,
+        env = "METRICS_SECURE",
+        default_value_t = true,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        action = clap::ArgAction::Set
+    )]
+    pub metrics_secure: bool,
+    /// Directory of the metrics server's certificate and key, reloaded when they change
+    /// (default: a self-signed certificate generated at start).
+    #[arg(long, env = "METRICS_CERT_PATH", value_name = "DIR")]
+    pub metrics_cert_path: Option<std::path::PathBuf>,
+    /// File name of the metrics certificate in that directory.
+    #[arg(long, env = "METRICS_CERT_NAME", default_value = crate::webhook::DEFAULT_CERT_NAME)]
+    pub metrics_cert_name: String,
+    /// File name of the metrics private key in that directory.
+    #[arg(long, env = "METRICS_CERT_KEY", default_value = crate::webhook::DEFAULT_KEY_NAME)]
+    pub metrics_cert_key: String,
     /// Address of /healthz and /readyz; `0` turns them off.
     #[arg(
         long,
@@ -132,6 +158,29 @@ impl ManagerFlags {
             metrics_addr: address("metrics-bind-address", &self.metrics_bind_address)?,
             health_addr: address("health-probe-bind-address", &self.health_probe_bind_address)?,
             leader_election,
+        })
+    }
+
+    /// How `/metrics` is served, for
+    /// [`manager::run_with_metrics_security`](crate::manager::run_with_metrics_security):
+    /// HTTPS with authentication and authorization unless `--metrics-secure=false`.
+    pub fn metrics_security(&self) -> MetricsSecurity {
+        if !self.metrics_secure {
+            return MetricsSecurity::Plain;
+        }
+        let certificates = match self
+            .metrics_cert_path
+            .as_ref()
+            .filter(|dir| !dir.as_os_str().is_empty())
+        {
+            Some(dir) => {
+                MetricsCertificates::in_dir(dir, &self.metrics_cert_name, &self.metrics_cert_key)
+            }
+            None => MetricsCertificates::SelfSigned,
+        };
+        MetricsSecurity::Secure(SecureMetrics {
+            certificates,
+            ..SecureMetrics::default()
         })
     }
 
@@ -289,6 +338,35 @@ mod tests {
             options.certificates,
             crate::webhook::Certificates::files("/certs/a.pem", "/certs/b.pem")
         );
+    }
+
+    #[test]
+    fn metrics_are_secure_unless_turned_off_with_a_self_signed_certificate_unless_given() {
+        assert_eq!(parse(&[]).metrics_security(), MetricsSecurity::default());
+        assert_eq!(
+            parse(&["--metrics-secure"]).metrics_security(),
+            MetricsSecurity::Secure(SecureMetrics::default())
+        );
+        assert_eq!(
+            parse(&["--metrics-secure=false"]).metrics_security(),
+            MetricsSecurity::Plain
+        );
+        let MetricsSecurity::Secure(secure) =
+            parse(&["--metrics-cert-path", "/certs", "--metrics-cert-key=k.pem"])
+                .metrics_security()
+        else {
+            panic!("secure by default")
+        };
+        assert_eq!(
+            secure.certificates,
+            MetricsCertificates::Given(crate::webhook::Certificates::files(
+                "/certs/tls.crt",
+                "/certs/k.pem"
+            ))
+        );
+        assert_eq!(secure.auth, Default::default());
+        // Flag values are strict booleans.
+        assert!(Cli::try_parse_from(["op", "--metrics-secure=no"]).is_err());
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //!
 //! - [`manager`]: runs the operator's controllers, behind leader election on a Lease when
 //!   asked, with the health and readiness probes and the Prometheus endpoint, until shutdown;
+//! - [`secure_metrics`]: `/metrics` over HTTPS for callers the API server authenticates and
+//!   authorizes (TokenReview, SubjectAccessReview), kubebuilder v4's default;
 //! - [`metrics`]: controller-runtime's metric names (reconciles, errors, durations, workers,
 //!   API requests, leadership), and a kube client that counts its requests;
 //! - [`webhook`]: the admission (defaulting, validation) and conversion webhook server,
@@ -39,9 +41,17 @@
 //!     let client = operator_runtime::connect(flags.manager.kubeconfig.as_deref(), metrics.clone()).await?;
 //!     let options = flags.manager.options("my-operator", "my-operator.example.com")?;
 //!     let shutdown = operator_runtime::shutdown_on_signals();
-//!     manager::run(client.clone(), metrics, options, shutdown, |runtime| {
-//!         my_controller(client, runtime)
-//!     })
+//!     // HTTPS with TokenReview/SubjectAccessReview unless --metrics-secure=false.
+//!     let security = flags.manager.metrics_security();
+//!     manager::run_with_metrics_security(
+//!         client.clone(),
+//!         metrics,
+//!         options,
+//!         security,
+//!         Vec::new(),
+//!         shutdown,
+//!         |runtime| my_controller(client, runtime),
+//!     )
 //!     .await?;
 //!     Ok(())
 //! }
@@ -51,6 +61,7 @@ pub mod flags;
 pub mod logging;
 pub mod manager;
 pub mod metrics;
+pub mod secure_metrics;
 pub mod webhook;
 
 use std::path::{Path, PathBuf};
@@ -59,6 +70,7 @@ use std::sync::Arc;
 pub use flags::{LogFormat, ManagerFlags, WebhookFlags};
 pub use manager::{LeaderElection, ManagerError, ManagerOptions, ReadyCheck, Runtime};
 pub use metrics::Metrics;
+pub use secure_metrics::MetricsSecurity;
 
 use tokio_util::sync::CancellationToken;
 

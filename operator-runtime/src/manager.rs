@@ -3,6 +3,12 @@
 //! The operator hands [`run`] a function that starts its controllers; the manager calls it
 //! once this instance may reconcile (at once, or on winning the lease) with a [`Runtime`]:
 //! the stop signal the controllers must honour and the readiness they report.
+//!
+//! `/metrics` is served as [`MetricsSecurity`] says: [`run_with_metrics_security`] takes it
+//! (operators pass [`ManagerFlags::metrics_security`](crate::ManagerFlags::metrics_security),
+//! HTTPS with authentication and authorization unless `--metrics-secure=false`); [`run`] and
+//! [`run_with_checks`], for tests and callers that build [`ManagerOptions`] by hand, serve it
+//! over plain HTTP as before.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -20,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{error, info};
 
 use crate::metrics::Metrics;
+use crate::secure_metrics::{MetricsSecurity, MetricsServerError, SecureServer, auth::ApiReviews};
 
 /// Leader election parameters (controller-runtime's defaults: 15 s lease).
 #[derive(Debug, Clone)]
@@ -37,7 +44,8 @@ pub struct LeaderElection {
 pub struct ManagerOptions {
     /// The operator's name: the field manager of its Lease writes.
     pub name: String,
-    /// Where `/metrics` is served (`None`: not served).
+    /// Where `/metrics` is served (`None`: not served); over HTTPS or HTTP as the
+    /// [`MetricsSecurity`] given to [`run_with_metrics_security`] says.
     pub metrics_addr: Option<SocketAddr>,
     /// Where `/healthz` and `/readyz` are served (`None`: not served).
     pub health_addr: Option<SocketAddr>,
@@ -57,6 +65,8 @@ pub enum ManagerError {
     LeaderElection(#[from] LeaseManagerError),
     #[error("lost the leader lease; exiting so that another instance takes over")]
     LostLeadership,
+    #[error(transparent)]
+    MetricsServer(#[from] MetricsServerError),
 }
 
 /// Something the manager does not run but `/readyz` waits for, such as the webhook server
@@ -170,6 +180,35 @@ where
     F: FnOnce(Runtime) -> Fut,
     Fut: Future<Output = ()>,
 {
+    run_with_metrics_security(
+        client,
+        metrics,
+        options,
+        MetricsSecurity::Plain,
+        checks,
+        shutdown,
+        controllers,
+    )
+    .await
+}
+
+/// [`run_with_checks`], serving `/metrics` as `security` says: with
+/// [`MetricsSecurity::Secure`] (what [`ManagerFlags`](crate::ManagerFlags) give unless
+/// `--metrics-secure=false`) over HTTPS, each caller's bearer token reviewed by the API
+/// server through `client` (see [`crate::secure_metrics`]).
+pub async fn run_with_metrics_security<F, Fut>(
+    client: Client,
+    metrics: Arc<Metrics>,
+    options: ManagerOptions,
+    security: MetricsSecurity,
+    checks: Vec<Arc<dyn ReadyCheck>>,
+    shutdown: CancellationToken,
+    controllers: F,
+) -> Result<(), ManagerError>
+where
+    F: FnOnce(Runtime) -> Fut,
+    Fut: Future<Output = ()>,
+{
     let probe = Arc::new(Probe {
         checks,
         ..Probe::default()
@@ -185,10 +224,26 @@ where
         serve(addr, "health probes", app, servers.clone()).await?;
     }
     if let Some(addr) = options.metrics_addr {
-        let app = Router::new()
-            .route("/metrics", get(serve_metrics))
-            .with_state(metrics.clone());
-        serve(addr, "metrics", app, servers.clone()).await?;
+        match &security {
+            MetricsSecurity::Plain => {
+                let app = Router::new()
+                    .route("/metrics", get(serve_metrics))
+                    .with_state(metrics.clone());
+                serve(addr, "metrics", app, servers.clone()).await?;
+            }
+            MetricsSecurity::Secure(secure) => {
+                // The certificate first: a bad one is an error before the port is taken.
+                let reviews = Arc::new(ApiReviews::new(client.clone(), secure.auth.review_timeout));
+                let server = SecureServer::new(metrics.clone(), secure, reviews)?;
+                let listener = bind(addr, "metrics").await?;
+                let local = listener.local_addr().unwrap_or(addr);
+                info!(
+                    url = %crate::secure_metrics::describe(local, &security),
+                    "serving metrics to callers allowed to get /metrics"
+                );
+                server.spawn(listener, servers.clone());
+            }
+        }
     }
 
     let Some(election) = options.leader_election else {
@@ -291,9 +346,7 @@ async fn serve(
     app: Router,
     stop: CancellationToken,
 ) -> Result<(), ManagerError> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|source| ManagerError::Bind { what, addr, source })?;
+    let listener = bind(addr, what).await?;
     let local = listener.local_addr().unwrap_or(addr);
     info!(%local, "serving {what}");
     tokio::spawn(async move {
@@ -305,6 +358,15 @@ async fn serve(
         }
     });
     Ok(())
+}
+
+async fn bind(
+    addr: SocketAddr,
+    what: &'static str,
+) -> Result<tokio::net::TcpListener, ManagerError> {
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| ManagerError::Bind { what, addr, source })
 }
 
 async fn readyz(State(probe): State<Arc<Probe>>) -> (StatusCode, String) {
@@ -325,6 +387,13 @@ async fn readyz(State(probe): State<Arc<Probe>>) -> (StatusCode, String) {
 
 async fn serve_metrics(
     State(metrics): State<Arc<Metrics>>,
+) -> ([(axum::http::HeaderName, &'static str); 1], String) {
+    metrics_response(&metrics)
+}
+
+/// The body of `/metrics`, in OpenMetrics text.
+pub(crate) fn metrics_response(
+    metrics: &Metrics,
 ) -> ([(axum::http::HeaderName, &'static str); 1], String) {
     (
         [(

@@ -166,7 +166,7 @@ mod admission;
 mod conversion;
 mod patch;
 mod server;
-mod tls;
+pub(crate) mod tls;
 
 use kube::Resource;
 use serde::Serialize;

@@ -1,4 +1,5 @@
-//! The server's certificate and key: fixed PEM, or two files re-read when they change.
+//! The server's certificate and key: fixed PEM, or two files re-read when they change
+//! (the webhook server's and, through [`crate::secure_metrics`], the metrics server's).
 //!
 //! cert-manager renews the certificate into a Secret; the kubelet updates the Secret's
 //! volume by writing the new files into a fresh directory and swapping a symlink, so the
@@ -272,7 +273,7 @@ impl ReloadingCertificate {
         let bytes = match read_pair(&self.cert, &self.key) {
             Ok(bytes) => bytes,
             Err((path, e)) => {
-                warn!(path = %path.display(), error = %e, "cannot reread the webhook certificate; serving the previous one");
+                warn!(path = %path.display(), error = %e, "cannot reread the serving certificate; serving the previous one");
                 return served.key.clone();
             }
         };
@@ -281,12 +282,12 @@ impl ReloadingCertificate {
         }
         match certified_key(&bytes.0, &bytes.1, &self.provider) {
             Ok(pair) => {
-                info!(cert = %self.cert.display(), "webhook certificate reloaded");
+                info!(cert = %self.cert.display(), "serving certificate reloaded");
                 served.key = Arc::new(pair);
             }
             Err(message) => {
                 warn!(cert = %self.cert.display(), key = %self.key.display(), %message,
-                    "the webhook certificate files changed but are not usable; serving the previous certificate");
+                    "the serving certificate files changed but are not usable; serving the previous certificate");
             }
         }
         served.last_read = bytes;
