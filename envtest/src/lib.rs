@@ -18,6 +18,7 @@ pub mod components;
 pub mod crds;
 pub mod kustomize;
 pub mod plane;
+pub mod registry;
 pub mod testing;
 
 use std::path::{Path, PathBuf};

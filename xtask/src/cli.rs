@@ -12,7 +12,7 @@ use crate::{cargo, manifests};
 /// The commands every project's cluster binary runs (`operator_xtask_cluster::Standard`); the
 /// front end hands them over with their arguments as written (clap would take a `--` of
 /// theirs away), so only the name is looked at.
-pub const CLUSTER_COMMANDS: &[&str] = &["envtest", "install", "uninstall", "run", "test"];
+pub const CLUSTER_COMMANDS: &[&str] = &["envtest", "install", "uninstall", "run", "test", "image"];
 
 /// One project's `cargo xtask`: where its cluster commands are built from, and the commands of
 /// its own beyond the standard ones.
@@ -72,6 +72,10 @@ enum Cmd {
     /// Every check and test: formatting, clippy, manifests --check, then the whole cargo test
     /// suite including the cluster tests, on the local control plane (make test).
     Test(Forwarded),
+    /// Build the operator's container image without a container engine (static binary, one
+    /// layer, OCI layout and archive under target/image/), optionally --push it
+    /// (make docker-build docker-push).
+    Image(Forwarded),
 }
 
 impl Xtask {

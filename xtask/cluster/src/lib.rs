@@ -13,6 +13,7 @@
 //! [`run`] for the standard ones.
 
 pub mod cluster;
+pub mod image;
 pub mod test;
 
 use std::process::ExitCode;
@@ -52,6 +53,10 @@ pub enum Standard {
         #[arg(last = true)]
         test_args: Vec<String>,
     },
+    /// Build the operator's container image without a container engine: the static release
+    /// binary as the one layer, written as an OCI layout and a `docker load`-able archive under
+    /// target/image/, optionally pushed to a registry (make docker-build docker-push).
+    Image(image::ImageArgs),
 }
 
 /// Runs one standard command.
@@ -65,6 +70,7 @@ pub fn run(command: Standard) -> Result<ExitCode> {
             operator_args,
         } => cluster::run(&target, &operator_args),
         Standard::Test { test_args } => test::test(&test_args, |_| Ok(())),
+        Standard::Image(args) => image::command(&args),
     }
 }
 
