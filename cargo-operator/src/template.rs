@@ -84,6 +84,30 @@ pub const INIT: &[(&str, &str)] = &[
         include_str!("../templates/init/config/rbac/leader_election_role_binding.yaml"),
     ),
     (
+        "config/prometheus/kustomization.yaml",
+        include_str!("../templates/init/config/prometheus/kustomization.yaml"),
+    ),
+    (
+        "config/prometheus/monitor.yaml",
+        include_str!("../templates/init/config/prometheus/monitor.yaml"),
+    ),
+    (
+        "config/prometheus/monitor_tls_patch.yaml",
+        include_str!("../templates/init/config/prometheus/monitor_tls_patch.yaml"),
+    ),
+    (
+        "config/network-policy/kustomization.yaml",
+        include_str!("../templates/init/config/network-policy/kustomization.yaml"),
+    ),
+    (
+        "config/network-policy/allow-metrics-traffic.yaml",
+        include_str!("../templates/init/config/network-policy/allow-metrics-traffic.yaml"),
+    ),
+    (
+        "config/network-policy/allow-webhook-traffic.yaml",
+        include_str!("../templates/init/config/network-policy/allow-webhook-traffic.yaml"),
+    ),
+    (
         "config/rbac/metrics_auth_role.yaml",
         include_str!("../templates/init/config/rbac/metrics_auth_role.yaml"),
     ),

@@ -70,10 +70,12 @@ async fn main() -> Result<()> {
         None
     };
     // +operator:scaffold:servers
-    let result = manager::run_with_checks(
+    // /metrics over HTTPS for callers allowed to get it, unless --metrics-secure=false.
+    let result = manager::run_with_metrics_security(
         client.clone(),
         metrics,
         options,
+        flags.manager.metrics_security(),
         checks,
         shutdown,
         |runtime| guestbook_operator::controllers::run_all(client, runtime),

@@ -44,10 +44,12 @@ async fn main() -> Result<()> {
     // What /readyz waits for besides the controllers' caches: the servers started here.
     let checks: Vec<Arc<dyn ReadyCheck>> = Vec::new();
     // +operator:scaffold:servers
-    let result = manager::run_with_checks(
+    // /metrics over HTTPS for callers allowed to get it, unless --metrics-secure=false.
+    let result = manager::run_with_metrics_security(
         client.clone(),
         metrics,
         options,
+        flags.manager.metrics_security(),
         checks,
         shutdown,
         |runtime| {{crate_ident}}::controllers::run_all(client, runtime),
