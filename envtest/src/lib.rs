@@ -7,12 +7,15 @@
 //! - [`plane`]: starts them on free loopback ports with fresh certificates, waits until the
 //!   cluster is usable (API ready, default service account, kwok nodes Ready), stops them.
 //! - [`crds`]: server-side apply of generated CRDs, waiting until Established.
+//! - [`certmanager`]: cert-manager's CRDs from its Go module, for clusters that must accept
+//!   a project's `Certificate` and `Issuer` objects.
 //! - [`kustomize`](mod@kustomize): the real kustomize, built from its Go module on first use,
 //!   and `kustomize build`.
 //! - [`testing`]: a client, a namespace per test, waiting with deadlines.
 //!
 //! `cargo xtask envtest up|down|status|env` is the command-line face of this crate.
 
+pub mod certmanager;
 pub mod certs;
 pub mod components;
 pub mod crds;

@@ -12,7 +12,16 @@ use crate::{cargo, manifests};
 /// The commands every project's cluster binary runs (`operator_xtask_cluster::Standard`); the
 /// front end hands them over with their arguments as written (clap would take a `--` of
 /// theirs away), so only the name is looked at.
-pub const CLUSTER_COMMANDS: &[&str] = &["envtest", "install", "uninstall", "run", "test", "image"];
+pub const CLUSTER_COMMANDS: &[&str] = &[
+    "envtest",
+    "install",
+    "uninstall",
+    "run",
+    "test",
+    "deploy",
+    "undeploy",
+    "image",
+];
 
 /// One project's `cargo xtask`: where its cluster commands are built from, and the commands of
 /// its own beyond the standard ones.
@@ -72,6 +81,11 @@ enum Cmd {
     /// Every check and test: formatting, clippy, manifests --check, then the whole cargo test
     /// suite including the cluster tests, on the local control plane (make test).
     Test(Forwarded),
+    /// Render config/default with kustomize (the operator's image set), server-side apply it in
+    /// dependency order and wait for the rollout (make deploy).
+    Deploy(Forwarded),
+    /// Delete everything `deploy` applied, and nothing else (make undeploy).
+    Undeploy(Forwarded),
     /// Build the operator's container image without a container engine (static binary, one
     /// layer, OCI layout and archive under target/image/), optionally --push it
     /// (make docker-build docker-push).

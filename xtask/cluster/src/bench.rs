@@ -189,6 +189,8 @@ async fn run(
         format!("--health-probe-bind-address=127.0.0.1:{health_port}"),
         format!("--watch-namespace={ns}"),
         format!("--concurrency={}", args.concurrency),
+        // The benchmark reads the counters itself, over plain HTTP on loopback.
+        "--metrics-secure=false".to_string(),
     ])
     .env("RUST_LOG", "warn")
     // The benchmark measures the controller; admission is not in its path.

@@ -243,6 +243,14 @@ fn human_size(bytes: u64) -> String {
     )
 }
 
+/// The reference [`build`] tags by default, `<project-name>:<operator package version>`, which
+/// `cargo xtask deploy` also deploys by default.
+pub fn default_reference(root: &Path) -> Result<String> {
+    let project = Project::load(root)?;
+    let ws = workspace(root, &project.operator.package)?;
+    Ok(format!("{}:{}", project.project_name, ws.version))
+}
+
 /// What `cargo metadata` says about the workspace at `root`.
 struct Workspace {
     target_dir: PathBuf,

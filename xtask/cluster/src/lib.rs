@@ -13,6 +13,7 @@
 //! [`run`] for the standard ones.
 
 pub mod cluster;
+pub mod deploy;
 pub mod image;
 pub mod test;
 
@@ -57,6 +58,11 @@ pub enum Standard {
     /// binary as the one layer, written as an OCI layout and a `docker load`-able archive under
     /// target/image/, optionally pushed to a registry (make docker-build docker-push).
     Image(image::ImageArgs),
+    /// Render config/default with kustomize (the operator's image set), server-side apply it in
+    /// dependency order and wait for the rollout (make deploy).
+    Deploy(deploy::DeployArgs),
+    /// Delete everything `deploy` applied, and nothing else (make undeploy).
+    Undeploy(deploy::UndeployArgs),
 }
 
 /// Runs one standard command.
@@ -71,6 +77,8 @@ pub fn run(command: Standard) -> Result<ExitCode> {
         } => cluster::run(&target, &operator_args),
         Standard::Test { test_args } => test::test(&test_args, |_| Ok(())),
         Standard::Image(args) => image::command(&args),
+        Standard::Deploy(args) => deploy::deploy_command(&args),
+        Standard::Undeploy(args) => deploy::undeploy_command(&args),
     }
 }
 
