@@ -381,7 +381,7 @@ pub(crate) fn go_install(tool: &GoTool) -> Result<PathBuf, Error> {
 }
 
 /// Moves a finished `partial` build directory to `bin`, replacing an older one.
-fn promote(partial: &Path, bin: &Path) -> Result<(), Error> {
+pub(crate) fn promote(partial: &Path, bin: &Path) -> Result<(), Error> {
     if bin.exists() {
         std::fs::remove_dir_all(bin).map_err(|e| Error::io(bin, e))?;
     }
@@ -415,7 +415,7 @@ fn generated_go_mod() -> String {
     out
 }
 
-fn go_command(dir: &Path) -> Command {
+pub(crate) fn go_command(dir: &Path) -> Command {
     let mut cmd = Command::new("go");
     cmd.current_dir(dir)
         // Never fetch another Go toolchain behind the user's back; check_go reports an old one.
@@ -487,7 +487,7 @@ fn run_logged(
 
 /// How many packages the build may compile, for the progress line. Zero if `go list` fails; the
 /// build itself will then report the real error.
-fn count_packages(src: &Path, packages: &[&str]) -> usize {
+pub(crate) fn count_packages(src: &Path, packages: &[&str]) -> usize {
     let out = go_command(src)
         .args(["list", "-deps", "-f", "{{.ImportPath}}"])
         .args(packages)
@@ -504,7 +504,7 @@ fn count_packages(src: &Path, packages: &[&str]) -> usize {
 
 /// Runs `go build -v`, counting the packages it names on stderr as it compiles them. On a
 /// terminal the progress line is redrawn in place; otherwise a line every 30 seconds.
-fn stream_build(
+pub(crate) fn stream_build(
     mut cmd: Command,
     log: &mut std::fs::File,
     total: usize,
@@ -576,7 +576,7 @@ fn write_kwok_stages(src: &Path, dest: &Path) -> Result<(), Error> {
     std::fs::write(dest, config).map_err(|e| Error::io(dest, e))
 }
 
-fn build_failed(what: &str, log_path: &Path) -> Error {
+pub(crate) fn build_failed(what: &str, log_path: &Path) -> Error {
     let tail = std::fs::read_to_string(log_path)
         .map(|text| {
             let lines: Vec<&str> = text.lines().collect();

@@ -9,6 +9,8 @@
 //! - [`crds`]: server-side apply of generated CRDs, waiting until Established.
 //! - [`certmanager`]: cert-manager's CRDs from its Go module, for clusters that must accept
 //!   a project's `Certificate` and `Issuer` objects.
+//! - [`gooperator`]: the Go memcached operator of `testdata/go-operator`, built on first use
+//!   with the machine's Go, for benchmarking ours beside it.
 //! - [`kustomize`](mod@kustomize): the real kustomize, built from its Go module on first use,
 //!   and `kustomize build`.
 //! - [`testing`]: a client, a namespace per test, waiting with deadlines.
@@ -19,6 +21,7 @@ pub mod certmanager;
 pub mod certs;
 pub mod components;
 pub mod crds;
+pub mod gooperator;
 pub mod kustomize;
 pub mod plane;
 pub mod registry;
