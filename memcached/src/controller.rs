@@ -44,8 +44,33 @@ pub struct Context {
     /// The memcached image for new and updated Deployments.
     pub image: String,
     pub metrics: Arc<Metrics>,
+    /// The owned Deployments (whole, without managed fields) and Services (metadata), as the
+    /// watches last saw them: what lets a reconcile skip an apply that would change nothing.
+    deployments: Store<Deployment>,
+    services: Store<PartialObjectMeta<Service>>,
+    /// What this process last applied to each owned object, and the object's generation
+    /// (Deployment) or resourceVersion (Service) that came back.
+    applied: Mutex<HashMap<Owned, Applied>>,
     /// Consecutive failures per object, for exponential backoff.
     failures: Mutex<HashMap<ObjectRef<Memcached>, u32>>,
+}
+
+/// An owned object: kind, namespace, name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Owned(&'static str, String, String);
+
+/// The hash of the applied object and the version the API server answered with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Applied {
+    hash: u64,
+    version: Option<String>,
+}
+
+/// A hash of what would be applied (its JSON); equal objects hash equal within the process.
+fn hash_of<T: serde::Serialize>(object: &T) -> u64 {
+    use std::hash::{BuildHasher as _, BuildHasherDefault, DefaultHasher};
+    let bytes = serde_json::to_vec(object).expect("owned objects serialise");
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(bytes)
 }
 
 impl std::fmt::Debug for Context {
@@ -73,6 +98,42 @@ impl Context {
             .len()
     }
 
+    /// Whether `owned` is as this process last applied it: the same object would be applied
+    /// (`hash`), and the watch's copy has the version that apply returned. A hand edit of the
+    /// spec (a new generation or resourceVersion), a deletion (absent from the cache) or a new
+    /// desired object all mean "apply".
+    fn unchanged(&self, owned: &Owned, hash: u64, live_version: Option<&str>) -> bool {
+        let applied = self.applied.lock().unwrap_or_else(|e| e.into_inner());
+        applied.get(owned).is_some_and(|a| {
+            a.hash == hash && a.version.is_some() && a.version.as_deref() == live_version
+        })
+    }
+
+    fn remember(&self, owned: Owned, hash: u64, version: Option<String>) {
+        self.applied
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(owned, Applied { hash, version });
+    }
+
+    /// Forgets what was applied for a Memcached that is going away.
+    fn forget_applied(&self, ns: &str, name: &str) {
+        let mut applied = self.applied.lock().unwrap_or_else(|e| e.into_inner());
+        applied.retain(|Owned(_, n, m), _| !(n == ns && m == name));
+    }
+
+    /// Uses the watch caches of the owned Deployments and Services to skip applies that would
+    /// change nothing (without them every reconcile applies both).
+    pub fn with_owned_caches(
+        mut self,
+        deployments: Store<Deployment>,
+        services: Store<PartialObjectMeta<Service>>,
+    ) -> Self {
+        self.deployments = deployments;
+        self.services = services;
+        self
+    }
+
     pub fn new(
         client: Client,
         pods: Store<PartialObjectMeta<Pod>>,
@@ -89,6 +150,11 @@ impl Context {
             pods,
             image,
             metrics,
+            // Empty stores (their writers dropped) until with_owned_caches: every reconcile
+            // applies.
+            deployments: reflector::store().0,
+            services: reflector::store().0,
+            applied: Mutex::default(),
             failures: Mutex::default(),
         }
     }
@@ -157,7 +223,13 @@ pub async fn reconcile(obj: Arc<Memcached>, ctx: Arc<Context>) -> Result<Action,
     let _worker = ctx.metrics.worker(CONTROLLER_NAME);
     let key = ObjectRef::from_obj(obj.as_ref());
     let span = info_span!("reconcile", memcached = %key);
-    let result = reconcile_object(obj, &ctx).instrument(span).await;
+    let result = match reconcile_object(obj, &ctx).instrument(span).await {
+        Err(e) if already_gone(&e) => {
+            tracing::debug!(memcached = %key, "already gone");
+            Ok(Action::await_change())
+        }
+        other => other,
+    };
     let outcome = match &result {
         Ok(_) => {
             ctx.forget(&key);
@@ -190,18 +262,59 @@ async fn apply(mc: &Memcached, ns: &str, ctx: &Context) -> Result<Action, Error>
     let params = PatchParams::apply(FIELD_MANAGER).force();
     // Server-side apply is idempotent: a Deployment that matches changes nothing (no new
     // resourceVersion); one edited by hand gets our fields back; a deleted one is recreated.
-    let deployments: Api<Deployment> = Api::namespaced(ctx.client.clone(), ns);
-    let deployment = deployments
-        .patch(
-            &name,
-            &params,
-            &Patch::Apply(&resources::deployment(mc, &ctx.image)),
+    // But an apply that changes nothing is still a request the API server must process, and a
+    // Memcached is reconciled on every event of its pods: so apply only when the object is not
+    // as this process last applied it (its spec edited: a new generation; deleted; or a new
+    // desired state). Labels and annotations edited by hand (no new generation) are put back
+    // with the next apply.
+    let owned = |kind| Owned(kind, ns.to_string(), name.clone());
+    let desired = resources::deployment(mc, &ctx.image);
+    let hash = hash_of(&desired);
+    let cached = ctx
+        .deployments
+        .get(&ObjectRef::<Deployment>::new(&name).within(ns));
+    let deployment = match cached {
+        Some(live)
+            if ctx.unchanged(
+                &owned("Deployment"),
+                hash,
+                live.metadata.generation.map(|g| g.to_string()).as_deref(),
+            ) =>
+        {
+            live
+        }
+        _ => {
+            let deployments: Api<Deployment> = Api::namespaced(ctx.client.clone(), ns);
+            let applied = deployments
+                .patch(&name, &params, &Patch::Apply(&desired))
+                .await?;
+            ctx.remember(
+                owned("Deployment"),
+                hash,
+                applied.metadata.generation.map(|g| g.to_string()),
+            );
+            Arc::new(applied)
+        }
+    };
+    let desired = resources::service(mc);
+    let hash = hash_of(&desired);
+    let live = ctx
+        .services
+        .get(&ObjectRef::<PartialObjectMeta<Service>>::new(&name).within(ns));
+    let unchanged = live.is_some_and(|live| {
+        ctx.unchanged(
+            &owned("Service"),
+            hash,
+            live.metadata.resource_version.as_deref(),
         )
-        .await?;
-    let services: Api<Service> = Api::namespaced(ctx.client.clone(), ns);
-    services
-        .patch(&name, &params, &Patch::Apply(&resources::service(mc)))
-        .await?;
+    });
+    if !unchanged {
+        let services: Api<Service> = Api::namespaced(ctx.client.clone(), ns);
+        let applied = services
+            .patch(&name, &params, &Patch::Apply(&desired))
+            .await?;
+        ctx.remember(owned("Service"), hash, applied.metadata.resource_version);
+    }
 
     let observed = Observed {
         deployment: Some(&deployment),
@@ -211,6 +324,21 @@ async fn apply(mc: &Memcached, ns: &str, ctx: &Context) -> Result<Action, Error>
     let status = status::desired(mc, &observed, Timestamp::now());
     write_status(mc, ns, status, ctx).await?;
     Ok(Action::await_change())
+}
+
+/// Whether a finalizer error only says that the object is already gone: the finalizer was
+/// removed, the object deleted, and a copy queued before that (from the cache) was reconciled
+/// again. Nothing is left to do, so it is not a failure to retry with backoff.
+fn already_gone(error: &Error) -> bool {
+    let Error::Finalizer(e) = error else {
+        return false;
+    };
+    let not_found = |e: &kube::Error| matches!(e, kube::Error::Api(s) if s.code == 404);
+    match e.as_ref() {
+        finalizer::Error::RemoveFinalizer(e) => not_found(e),
+        finalizer::Error::CleanupFailed(Error::Kube(e)) => not_found(e),
+        _ => false,
+    }
 }
 
 async fn cleanup(mc: &Memcached, ns: &str, ctx: &Context) -> Result<Action, Error> {
@@ -223,29 +351,34 @@ async fn cleanup(mc: &Memcached, ns: &str, ctx: &Context) -> Result<Action, Erro
         finalizing: true,
     };
     let status = status::desired(mc, &observed, Timestamp::now());
-    write_status(mc, ns, status, ctx).await?;
-    publish(
-        ctx,
-        mc,
-        EventType::Warning,
-        "Deleting",
-        format!("Memcached {name} is being deleted from namespace {ns}; its Deployment and Service follow by garbage collection"),
-    )
-    .await;
-    info!("finalized");
+    // A second cleanup of the same deletion (a stale copy from the cache, queued before the
+    // finalizer went) finds the status already written and records nothing again.
+    if write_status(mc, ns, status, ctx).await? {
+        publish(
+            ctx,
+            mc,
+            EventType::Warning,
+            "Deleting",
+            format!("Memcached {name} is being deleted from namespace {ns}; its Deployment and Service follow by garbage collection"),
+        )
+        .await;
+        info!("finalized");
+    }
+    ctx.forget_applied(ns, &name);
     Ok(Action::await_change())
 }
 
-/// Writes `status` through the status subresource, only if it differs from the object's.
+/// Writes `status` through the status subresource, only if it differs from the object's;
+/// returns whether it wrote.
 async fn write_status(
     mc: &Memcached,
     ns: &str,
     status: MemcachedStatus,
     ctx: &Context,
-) -> Result<(), Error> {
+) -> Result<bool, Error> {
     let previous = mc.status.clone().unwrap_or_default();
     if previous == status {
-        return Ok(());
+        return Ok(false);
     }
     let api: Api<Memcached> = Api::namespaced(ctx.client.clone(), ns);
     let patch = serde_json::json!({ "status": status_patch(&status) });
@@ -270,7 +403,7 @@ async fn write_status(
         };
         publish(ctx, mc, EventType::Normal, reason, now.message.clone()).await;
     }
-    Ok(())
+    Ok(true)
 }
 
 /// A JSON merge patch body for `status`. Empty lists are not serialised, and a merge patch keeps
@@ -425,10 +558,11 @@ pub async fn run(
 ) {
     let ns = settings.namespace.as_deref();
     let managed = watcher::Config::default().labels(&format!("{MANAGED_BY_LABEL}={MANAGED_BY}"));
-    // Caches hold only what the reconciler reads. Pods: metadata (name, labels, deletion), no
-    // managed fields. Memcacheds: the whole object (it is the reconcile input) minus managed
-    // fields. Owned Deployments and Services only trigger reconciles, so metadata watches suffice.
-    // Measured with `cargo xtask bench-operator`: 61 MiB peak for 1,000 Memcacheds before.
+    // Caches hold only what the reconciler reads, without managed fields. Pods: metadata
+    // (name, labels, deletion). Memcacheds: the whole object (it is the reconcile input).
+    // Deployments: whole (the status comes from theirs); Services: metadata.
+    // Measured with `cargo xtask bench-operator`: 61 MiB peak for 1,000 Memcacheds with whole
+    // objects and managed fields everywhere.
     let (pod_store, pod_writer) = reflector::store();
     let pods = reflector::reflector(
         pod_writer,
@@ -446,17 +580,25 @@ pub async fn run(
             .modify(|mc| mc.metadata.managed_fields = None),
     )
     .applied_objects();
+    // Deployments whole (their status is the Memcached's), Services as metadata: what the
+    // reconciler compares with what it last applied, to skip applies that change nothing.
+    let (deployment_store, deployment_writer) = reflector::store();
+    let deployments = reflector::reflector(
+        deployment_writer,
+        watcher(api::<Deployment>(&client, ns), managed.clone())
+            .modify(|d| d.metadata.managed_fields = None),
+    )
+    .touched_objects();
+    let (service_store, service_writer) = reflector::store();
+    let services = reflector::reflector(
+        service_writer,
+        watcher(api::<PartialObjectMeta<Service>>(&client, ns), managed)
+            .modify(|s| s.metadata.managed_fields = None),
+    )
+    .touched_objects();
     let controller = Controller::for_stream(memcacheds, memcached_store)
-        .owns_stream(
-            watcher(
-                api::<PartialObjectMeta<Deployment>>(&client, ns),
-                managed.clone(),
-            )
-            .touched_objects(),
-        )
-        .owns_stream(
-            watcher(api::<PartialObjectMeta<Service>>(&client, ns), managed).touched_objects(),
-        )
+        .owns_stream(deployments)
+        .owns_stream(services)
         .watches_stream(pods, |pod: PartialObjectMeta<Pod>| {
             let name = pod.labels().get(INSTANCE_LABEL)?.clone();
             Some(ObjectRef::new(&name).within(pod.namespace().as_deref()?))
@@ -475,7 +617,10 @@ pub async fn run(
         synced();
     });
 
-    let ctx = Arc::new(Context::new(client, pod_store, settings.image, metrics));
+    let ctx = Arc::new(
+        Context::new(client, pod_store, settings.image, metrics)
+            .with_owned_caches(deployment_store, service_store),
+    );
     let failures = ctx.clone();
     controller
         .run(reconcile, error_policy, ctx)

@@ -62,6 +62,7 @@ fn settings(namespace: &str) -> Settings {
 
 /// An operator running in this process.
 struct Operator {
+    elects_leader: bool,
     stop: CancellationToken,
     task: JoinHandle<Result<(), ManagerError>>,
     metrics: Arc<Metrics>,
@@ -82,6 +83,7 @@ impl Operator {
             leader_election: None,
         };
         customise(&mut options);
+        let elects_leader = options.leader_election.is_some();
         let settings = settings(namespace);
         let stop = CancellationToken::new();
         let task = tokio::spawn(manager::run(
@@ -92,6 +94,7 @@ impl Operator {
             move |runtime| controller::start(client, settings, runtime),
         ));
         Self {
+            elects_leader,
             stop,
             task,
             metrics,
@@ -333,6 +336,39 @@ async fn lifecycle(env: &TestEnv, ns: &str, operator: &Operator) {
     );
     let reconciles = operator.metrics.reconciles(CONTROLLER_NAME);
     assert!(reconciles > 0);
+
+    // The running operator, woken by its pods' events for a converged object, sends nothing:
+    // no apply of the unchanged Deployment or Service, no status patch. (Checked where the
+    // operator runs without leader election, whose lease renewals are requests too.)
+    if !operator.elects_leader {
+        let requests = operator.metrics.requests_total();
+        let pod_api: Api<Pod> = Api::namespaced(admin.clone(), ns);
+        let managed = ListParams::default().labels(&resources::managed_pods_selector());
+        for pod in pod_api.list(&managed).await.unwrap() {
+            pod_api
+                .patch(
+                    &pod.name_any(),
+                    &PatchParams::default(),
+                    &Patch::Merge(
+                        serde_json::json!({"metadata": {"annotations": {"test/poke": "1"}}}),
+                    ),
+                )
+                .await
+                .unwrap();
+        }
+        wait_until("a reconcile woken by the pods", TIMEOUT, || async {
+            (operator.metrics.reconciles(CONTROLLER_NAME) > reconciles).then_some(())
+        })
+        .await
+        .unwrap();
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert_eq!(
+            operator.metrics.requests_total(),
+            requests,
+            "reconciles of a converged object sent requests:\n{}",
+            operator.metrics.encode()
+        );
+    }
 
     // Deletion: the finalizer records it (Warning event) and the children are collected.
     let uid = mcs.get("cache").await.unwrap().uid();
