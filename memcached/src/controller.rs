@@ -51,6 +51,9 @@ pub struct Context {
     /// What this process last applied to each owned object, and the object's generation
     /// (Deployment) or resourceVersion (Service) that came back.
     applied: Mutex<HashMap<Owned, Applied>>,
+    /// `--sync-period`: how long an object waits for its next reconcile when nothing happens,
+    /// and how long an apply is trusted before it is sent again.
+    sync_period: Option<Duration>,
     /// Consecutive failures per object, for exponential backoff.
     failures: Mutex<HashMap<ObjectRef<Memcached>, u32>>,
 }
@@ -59,11 +62,12 @@ pub struct Context {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Owned(&'static str, String, String);
 
-/// The hash of the applied object and the version the API server answered with.
+/// The hash of the applied object, the version the API server answered with, and when.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Applied {
     hash: u64,
     version: Option<String>,
+    at: Instant,
 }
 
 /// A hash of what would be applied (its JSON); equal objects hash equal within the process.
@@ -105,7 +109,12 @@ impl Context {
     fn unchanged(&self, owned: &Owned, hash: u64, live_version: Option<&str>) -> bool {
         let applied = self.applied.lock().unwrap_or_else(|e| e.into_inner());
         applied.get(owned).is_some_and(|a| {
-            a.hash == hash && a.version.is_some() && a.version.as_deref() == live_version
+            a.hash == hash
+                && a.version.is_some()
+                && a.version.as_deref() == live_version
+                && self
+                    .sync_period
+                    .is_none_or(|period| a.at.elapsed() < period)
         })
     }
 
@@ -113,13 +122,40 @@ impl Context {
         self.applied
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(owned, Applied { hash, version });
+            .insert(
+                owned,
+                Applied {
+                    hash,
+                    version,
+                    at: Instant::now(),
+                },
+            );
     }
 
     /// Forgets what was applied for a Memcached that is going away.
     fn forget_applied(&self, ns: &str, name: &str) {
         let mut applied = self.applied.lock().unwrap_or_else(|e| e.into_inner());
         applied.retain(|Owned(_, n, m), _| !(n == ns && m == name));
+    }
+
+    /// Reconciles every object again `period` (plus up to 10%, spread by object) after its
+    /// last reconcile, and then applies its owned objects even if nothing seems changed:
+    /// that repairs what no watch event or generation reveals (a label edited by hand).
+    pub fn with_sync_period(mut self, period: Option<Duration>) -> Self {
+        self.sync_period = period;
+        self
+    }
+
+    /// When a reconciled object is due again: after the sync period, or on the next change.
+    fn next_sync(&self, mc: &Memcached) -> Action {
+        match self.sync_period {
+            Some(period) => {
+                // Objects created together would all come due at once; spread them by uid.
+                let spread = (hash_of(&mc.metadata.uid) % 1000) as f64 / 10_000.0;
+                Action::requeue(period.mul_f64(1.0 + spread))
+            }
+            None => Action::await_change(),
+        }
     }
 
     /// Uses the watch caches of the owned Deployments and Services to skip applies that would
@@ -155,6 +191,7 @@ impl Context {
             deployments: reflector::store().0,
             services: reflector::store().0,
             applied: Mutex::default(),
+            sync_period: None,
             failures: Mutex::default(),
         }
     }
@@ -323,7 +360,7 @@ async fn apply(mc: &Memcached, ns: &str, ctx: &Context) -> Result<Action, Error>
     };
     let status = status::desired(mc, &observed, Timestamp::now());
     write_status(mc, ns, status, ctx).await?;
-    Ok(Action::await_change())
+    Ok(ctx.next_sync(mc))
 }
 
 /// Whether a finalizer error only says that the object is already gone: the finalizer was
@@ -520,6 +557,8 @@ pub struct Settings {
     /// Reconciles running at once.
     pub concurrency: u16,
     pub image: String,
+    /// `--sync-period` (`None`: only changes trigger reconciles).
+    pub sync_period: Option<Duration>,
 }
 
 fn api<K>(client: &Client, namespace: Option<&str>) -> Api<K>
@@ -619,7 +658,8 @@ pub async fn run(
 
     let ctx = Arc::new(
         Context::new(client, pod_store, settings.image, metrics)
-            .with_owned_caches(deployment_store, service_store),
+            .with_owned_caches(deployment_store, service_store)
+            .with_sync_period(settings.sync_period),
     );
     let failures = ctx.clone();
     controller

@@ -57,6 +57,7 @@ fn settings(namespace: &str) -> Settings {
         namespace: Some(namespace.to_string()),
         concurrency: 2,
         image: resources::DEFAULT_IMAGE.to_string(),
+        sync_period: None,
     }
 }
 
@@ -444,6 +445,94 @@ async fn lifecycle_as_admin() {
     let operator = Operator::start(env.config().clone(), ns.name(), |_| {});
     lifecycle(&env, ns.name(), &operator).await;
     operator.shutdown().await;
+}
+
+/// A label edited by hand changes no generation, so no reconcile puts it back; the sync
+/// period does (here 2 s instead of 10 h), and without it the edit stays.
+#[tokio::test]
+#[ignore = "needs the control plane: run by `cargo xtask test`"]
+async fn the_sync_period_puts_back_what_no_event_reports() {
+    let env = env().await;
+    let ns = env.namespace("memcached-sync").await.unwrap();
+    let admin = env.client();
+    let deployments: Api<Deployment> = Api::namespaced(admin.clone(), ns.name());
+    let drop_name_label =
+        serde_json::json!({"metadata": {"labels": {resources::NAME_LABEL: null}}});
+    let has_name_label = |deployments: Api<Deployment>| async move {
+        deployments
+            .get("cache")
+            .await
+            .ok()?
+            .labels()
+            .contains_key(resources::NAME_LABEL)
+            .then_some(())
+    };
+    for sync_period in [None, Some(Duration::from_secs(2))] {
+        let mut settings = settings(ns.name());
+        settings.sync_period = sync_period;
+        let metrics = Arc::new(Metrics::new());
+        let client = counting_client(env.config().clone(), metrics.clone()).unwrap();
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(manager::run(
+            client.clone(),
+            metrics.clone(),
+            ManagerOptions {
+                name: controller::FIELD_MANAGER.into(),
+                metrics_addr: None,
+                health_addr: None,
+                leader_election: None,
+            },
+            stop.clone(),
+            move |runtime| controller::start(client, settings, runtime),
+        ));
+        let operator = Operator {
+            elects_leader: false,
+            stop,
+            task,
+            metrics,
+        };
+        let mcs: Api<Memcached> = Api::namespaced(admin.clone(), ns.name());
+        if mcs.get_opt("cache").await.unwrap().is_none() {
+            mcs.create(&PostParams::default(), &memcached("cache", 1))
+                .await
+                .unwrap();
+        }
+        converged(&admin, ns.name(), "cache", 1).await;
+        wait_until("the Deployment's labels", TIMEOUT, || {
+            has_name_label(deployments.clone())
+        })
+        .await
+        .unwrap();
+        deployments
+            .patch(
+                "cache",
+                &PatchParams::default(),
+                &Patch::Merge(&drop_name_label),
+            )
+            .await
+            .unwrap();
+        match sync_period {
+            None => {
+                tokio::time::sleep(Duration::from_secs(4)).await;
+                assert!(
+                    has_name_label(deployments.clone()).await.is_none(),
+                    "without a sync period nothing should have noticed the label"
+                );
+                // The Memcached stays for the next round; only this operator stops.
+                operator.shutdown().await;
+            }
+            Some(_) => {
+                wait_until(
+                    "the sync period to put the label back",
+                    Duration::from_secs(10),
+                    || has_name_label(deployments.clone()),
+                )
+                .await
+                .unwrap();
+                operator.finish(&admin, ns.name()).await;
+            }
+        }
+    }
 }
 
 #[tokio::test]

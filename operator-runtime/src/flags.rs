@@ -68,6 +68,12 @@ pub struct ManagerFlags {
     /// Watch only this namespace (default: all).
     #[arg(long, env = "WATCH_NAMESPACE")]
     pub watch_namespace: Option<String>,
+    /// Reconcile every object again this long after its last reconcile, also when nothing
+    /// changed (a Go duration: `10h`, `30m`, `1h30m`, `90s`; `0` turns it off). Watches
+    /// deliver every change, so this only repairs what no event reports; controller-runtime's
+    /// cache resyncs every 10 hours by default, and so does this.
+    #[arg(long, env = "SYNC_PERIOD", default_value = "10h", value_parser = parse_duration)]
+    pub sync_period: Duration,
     /// Log format.
     #[arg(long, env = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -188,6 +194,48 @@ impl ManagerFlags {
     pub fn watch_namespace(&self) -> Option<String> {
         self.watch_namespace.clone().filter(|ns| !ns.is_empty())
     }
+
+    /// `--sync-period`, `None` when it is `0`.
+    pub fn sync_period(&self) -> Option<Duration> {
+        (!self.sync_period.is_zero()).then_some(self.sync_period)
+    }
+}
+
+/// A Go duration as flags take them: a sequence of numbers with units `h`, `m`, `s`, `ms`
+/// (`1h30m`, `90s`, `1.5h`), or `0`.
+pub fn parse_duration(value: &str) -> Result<Duration, String> {
+    let bad = || {
+        format!("{value:?} is not a duration like 10h, 30m, 1h30m, 90s or 500ms (0 turns it off)")
+    };
+    let value = value.trim();
+    if value == "0" {
+        return Ok(Duration::ZERO);
+    }
+    let mut total = 0f64;
+    let mut rest = value;
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(bad)?;
+        let number: f64 = rest[..digits].parse().map_err(|_| bad())?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let seconds = match &rest[..unit_len] {
+            "h" => 3600.0,
+            "m" => 60.0,
+            "s" => 1.0,
+            "ms" => 0.001,
+            _ => return Err(bad()),
+        };
+        total += number * seconds;
+        rest = &rest[unit_len..];
+    }
+    Duration::try_from_secs_f64(total).map_err(|_| bad())
 }
 
 /// `0` or nothing: off; Go's `:8080` means every interface.
@@ -233,6 +281,25 @@ fn identity(name: &str) -> String {
 mod tests {
     use super::*;
     use clap::Parser;
+
+    #[test]
+    fn durations_are_read_as_go_writes_them() {
+        let d = |s| parse_duration(s).unwrap();
+        assert_eq!(d("10h"), Duration::from_secs(36_000));
+        assert_eq!(d("1h30m"), Duration::from_secs(5_400));
+        assert_eq!(d("90s"), Duration::from_secs(90));
+        assert_eq!(d("1.5h"), Duration::from_secs(5_400));
+        assert_eq!(d("500ms"), Duration::from_millis(500));
+        assert_eq!(d("0"), Duration::ZERO);
+        for bad in ["", "10", "h", "10x", "1h30", "-5m", "1..5h", "10 h"] {
+            let err = parse_duration(bad).unwrap_err();
+            assert!(err.contains("is not a duration"), "{bad:?}: {err}");
+        }
+        let flags = parse(&["--sync-period", "0"]);
+        assert_eq!(flags.sync_period(), None);
+        let flags = parse(&[]);
+        assert_eq!(flags.sync_period(), Some(Duration::from_secs(36_000)));
+    }
 
     #[derive(Parser, Debug)]
     struct Cli {
