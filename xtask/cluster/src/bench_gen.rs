@@ -32,6 +32,11 @@ pub struct BenchGenArgs {
     /// instead of the RAM file system /dev/shm.
     #[arg(long, conflicts_with = "keep")]
     on_disk: bool,
+    /// Instead: the edit loop, side by side. Change a doc comment of the memcached API and
+    /// regenerate, `--runs` times (at least 5) each: `cargo xtask manifests` in a copy of
+    /// this workspace against controller-gen on the Go version of the same API.
+    #[arg(long, conflicts_with_all = ["kinds", "keep", "on_disk"])]
+    edit_loop: bool,
 }
 
 /// The Go module header of the fixtures, so the synthetic API resolves the same
@@ -235,7 +240,8 @@ fn timed(run: impl FnOnce() -> Result<()>) -> Result<Duration> {
     Ok(started.elapsed())
 }
 
-fn run_quiet(cmd: &mut Command, what: &str) -> Result<()> {
+/// Runs `cmd` to completion; its stderr in the error when it fails.
+pub(crate) fn run_quiet(cmd: &mut Command, what: &str) -> Result<()> {
     let out = cmd.output().with_context(|| format!("starting {what}"))?;
     if !out.status.success() {
         bail!(
@@ -299,6 +305,9 @@ pub fn release_operator_gen() -> Result<std::path::PathBuf> {
 }
 
 pub fn bench_gen(args: &BenchGenArgs) -> Result<()> {
+    if args.edit_loop {
+        return crate::bench_edit::edit_loop(args.runs);
+    }
     let operator_gen = release_operator_gen()?;
     let controller_gen = envtest::components::controller_gen()
         .context("installing controller-gen for the comparison")?;

@@ -3,6 +3,7 @@
 //! Run them as `cargo xtask <command>`.
 
 mod bench;
+mod bench_edit;
 mod bench_gen;
 #[cfg(test)]
 #[path = "../../src/extra.rs"]

@@ -21,9 +21,6 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use envtest::wait_until;
-use k8s_openapi::api::admissionregistration::v1::{
-    MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
-};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::authentication::v1::{BoundObjectReference, TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::coordination::v1::Lease;
@@ -742,71 +739,44 @@ impl WebhookPki {
 async fn inject_webhooks(client: &Client, ca_pem: &str) {
     use base64::Engine as _;
     let bundle = base64::engine::general_purpose::STANDARD.encode(ca_pem);
-    let mutating: Api<MutatingWebhookConfiguration> = Api::all(client.clone());
-    for config in mutating.list(&ListParams::default()).await.unwrap() {
-        let webhooks: Vec<serde_json::Value> = config
-            .webhooks
-            .iter()
-            .flatten()
-            .map(|w| client_config(&w.name, w.client_config.service.as_ref(), &bundle))
-            .collect();
-        patch_webhooks(
-            &mutating,
-            &config.name_any(),
-            "MutatingWebhookConfiguration",
-            webhooks,
-        )
-        .await;
-    }
-    let validating: Api<ValidatingWebhookConfiguration> = Api::all(client.clone());
-    for config in validating.list(&ListParams::default()).await.unwrap() {
-        let webhooks: Vec<serde_json::Value> = config
-            .webhooks
-            .iter()
-            .flatten()
-            .map(|w| client_config(&w.name, w.client_config.service.as_ref(), &bundle))
-            .collect();
-        patch_webhooks(
-            &validating,
-            &config.name_any(),
-            "ValidatingWebhookConfiguration",
-            webhooks,
-        )
-        .await;
-    }
-}
-
-fn client_config(
-    name: &str,
-    service: Option<&k8s_openapi::api::admissionregistration::v1::ServiceReference>,
-    bundle: &str,
-) -> serde_json::Value {
-    let path = service.and_then(|s| s.path.clone()).unwrap_or_default();
-    serde_json::json!({
-        "name": name,
-        "clientConfig": {
-            "url": format!("https://127.0.0.1:{WEBHOOK_PORT}{path}"),
-            "caBundle": bundle,
+    for kind in [
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+    ] {
+        let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(
+            "admissionregistration.k8s.io",
+            "v1",
+            kind,
+        ));
+        let api: Api<DynamicObject> = Api::all_with(client.clone(), &resource);
+        for config in api.list(&ListParams::default()).await.unwrap() {
+            // A strategic merge patch merges the list by name and keeps the rest of each
+            // webhook (rules, policies) as deployed; `service: null` removes the Service.
+            let webhooks: Vec<serde_json::Value> = config.data["webhooks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|w| {
+                    let path = w["clientConfig"]["service"]["path"].as_str().unwrap_or("");
+                    serde_json::json!({
+                        "name": w["name"],
+                        "clientConfig": {
+                            "service": null,
+                            "url": format!("https://127.0.0.1:{WEBHOOK_PORT}{path}"),
+                            "caBundle": bundle,
+                        }
+                    })
+                })
+                .collect();
+            let name = config.name_any();
+            let patch = serde_json::json!({
+                "apiVersion": "admissionregistration.k8s.io/v1",
+                "kind": kind,
+                "webhooks": webhooks,
+            });
+            api.patch(&name, &PatchParams::default(), &Patch::Strategic(&patch))
+                .await
+                .unwrap_or_else(|e| panic!("pointing {kind} {name} at the manager: {e}"));
         }
-    })
-}
-
-async fn patch_webhooks<K>(api: &Api<K>, name: &str, kind: &str, webhooks: Vec<serde_json::Value>)
-where
-    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
-{
-    // A JSON merge patch replaces the list whole; the strategic one merges by name, and keeps
-    // the rest of each webhook (rules, policies) as deployed.
-    let patch = serde_json::json!({
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": kind,
-        "webhooks": webhooks.iter().map(|w| {
-            let mut w = w.clone();
-            w["clientConfig"]["service"] = serde_json::Value::Null;
-            w
-        }).collect::<Vec<_>>(),
-    });
-    api.patch(name, &PatchParams::default(), &Patch::Strategic(&patch))
-        .await
-        .unwrap_or_else(|e| panic!("pointing {kind} {name} at the manager: {e}"));
+    }
 }
