@@ -20,8 +20,8 @@ use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, Resource, ResourceExt};
 use operator_derive::rbac;
-use operator_runtime::Metrics;
 use operator_runtime::manager::Runtime;
+use operator_runtime::{Metrics, ReconcileSettings};
 use tracing::{Instrument, info, info_span, warn};
 
 use crate::api::v1alpha1::{Memcached, MemcachedStatus};
@@ -165,14 +165,11 @@ impl Context {
 
     /// When a reconciled object is due again: after the sync period, or on the next change.
     fn next_sync(&self, mc: &Memcached) -> Action {
-        match self.sync_period {
-            Some(period) => {
-                // Objects created together would all come due at once; spread them by uid.
-                let spread = (hash_of(&mc.metadata.uid) % 1000) as f64 / 10_000.0;
-                Action::requeue(period.mul_f64(1.0 + spread))
-            }
-            None => Action::await_change(),
+        ReconcileSettings {
+            sync_period: self.sync_period,
+            debounce: Duration::ZERO,
         }
+        .requeue(mc.metadata.uid.as_deref())
     }
 
     /// Uses the watch caches of the owned Deployments and Services to skip applies that would
@@ -328,6 +325,7 @@ async fn apply(mc: &Memcached, ns: &str, ctx: &Context) -> Result<Action, Error>
     let cached = ctx
         .deployments
         .get(&ObjectRef::<Deployment>::new(&name).within(ns));
+    let mut just_applied = false;
     let deployment = match cached {
         Some(live)
             if ctx.unchanged(
@@ -348,6 +346,7 @@ async fn apply(mc: &Memcached, ns: &str, ctx: &Context) -> Result<Action, Error>
                 hash,
                 applied.metadata.generation.map(|g| g.to_string()),
             );
+            just_applied = true;
             Arc::new(applied)
         }
     };
@@ -371,6 +370,13 @@ async fn apply(mc: &Memcached, ns: &str, ctx: &Context) -> Result<Action, Error>
         ctx.remember(owned("Service"), hash, applied.metadata.resource_version);
     }
 
+    // A Deployment this reconcile has just created or changed has not been seen by its
+    // controller yet: a status computed from it now would be replaced within moments, when the
+    // Deployment controller reports (that event reconciles again). Skip that write, one request
+    // per create and per edit, and come back after a grace period in case no report comes.
+    if just_applied && !observed_current(&deployment) {
+        return Ok(Action::requeue(STATUS_GRACE));
+    }
     let observed = Observed {
         deployment: Some(&deployment),
         pods: ctx.pods_of(ns, &name),
@@ -379,6 +385,19 @@ async fn apply(mc: &Memcached, ns: &str, ctx: &Context) -> Result<Action, Error>
     let status = status::desired(mc, &observed, Timestamp::now());
     write_status(mc, ns, status, ctx).await?;
     Ok(ctx.next_sync(mc))
+}
+
+/// How long a reconcile that changed the Deployment waits for the Deployment controller's report
+/// before it writes the Memcached's status from what it has.
+const STATUS_GRACE: Duration = Duration::from_secs(5);
+
+/// Whether the Deployment controller has seen the Deployment's current spec.
+fn observed_current(deployment: &Deployment) -> bool {
+    let seen = deployment
+        .status
+        .as_ref()
+        .and_then(|s| s.observed_generation);
+    matches!((seen, deployment.metadata.generation), (Some(seen), Some(current)) if seen >= current)
 }
 
 /// Whether a finalizer error only says that the object is already gone: the finalizer was
@@ -443,20 +462,16 @@ async fn write_status(
         &Patch::Merge(&patch),
     )
     .await?;
-    let was = status::find(&previous, AVAILABLE).map(|c| c.status.as_str());
-    if let Some(now) = status::find(&status, AVAILABLE)
-        && was != Some(now.status.as_str())
-    {
-        // Normal either way: with Available meaning "ready pods == spec.size", every scale
-        // makes an object unavailable for a while (tried: a Warning on each loss fired three
-        // times in the lifecycle test's scaling alone). Warnings stay for what needs a person
-        // (the deletion).
-        let reason = if now.status == "True" {
-            "Available"
+    if let Some((warning, reason)) = status::availability_event(&previous, &status) {
+        let message = status::find(&status, AVAILABLE)
+            .map(|c| c.message.clone())
+            .unwrap_or_default();
+        let type_ = if warning {
+            EventType::Warning
         } else {
-            "Unavailable"
+            EventType::Normal
         };
-        publish(ctx, mc, EventType::Normal, reason, now.message.clone()).await;
+        publish(ctx, mc, type_, reason, message).await;
     }
     Ok(true)
 }
@@ -576,8 +591,8 @@ pub struct Settings {
     /// Reconciles running at once.
     pub concurrency: u16,
     pub image: String,
-    /// `--sync-period` (`None`: only changes trigger reconciles).
-    pub sync_period: Option<Duration>,
+    /// `--sync-period` and `--reconcile-debounce`.
+    pub reconcile: ReconcileSettings,
 }
 
 fn api<K>(client: &Client, namespace: Option<&str>) -> Api<K>
@@ -670,7 +685,12 @@ pub async fn run(
             let name = pod.labels().get(INSTANCE_LABEL)?.clone();
             Some(ObjectRef::new(&name).within(pod.namespace().as_deref()?))
         })
-        .with_config(controller::Config::default().concurrency(settings.concurrency))
+        .with_config(
+            settings
+                .reconcile
+                .controller_config()
+                .concurrency(settings.concurrency),
+        )
         // One backoff for all trigger streams together: the controller pauses them all on an
         // error from any.
         .trigger_backoff(WatchBackoff::default())
@@ -687,7 +707,7 @@ pub async fn run(
     let ctx = Arc::new(
         Context::new(client, pod_store, settings.image, metrics)
             .with_owned_caches(deployment_store, service_store)
-            .with_sync_period(settings.sync_period)
+            .with_sync_period(settings.reconcile.sync_period)
             .with_pod_index(pod_index),
     );
     let failures = ctx.clone();

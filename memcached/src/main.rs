@@ -43,7 +43,7 @@ async fn main() -> Result<()> {
         namespace: flags.manager.watch_namespace(),
         concurrency: flags.concurrency,
         image: image.clone(),
-        sync_period: flags.manager.sync_period(),
+        reconcile: flags.manager.reconcile_settings(),
     };
     let metrics = Arc::new(Metrics::new());
     let client =

@@ -11,6 +11,12 @@ pub const AVAILABLE: &str = "Available";
 pub const PROGRESSING: &str = "Progressing";
 pub const DEGRADED: &str = "Degraded";
 
+/// Reasons of the Available condition.
+pub const READY: &str = "Ready";
+pub const CREATING: &str = "Creating";
+pub const UPDATING: &str = "Updating";
+pub const UNAVAILABLE: &str = "Unavailable";
+
 /// What the reconciler saw of a Memcached's world.
 #[derive(Debug, Clone, Default)]
 pub struct Observed<'a> {
@@ -52,20 +58,27 @@ pub fn desired(mc: &Memcached, observed: &Observed<'_>, now: Timestamp) -> Memca
         None => (0, false, None),
     };
 
+    let previous = mc
+        .status
+        .as_ref()
+        .map(|s| s.conditions.as_slice())
+        .unwrap_or_default();
+    let was_available = previous.iter().find(|p| p.type_ == AVAILABLE);
+
     let mut conditions = Vec::with_capacity(3);
     let available = ready == size && observed.deployment.is_some();
     conditions.push(if available {
         condition(
             AVAILABLE,
             true,
-            "Ready",
+            READY,
             format!("{ready}/{size} pods are ready"),
         )
     } else {
         condition(
             AVAILABLE,
             false,
-            "Unavailable",
+            unavailable_reason(was_available, generation),
             format!("{ready}/{size} pods are ready"),
         )
     });
@@ -109,11 +122,6 @@ pub fn desired(mc: &Memcached, observed: &Observed<'_>, now: Timestamp) -> Memca
         )
     });
 
-    let previous = mc
-        .status
-        .as_ref()
-        .map(|s| s.conditions.as_slice())
-        .unwrap_or_default();
     for c in &mut conditions {
         c.observed_generation = generation;
         c.last_transition_time = match previous.iter().find(|p| p.type_ == c.type_) {
@@ -128,6 +136,52 @@ pub fn desired(mc: &Memcached, observed: &Observed<'_>, now: Timestamp) -> Memca
     MemcachedStatus {
         nodes: pods,
         conditions,
+    }
+}
+
+/// Why a Memcached that is not available is not: it has never been ([`CREATING`]), its spec
+/// changed since it was and the Deployment is catching up ([`UPDATING`]), or it lost
+/// availability with no change of spec ([`UNAVAILABLE`]: pods died, a node went away).
+/// The reason sticks until the Memcached is available again, so that reaching the new size
+/// after an edit is told apart from recovering after a loss.
+fn unavailable_reason(was: Option<&Condition>, generation: Option<i64>) -> &'static str {
+    match was {
+        None => CREATING,
+        Some(c) if c.status == "True" => {
+            if c.observed_generation == generation {
+                UNAVAILABLE
+            } else {
+                UPDATING
+            }
+        }
+        // Not available before either: keep the reason (one written by an older version, or
+        // by hand, says no more than "not available").
+        Some(c) => match c.reason.as_str() {
+            CREATING => CREATING,
+            UPDATING => UPDATING,
+            _ => UNAVAILABLE,
+        },
+    }
+}
+
+/// The event a change of availability is worth, if any: `(warning, reason)`. Becoming available
+/// for the first time or again after a loss is news; losing it without a spec change needs a
+/// person's attention; the dips and returns of an edit (every resize) are what the user asked
+/// for, and the conditions already say so.
+pub fn availability_event(
+    before: &MemcachedStatus,
+    after: &MemcachedStatus,
+) -> Option<(bool, &'static str)> {
+    let now = find(after, AVAILABLE)?;
+    let was = find(before, AVAILABLE);
+    if was.is_some_and(|w| w.status == now.status) {
+        return None;
+    }
+    match (now.status.as_str(), was.map(|w| w.reason.as_str())) {
+        ("True", Some(UPDATING)) => None,
+        ("True", _) => Some((false, AVAILABLE)),
+        (_, _) if now.reason == UNAVAILABLE => Some((true, UNAVAILABLE)),
+        _ => None,
     }
 }
 
@@ -240,7 +294,7 @@ mod tests {
         assert_eq!(
             summary(&status)[..2],
             [
-                triple(AVAILABLE, "False", "Unavailable"),
+                triple(AVAILABLE, "False", "Creating"),
                 triple(PROGRESSING, "True", "Scaling"),
             ]
         );
@@ -337,6 +391,80 @@ mod tests {
         assert_eq!(
             find(&third, DEGRADED).unwrap().last_transition_time,
             Time(t(100))
+        );
+    }
+
+    /// Steps a Memcached through `worlds` (size, generation, ready pods), writing each desired
+    /// status back as the reconciler does; returns the Available reason and the event of each.
+    fn walk(worlds: &[(i32, i64, i32)]) -> Vec<(String, Option<(bool, &'static str)>)> {
+        let mut m = mc(1, 1);
+        let mut out = Vec::new();
+        for (i, &(size, generation, ready)) in worlds.iter().enumerate() {
+            m.spec.size = size;
+            m.metadata.generation = Some(generation);
+            let d = deployment(size, ready, true);
+            let observed = Observed {
+                deployment: Some(&d),
+                ..Default::default()
+            };
+            let before = m.status.clone().unwrap_or_default();
+            let after = desired(&m, &observed, t(i as i64));
+            out.push((
+                find(&after, AVAILABLE).unwrap().reason.clone(),
+                availability_event(&before, &after),
+            ));
+            m.status = Some(after);
+        }
+        out
+    }
+
+    #[test]
+    fn creation_is_news_once_available_and_silent_before() {
+        assert_eq!(
+            walk(&[(1, 1, 0), (1, 1, 0), (1, 1, 1)]),
+            [
+                (CREATING.to_string(), None),
+                (CREATING.to_string(), None),
+                (READY.to_string(), Some((false, AVAILABLE))),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_edit_dips_and_returns_without_events() {
+        assert_eq!(
+            walk(&[(1, 1, 1), (3, 2, 1), (3, 2, 2), (3, 2, 3)]),
+            [
+                (READY.to_string(), Some((false, AVAILABLE))),
+                (UPDATING.to_string(), None),
+                (UPDATING.to_string(), None),
+                (READY.to_string(), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_loss_without_an_edit_warns_and_the_recovery_is_news() {
+        assert_eq!(
+            walk(&[(2, 1, 2), (2, 1, 1), (2, 1, 0), (2, 1, 2)]),
+            [
+                (READY.to_string(), Some((false, AVAILABLE))),
+                (UNAVAILABLE.to_string(), Some((true, UNAVAILABLE))),
+                (UNAVAILABLE.to_string(), None),
+                (READY.to_string(), Some((false, AVAILABLE))),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_edit_before_the_first_availability_is_still_creation() {
+        assert_eq!(
+            walk(&[(1, 1, 0), (2, 2, 1), (2, 2, 2)]),
+            [
+                (CREATING.to_string(), None),
+                (CREATING.to_string(), None),
+                (READY.to_string(), Some((false, AVAILABLE))),
+            ]
         );
     }
 }

@@ -74,6 +74,13 @@ pub struct ManagerFlags {
     /// cache resyncs every 10 hours by default, and so does this.
     #[arg(long, env = "SYNC_PERIOD", default_value = "10h", value_parser = parse_duration)]
     pub sync_period: Duration,
+    /// Wait this long after an object's last event before reconciling it (a Go duration;
+    /// `0` reconciles at once). A Deployment rolling out, its pods starting and becoming ready
+    /// send a burst of events; one reconcile after the burst writes the status once instead
+    /// of once per step. Every event restarts the wait, so keep it well under the time
+    /// between an object's changes in steady state.
+    #[arg(long, env = "RECONCILE_DEBOUNCE", default_value = "500ms", value_parser = parse_duration)]
+    pub reconcile_debounce: Duration,
     /// Log format.
     #[arg(long, env = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -164,7 +171,16 @@ impl ManagerFlags {
             metrics_addr: address("metrics-bind-address", &self.metrics_bind_address)?,
             health_addr: address("health-probe-bind-address", &self.health_probe_bind_address)?,
             leader_election,
+            reconcile: self.reconcile_settings(),
         })
+    }
+
+    /// `--sync-period` and `--reconcile-debounce`.
+    pub fn reconcile_settings(&self) -> crate::ReconcileSettings {
+        crate::ReconcileSettings {
+            sync_period: self.sync_period(),
+            debounce: self.reconcile_debounce,
+        }
     }
 
     /// How `/metrics` is served, for
@@ -299,6 +315,9 @@ mod tests {
         assert_eq!(flags.sync_period(), None);
         let flags = parse(&[]);
         assert_eq!(flags.sync_period(), Some(Duration::from_secs(36_000)));
+        assert_eq!(flags.reconcile_debounce, Duration::from_millis(500));
+        let flags = parse(&["--reconcile-debounce", "0"]);
+        assert_eq!(flags.reconcile_debounce, Duration::ZERO);
     }
 
     #[derive(Parser, Debug)]

@@ -68,7 +68,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use flags::{LogFormat, ManagerFlags, WebhookFlags};
-pub use manager::{LeaderElection, ManagerError, ManagerOptions, ReadyCheck, Runtime};
+pub use manager::{
+    LeaderElection, ManagerError, ManagerOptions, ReadyCheck, ReconcileSettings, Runtime,
+};
 pub use metrics::Metrics;
 pub use secure_metrics::MetricsSecurity;
 

@@ -51,6 +51,64 @@ pub struct ManagerOptions {
     pub health_addr: Option<SocketAddr>,
     /// Elect a leader before starting the controllers (`None`: start them at once).
     pub leader_election: Option<LeaderElection>,
+    /// How the controllers reconcile (`--sync-period`, `--reconcile-debounce`); handed to
+    /// them in the [`Runtime`].
+    pub reconcile: ReconcileSettings,
+}
+
+/// How controllers reconcile, from the manager's flags: each controller takes them from
+/// [`Runtime::reconcile`], builds its `Controller` with [`controller_config`](Self::controller_config)
+/// and ends a successful reconcile with [`requeue`](Self::requeue).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReconcileSettings {
+    /// Reconcile every object again this long after its last reconcile (`None`: only on
+    /// changes). controller-runtime's cache resync, 10 hours by default.
+    pub sync_period: Option<Duration>,
+    /// Quiet time after an object's last event before it is reconciled: a burst of events
+    /// (a rollout, pods starting) makes one reconcile instead of one per event.
+    pub debounce: Duration,
+}
+
+impl Default for ReconcileSettings {
+    /// The flags' defaults: a 10-hour sync period, 500 ms of debounce.
+    fn default() -> Self {
+        Self {
+            sync_period: Some(Duration::from_secs(10 * 3600)),
+            debounce: Duration::from_millis(500),
+        }
+    }
+}
+
+impl ReconcileSettings {
+    /// Changes only, at once: what tests that count reconciles want.
+    pub fn immediate() -> Self {
+        Self {
+            sync_period: None,
+            debounce: Duration::ZERO,
+        }
+    }
+
+    /// A kube-rs controller configuration with the debounce set (concurrency left as kube's
+    /// default; set it on the result).
+    pub fn controller_config(&self) -> kube::runtime::controller::Config {
+        kube::runtime::controller::Config::default().debounce(self.debounce)
+    }
+
+    /// What a successful reconcile of the object with this `uid` returns: come back after the
+    /// sync period (plus up to 10%, spread by uid, so that objects created together do not
+    /// all come due at once), or on the next change when there is none.
+    pub fn requeue(&self, uid: Option<&str>) -> kube::runtime::controller::Action {
+        use std::hash::{Hash, Hasher};
+        match self.sync_period {
+            Some(period) => {
+                let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                uid.hash(&mut hasher);
+                let spread = (hasher.finish() % 1000) as f64 / 10_000.0;
+                kube::runtime::controller::Action::requeue(period.mul_f64(1.0 + spread))
+            }
+            None => kube::runtime::controller::Action::await_change(),
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -99,6 +157,7 @@ pub struct Runtime {
     stop: CancellationToken,
     probe: Arc<Probe>,
     metrics: Arc<Metrics>,
+    reconcile: ReconcileSettings,
 }
 
 impl Runtime {
@@ -125,6 +184,11 @@ impl Runtime {
     /// The operator's metrics.
     pub fn metrics(&self) -> &Arc<Metrics> {
         &self.metrics
+    }
+
+    /// How the controllers reconcile, as the flags said.
+    pub fn reconcile(&self) -> ReconcileSettings {
+        self.reconcile
     }
 }
 
@@ -247,7 +311,7 @@ where
     }
 
     let Some(election) = options.leader_election else {
-        run_controllers(controllers, metrics, shutdown, probe).await;
+        run_controllers(controllers, metrics, options.reconcile, shutdown, probe).await;
         return Ok(());
     };
 
@@ -287,7 +351,13 @@ where
     let stop = shutdown.child_token();
     let mut lost = false;
     {
-        let controller = run_controllers(controllers, metrics.clone(), stop.clone(), probe);
+        let controller = run_controllers(
+            controllers,
+            metrics.clone(),
+            options.reconcile,
+            stop.clone(),
+            probe,
+        );
         tokio::pin!(controller);
         loop {
             tokio::select! {
@@ -320,6 +390,7 @@ where
 async fn run_controllers<F, Fut>(
     controllers: F,
     metrics: Arc<Metrics>,
+    reconcile: ReconcileSettings,
     stop: CancellationToken,
     probe: Arc<Probe>,
 ) where
@@ -330,6 +401,7 @@ async fn run_controllers<F, Fut>(
         stop,
         probe: probe.clone(),
         metrics,
+        reconcile,
     };
     let running = controllers(runtime);
     if probe.pending.load(Ordering::SeqCst) == 0 {
@@ -446,6 +518,7 @@ mod tests {
             metrics_addr: Some(metrics_addr),
             health_addr: Some(health),
             leader_election: None,
+            reconcile: Default::default(),
         };
         let shutdown = CancellationToken::new();
         let (first_tx, first_rx) = tokio::sync::oneshot::channel::<()>();
@@ -512,6 +585,7 @@ mod tests {
             metrics_addr: None,
             health_addr: Some(health),
             leader_election: None,
+            reconcile: Default::default(),
         };
         let shutdown = CancellationToken::new();
         let manager = tokio::spawn(run(
@@ -547,6 +621,7 @@ mod tests {
             metrics_addr: None,
             health_addr: Some(health),
             leader_election: None,
+            reconcile: Default::default(),
         };
         let flag = Arc::new(Flag(AtomicBool::new(false)));
         let shutdown = CancellationToken::new();
@@ -576,6 +651,7 @@ mod tests {
             metrics_addr: Some(addr),
             health_addr: None,
             leader_election: None,
+            reconcile: Default::default(),
         };
         let err = run(
             unused_client(),

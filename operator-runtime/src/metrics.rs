@@ -29,6 +29,14 @@ pub struct RequestLabels {
     pub method: String,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ResourceRequestLabels {
+    pub method: String,
+    /// The resource, with its subresource after a slash (`deployments`, `memcacheds/status`);
+    /// the first path segment for paths outside the API groups (`version`, `openapi`).
+    pub resource: String,
+}
+
 /// All metrics of one operator process.
 #[derive(Debug)]
 pub struct Metrics {
@@ -38,6 +46,7 @@ pub struct Metrics {
     reconcile_time: Family<ControllerLabels, Histogram>,
     active_workers: Family<ControllerLabels, Gauge>,
     requests: Family<RequestLabels, Counter>,
+    resource_requests: Family<ResourceRequestLabels, Counter>,
     leader: Gauge,
 }
 
@@ -58,6 +67,7 @@ impl Metrics {
         );
         let active_workers = Family::<ControllerLabels, Gauge>::default();
         let requests = Family::<RequestLabels, Counter>::default();
+        let resource_requests = Family::<ResourceRequestLabels, Counter>::default();
         let leader = Gauge::default();
         registry.register(
             "controller_runtime_reconcile",
@@ -85,6 +95,11 @@ impl Metrics {
             requests.clone(),
         );
         registry.register(
+            "operator_rest_client_requests",
+            "Number of HTTP requests to the API server, by method and resource",
+            resource_requests.clone(),
+        );
+        registry.register(
             "leader_election_master_status",
             "1 while this instance holds the leader lease",
             leader.clone(),
@@ -96,6 +111,7 @@ impl Metrics {
             reconcile_time,
             active_workers,
             requests,
+            resource_requests,
             leader,
         }
     }
@@ -131,10 +147,17 @@ impl Metrics {
         WorkerGuard(gauge)
     }
 
-    pub fn request(&self, method: &str) {
+    /// Counts one request of `method` to `path` (the URL's path).
+    pub fn request(&self, method: &str, path: &str) {
         self.requests
             .get_or_create(&RequestLabels {
                 method: method.to_string(),
+            })
+            .inc();
+        self.resource_requests
+            .get_or_create(&ResourceRequestLabels {
+                method: method.to_string(),
+                resource: resource_of(path),
             })
             .inc();
     }
@@ -197,12 +220,38 @@ impl Drop for WorkerGuard {
 /// A kube client that counts its requests in `metrics`.
 pub fn counting_client(config: kube::Config, metrics: Arc<Metrics>) -> kube::Result<kube::Client> {
     let layer = tower::util::MapRequestLayer::new(move |req: http::Request<kube::client::Body>| {
-        metrics.request(req.method().as_str());
+        metrics.request(req.method().as_str(), req.uri().path());
         req
     });
     Ok(kube::client::ClientBuilder::try_from(config)?
         .with_layer(&layer)
         .build())
+}
+
+/// The resource a request path names: `/api/v1/namespaces/ns/pods/p` is `pods`,
+/// `/apis/apps/v1/namespaces/ns/deployments/d/status` is `deployments/status`,
+/// `/api/v1/namespaces/ns` is `namespaces`.
+fn resource_of(path: &str) -> String {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let rest = match segments.as_slice() {
+        ["api", _version, rest @ ..] => rest,
+        ["apis", _group, _version, rest @ ..] => rest,
+        [first, ..] => return (*first).to_string(),
+        [] => return "/".to_string(),
+    };
+    let rest = match rest {
+        ["namespaces", _ns, resource, tail @ ..] if !["status", "finalize"].contains(resource) => {
+            let mut r = vec![*resource];
+            r.extend_from_slice(tail);
+            r
+        }
+        other => other.to_vec(),
+    };
+    match rest.as_slice() {
+        [] => "discovery".to_string(),
+        [resource] | [resource, _] => (*resource).to_string(),
+        [resource, _, sub, ..] => format!("{resource}/{sub}"),
+    }
 }
 
 #[cfg(test)]
@@ -214,8 +263,11 @@ mod tests {
         let m = Metrics::new();
         m.reconciled("memcached", "success", Duration::from_millis(12));
         m.reconciled("memcached", "error", Duration::from_millis(3));
-        m.request("GET");
-        m.request("PATCH");
+        m.request("GET", "/api/v1/namespaces/ns/pods");
+        m.request(
+            "PATCH",
+            "/apis/cache.example.com/v1alpha1/namespaces/ns/memcacheds/m/status",
+        );
         let text = m.encode();
         for line in [
             "controller_runtime_reconcile_total{controller=\"memcached\",result=\"success\"} 1",
@@ -223,9 +275,42 @@ mod tests {
             "controller_runtime_reconcile_errors_total{controller=\"memcached\"} 1",
             "controller_runtime_reconcile_time_seconds_count{controller=\"memcached\"} 2",
             "rest_client_requests_total{method=\"PATCH\"} 1",
+            "operator_rest_client_requests_total{method=\"PATCH\",resource=\"memcacheds/status\"} 1",
+            "operator_rest_client_requests_total{method=\"GET\",resource=\"pods\"} 1",
         ] {
             assert!(text.contains(line), "{line} missing from\n{text}");
         }
         assert_eq!(m.requests_total(), 2);
+    }
+
+    #[test]
+    fn request_paths_name_their_resource() {
+        for (path, resource) in [
+            ("/api/v1/pods", "pods"),
+            ("/api/v1/namespaces", "namespaces"),
+            ("/api/v1/namespaces/ns", "namespaces"),
+            ("/api/v1/namespaces/ns/finalize", "namespaces/finalize"),
+            ("/api/v1/namespaces/ns/pods", "pods"),
+            ("/api/v1/namespaces/ns/pods/p", "pods"),
+            ("/api/v1/namespaces/ns/pods/p/log", "pods/log"),
+            (
+                "/apis/apps/v1/namespaces/ns/deployments/d/status",
+                "deployments/status",
+            ),
+            ("/apis/events.k8s.io/v1/namespaces/ns/events", "events"),
+            (
+                "/apis/authentication.k8s.io/v1/tokenreviews",
+                "tokenreviews",
+            ),
+            (
+                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/x",
+                "customresourcedefinitions",
+            ),
+            ("/apis/apps/v1", "discovery"),
+            ("/version", "version"),
+            ("/", "/"),
+        ] {
+            assert_eq!(resource_of(path), resource, "{path}");
+        }
     }
 }

@@ -175,6 +175,7 @@ fn start_manager(
         metrics_addr: Some(addr),
         health_addr: None,
         leader_election: None,
+        reconcile: Default::default(),
     };
     let security = MetricsSecurity::Secure(SecureMetrics {
         certificates: MetricsCertificates::Given(Certificates::in_dir(dir)),

@@ -15,7 +15,7 @@ use kube::runtime::finalizer::{self, finalizer};
 use kube::runtime::watcher;
 use kube::{Client, ResourceExt as _};
 use operator_derive::rbac;
-use operator_runtime::{Metrics, Runtime};
+use operator_runtime::{Metrics, ReconcileSettings, Runtime};
 use tracing::{Instrument as _, info, info_span, warn};
 
 use crate::api::{{group_mod}}::{{version}}::{ {{kind}}, {{kind}}Status };
@@ -31,6 +31,8 @@ pub const FINALIZER: &str = "{{api_group}}/finalizer";
 pub struct Context {
     pub client: Client,
     pub metrics: Arc<Metrics>,
+    /// `--sync-period` and `--reconcile-debounce`, from the manager.
+    pub reconcile: ReconcileSettings,
 }
 
 impl std::fmt::Debug for Context {
@@ -75,7 +77,7 @@ pub async fn reconcile(obj: Arc<{{kind}}>, ctx: Arc<Context>) -> Result<Action, 
         let api = {{object_api}};
         finalizer(&api, FINALIZER, obj, |event| async {
             match event {
-                finalizer::Event::Apply(obj) => apply(&obj, &api).await,
+                finalizer::Event::Apply(obj) => apply(&obj, &api, &ctx).await,
                 finalizer::Event::Cleanup(obj) => cleanup(&obj).await,
             }
         })
@@ -92,7 +94,7 @@ pub async fn reconcile(obj: Arc<{{kind}}>, ctx: Arc<Context>) -> Result<Action, 
 
 /// The {{kind}} exists (and carries the finalizer): make the world match its spec, then
 /// report what was done in its status.
-async fn apply(obj: &{{kind}}, api: &Api<{{kind}}>) -> Result<Action, Error> {
+async fn apply(obj: &{{kind}}, api: &Api<{{kind}}>, ctx: &Context) -> Result<Action, Error> {
     // Your logic here: create or update what this {{kind}} owns (server-side apply is
     // idempotent), each call with its #[rbac] marker above.
     let status = {{kind}}Status {
@@ -119,7 +121,8 @@ async fn apply(obj: &{{kind}}, api: &Api<{{kind}}>) -> Result<Action, Error> {
         .await?;
         info!("reconciled");
     }
-    Ok(Action::await_change())
+    // Back on the next change, and after --sync-period in any case.
+    Ok(ctx.reconcile.requeue(obj.metadata.uid.as_deref()))
 }
 
 /// When the Ready condition last changed: kept while it stays True.
@@ -150,6 +153,7 @@ fn error_policy(_obj: Arc<{{kind}}>, error: &Error, _ctx: Arc<Context>) -> Actio
 pub fn start(client: Client, runtime: Runtime) -> BoxFuture<'static, ()> {
     let synced = runtime.synced();
     let controller = Controller::new(Api::<{{kind}}>::all(client.clone()), watcher::Config::default())
+        .with_config(runtime.reconcile().controller_config())
         .graceful_shutdown_on(runtime.stopped());
     let store = controller.store();
     tokio::spawn(async move {
@@ -160,6 +164,7 @@ pub fn start(client: Client, runtime: Runtime) -> BoxFuture<'static, ()> {
     let ctx = Arc::new(Context {
         client,
         metrics: runtime.metrics().clone(),
+        reconcile: runtime.reconcile(),
     });
     controller
         .run(reconcile, error_policy, ctx)

@@ -33,6 +33,7 @@ async fn a_new_{{kind_snake}}_becomes_ready_and_its_deletion_completes() {
         metrics_addr: None,
         health_addr: None,
         leader_election: None,
+        reconcile: Default::default(),
     };
     let operator = tokio::spawn(manager::run(
         client.clone(),

@@ -151,6 +151,7 @@
 //!         metrics_addr: None,
 //!         health_addr: Some(([0, 0, 0, 0], 8081).into()),
 //!         leader_election: None,
+//!         reconcile: Default::default(),
 //!     };
 //!     // Webhooks serve on every replica, leader or not; both stop on the same signal.
 //!     manager::run_with_checks(client, metrics, options, checks, shutdown, |runtime| async move {

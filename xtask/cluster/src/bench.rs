@@ -249,6 +249,22 @@ impl Metrics {
     fn reconciles(&self) -> u64 {
         self.sum("controller_runtime_reconcile_total") as u64
     }
+
+    /// API requests by method and resource (`PATCH deployments`), from our operator's
+    /// `operator_rest_client_requests_total`; empty for an operator that does not export it.
+    fn requests_by_resource(&self) -> BTreeMap<String, u64> {
+        let mut out = BTreeMap::new();
+        for s in self
+            .samples
+            .iter()
+            .filter(|s| s.name == "operator_rest_client_requests_total")
+        {
+            let label = |l: &str| s.labels.get(l).cloned().unwrap_or_default();
+            *out.entry(format!("{} {}", label("method"), label("resource")))
+                .or_insert(0) += s.value as u64;
+        }
+        out
+    }
 }
 
 /// One sample line: `name{a="x",b="y"} value [timestamp]`.
@@ -329,6 +345,8 @@ struct Row {
     reconciles: u64,
     /// All requests, converge + steady window + storm, by method.
     requests: BTreeMap<String, u64>,
+    /// The same by method and resource, where the operator exports that (ours).
+    by_resource: BTreeMap<String, u64>,
     steady_requests: u64,
     steady_writes: u64,
     peak_rss_kib: u64,
@@ -418,6 +436,13 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     );
     println!();
     print!("{}", table(&rows));
+    let breakdown = resource_table(&rows);
+    if !breakdown.is_empty() {
+        println!();
+        println!("Where our operator's requests went (converge, steady window and storm):");
+        println!();
+        print!("{breakdown}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -478,6 +503,42 @@ impl TableRow {
             pair(&|r| thousands(r.problems as u64)),
         )
     }
+}
+
+/// Ours' requests by method and resource, a column per row of the main table, requests per
+/// Memcached in parentheses.
+fn resource_table(rows: &[TableRow]) -> String {
+    let keys: std::collections::BTreeSet<&String> = rows
+        .iter()
+        .flat_map(|r| r.ours.by_resource.keys())
+        .collect();
+    if keys.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("| request |");
+    for row in rows {
+        out.push_str(&format!(
+            " {} N = {} |",
+            row.mode.label(),
+            thousands(row.count as u64)
+        ));
+    }
+    out.push_str("\n|---|");
+    out.push_str(&"---:|".repeat(rows.len()));
+    out.push('\n');
+    for key in keys {
+        out.push_str(&format!("| {key} |"));
+        for row in rows {
+            let n = row.ours.by_resource.get(key).copied().unwrap_or(0);
+            out.push_str(&format!(
+                " {} ({:.2}) |",
+                thousands(n),
+                n as f64 / row.count.max(1) as f64
+            ));
+        }
+        out.push('\n');
+    }
+    out
 }
 
 fn by_method(requests: &BTreeMap<String, u64>) -> String {
@@ -711,6 +772,7 @@ async fn run(
         storm,
         reconciles: metrics.reconciles(),
         requests: metrics.requests(),
+        by_resource: metrics.requests_by_resource(),
         steady_requests: total(&steady),
         steady_writes: writes(&steady),
         peak_rss_kib,
@@ -882,6 +944,7 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
             storm: Duration::from_secs(2 * secs as u64),
             reconciles: 1234,
             requests: requests.iter().map(|(m, n)| (m.to_string(), *n)).collect(),
+            by_resource: BTreeMap::new(),
             steady_requests: 100,
             steady_writes: 100,
             peak_rss_kib: 56 * 1024,
@@ -911,6 +974,32 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
             ours: row(1.0, &[]),
         };
         assert!(alone.render().starts_with("| defaults | 10 | – / 1.0 s |"));
+        assert_eq!(resource_table(&rows), "", "no breakdown without our metric");
+    }
+
+    #[test]
+    fn ours_requests_are_broken_down_by_resource_per_memcached() {
+        let metrics = Metrics::parse(
+            "operator_rest_client_requests_total{method=\"PATCH\",resource=\"deployments\"} 150\n\
+             operator_rest_client_requests_total{method=\"POST\",resource=\"events\"} 100\n\
+             rest_client_requests_total{method=\"PATCH\"} 150\n",
+        );
+        let by_resource = metrics.requests_by_resource();
+        assert_eq!(by_resource.len(), 2);
+        let ours = Row {
+            by_resource,
+            ..Row::default()
+        };
+        let rows = [TableRow {
+            mode: Mode::Defaults,
+            count: 100,
+            go: None,
+            ours,
+        }];
+        assert_eq!(
+            resource_table(&rows),
+            "| request | defaults N = 100 |\n|---|---:|\n| PATCH deployments | 150 (1.50) |\n| POST events | 100 (1.00) |\n"
+        );
     }
 
     #[test]

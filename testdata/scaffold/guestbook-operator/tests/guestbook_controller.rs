@@ -34,6 +34,7 @@ async fn a_new_guestbook_becomes_ready_and_its_deletion_completes() {
         metrics_addr: None,
         health_addr: None,
         leader_election: None,
+        reconcile: Default::default(),
     };
     let operator = tokio::spawn(manager::run(
         client.clone(),

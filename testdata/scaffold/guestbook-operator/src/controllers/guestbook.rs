@@ -15,7 +15,7 @@ use kube::runtime::finalizer::{self, finalizer};
 use kube::runtime::watcher;
 use kube::{Client, ResourceExt as _};
 use operator_derive::rbac;
-use operator_runtime::{Metrics, Runtime};
+use operator_runtime::{Metrics, ReconcileSettings, Runtime};
 use tracing::{Instrument as _, info, info_span, warn};
 
 use crate::api::webapp::v1::{Guestbook, GuestbookStatus};
@@ -31,6 +31,8 @@ pub const FINALIZER: &str = "webapp.example.com/finalizer";
 pub struct Context {
     pub client: Client,
     pub metrics: Arc<Metrics>,
+    /// `--sync-period` and `--reconcile-debounce`, from the manager.
+    pub reconcile: ReconcileSettings,
 }
 
 impl std::fmt::Debug for Context {
@@ -78,7 +80,7 @@ pub async fn reconcile(obj: Arc<Guestbook>, ctx: Arc<Context>) -> Result<Action,
         };
         finalizer(&api, FINALIZER, obj, |event| async {
             match event {
-                finalizer::Event::Apply(obj) => apply(&obj, &api).await,
+                finalizer::Event::Apply(obj) => apply(&obj, &api, &ctx).await,
                 finalizer::Event::Cleanup(obj) => cleanup(&obj).await,
             }
         })
@@ -95,7 +97,7 @@ pub async fn reconcile(obj: Arc<Guestbook>, ctx: Arc<Context>) -> Result<Action,
 
 /// The Guestbook exists (and carries the finalizer): make the world match its spec, then
 /// report what was done in its status.
-async fn apply(obj: &Guestbook, api: &Api<Guestbook>) -> Result<Action, Error> {
+async fn apply(obj: &Guestbook, api: &Api<Guestbook>, ctx: &Context) -> Result<Action, Error> {
     // Your logic here: create or update what this Guestbook owns (server-side apply is
     // idempotent), each call with its #[rbac] marker above.
     let status = GuestbookStatus {
@@ -122,7 +124,8 @@ async fn apply(obj: &Guestbook, api: &Api<Guestbook>) -> Result<Action, Error> {
         .await?;
         info!("reconciled");
     }
-    Ok(Action::await_change())
+    // Back on the next change, and after --sync-period in any case.
+    Ok(ctx.reconcile.requeue(obj.metadata.uid.as_deref()))
 }
 
 /// When the Ready condition last changed: kept while it stays True.
@@ -156,6 +159,7 @@ pub fn start(client: Client, runtime: Runtime) -> BoxFuture<'static, ()> {
         Api::<Guestbook>::all(client.clone()),
         watcher::Config::default(),
     )
+    .with_config(runtime.reconcile().controller_config())
     .graceful_shutdown_on(runtime.stopped());
     let store = controller.store();
     tokio::spawn(async move {
@@ -166,6 +170,7 @@ pub fn start(client: Client, runtime: Runtime) -> BoxFuture<'static, ()> {
     let ctx = Arc::new(Context {
         client,
         metrics: runtime.metrics().clone(),
+        reconcile: runtime.reconcile(),
     });
     controller
         .run(reconcile, error_policy, ctx)
