@@ -706,20 +706,7 @@ async fn run(
 
     eprintln!("{tag} scale storm: all {count} resized to 3");
     let start = Instant::now();
-    futures::stream::iter(0..count)
-        .map(|i| {
-            let mcs = mcs.clone();
-            async move {
-                mcs.patch(
-                    &format!("mc-{i:05}"),
-                    &PatchParams::default(),
-                    &Patch::Merge(serde_json::json!({ "spec": { "size": 3 } })),
-                )
-                .await
-            }
-        })
-        .buffer_unordered(32)
-        .try_collect::<Vec<_>>()
+    merge_all(&mcs, count, serde_json::json!({ "spec": { "size": 3 } }))
         .await
         .context("resizing Memcacheds")?;
     let storm = wait_converged(&tag, &mcs, &deployments, count, 3, start, deadline, poll).await?;
@@ -737,22 +724,13 @@ async fn run(
     eprintln!("{tag} cleaning up");
     let log = operator.log.clone();
     operator.stop();
-    futures::stream::iter(0..count)
-        .map(|i| {
-            let mcs = mcs.clone();
-            async move {
-                mcs.patch(
-                    &format!("mc-{i:05}"),
-                    &PatchParams::default(),
-                    &Patch::Merge(serde_json::json!({ "metadata": { "finalizers": null } })),
-                )
-                .await
-            }
-        })
-        .buffer_unordered(32)
-        .try_collect::<Vec<_>>()
-        .await
-        .context("removing finalizers")?;
+    merge_all(
+        &mcs,
+        count,
+        serde_json::json!({ "metadata": { "finalizers": null } }),
+    )
+    .await
+    .context("removing finalizers")?;
     namespaces.delete(&ns, &DeleteParams::background()).await?;
     let cleanup = Instant::now();
     while namespaces.get_opt(&ns).await?.is_some() {
@@ -779,6 +757,30 @@ async fn run(
         cpu_seconds: cpu_ticks as f64 / clock_ticks_per_second() as f64,
         problems,
     })
+}
+
+/// Sends the same merge patch to each of the `count` Memcacheds, 32 at a time.
+async fn merge_all(
+    mcs: &Api<DynamicObject>,
+    count: usize,
+    patch: serde_json::Value,
+) -> kube::Result<()> {
+    futures::stream::iter(0..count)
+        .map(|i| {
+            let (mcs, patch) = (mcs.clone(), patch.clone());
+            async move {
+                mcs.patch(
+                    &format!("mc-{i:05}"),
+                    &PatchParams::default(),
+                    &Patch::Merge(patch),
+                )
+                .await
+            }
+        })
+        .buffer_unordered(32)
+        .try_collect::<Vec<_>>()
+        .await
+        .map(drop)
 }
 
 /// Waits until every Memcached says Available and its Deployment runs `size` ready replicas;
