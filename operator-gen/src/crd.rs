@@ -3,13 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+use crate::api::apiextensions::v1::{
     CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionNames,
     CustomResourceDefinitionSpec, CustomResourceDefinitionVersion, CustomResourceSubresourceScale,
     CustomResourceSubresourceStatus, CustomResourceSubresources, CustomResourceValidation,
     JSONSchemaProps, SelectableField,
 };
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use crate::api::meta::v1::ObjectMeta;
 use proc_macro2::Span;
 
 use crate::diagnostics::Diagnostics;
@@ -437,7 +437,6 @@ fn crd_for(
             versions,
             ..Default::default()
         },
-        status: None,
     }
 }
 

@@ -2,7 +2,7 @@
 //! handled in `schema`; this module holds the Kubernetes types from k8s-openapi (and kube's
 //! re-exports) with the schema and upstream descriptions controller-gen gives the Go types.
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{JSON, JSONSchemaProps};
+use crate::api::apiextensions::v1::{JSON, JSONSchemaProps};
 use std::collections::BTreeMap;
 
 /// The crates whose types are taken from this table.

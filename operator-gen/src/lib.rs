@@ -2,12 +2,13 @@
 //!
 //! It reads marker attributes (`#[resource]`, `#[validation]`, `#[rbac]`, ...) straight
 //! from Rust source files with `syn`, without compiling the operator, and produces
-//! CustomResourceDefinitions and RBAC roles as typed k8s-openapi objects, rendered to YAML.
+//! CustomResourceDefinitions, RBAC roles and webhook configurations as typed objects
+//! ([`api`], in the API server's shapes), rendered to YAML.
 //! Each kind of output is a [`Generator`] in [`GENERATORS`]; only those asked for run.
 //!
 //! The pipeline runs one way:
 //! source files → [`source`] (parse, index) → [`markers`] (typed attributes) →
-//! [`schema`]/[`crd`]/[`rbac`] (k8s-openapi objects) → [`output`] (YAML artifacts) → a sink.
+//! [`schema`]/[`crd`]/[`rbac`] ([`api`] objects) → [`output`] (YAML artifacts) → a sink.
 //! Parsing and building run on every core: syn's trees stay on the thread that parsed
 //! them, names resolve through a thread-free [`source::Skeleton`], and the output does not
 //! depend on the number of threads. [`generate`] returns the CRDs as typed objects and the
@@ -25,6 +26,7 @@
 //!
 //! The marker grammar in [`markers`] is also what `operator-derive` checks at compile time.
 
+pub mod api;
 mod bodies;
 pub mod crd;
 pub mod diagnostics;
@@ -45,7 +47,7 @@ pub mod yaml;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use crate::api::apiextensions::v1::CustomResourceDefinition;
 
 pub use generator::{ArtifactKind, GENERATORS, Generator};
 pub use output::{Artifact, Layout};

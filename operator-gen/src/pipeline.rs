@@ -23,7 +23,7 @@ use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::mpsc;
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use crate::api::apiextensions::v1::CustomResourceDefinition;
 
 use crate::diagnostics::Diagnostics;
 use crate::generator::{ArtifactKind, Facts};

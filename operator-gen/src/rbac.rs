@@ -6,8 +6,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, Role};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use crate::api::meta::v1::ObjectMeta;
+use crate::api::rbac::v1::{ClusterRole, PolicyRule, Role};
 
 use crate::diagnostics::Diagnostics;
 use crate::generator::{Facts, Generator};
@@ -257,7 +257,6 @@ pub fn build_roles(markers: &[RbacMarker], default_role_name: &str) -> Vec<RbacR
                         ..Default::default()
                     },
                     rules: Some(rules),
-                    ..Default::default()
                 })
             } else {
                 RbacRole::Namespaced(Role {

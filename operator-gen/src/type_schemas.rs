@@ -12,7 +12,7 @@
 use std::cell::OnceCell;
 use std::path::PathBuf;
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps;
+use crate::api::apiextensions::v1::JSONSchemaProps;
 
 use crate::pipeline::{located, syntax_errors};
 use crate::schema::SchemaBuilder;

@@ -9,11 +9,11 @@
 //! in different packages: the last package loaded wins), this generator refuses, at the
 //! marker.
 
-use k8s_openapi::api::admissionregistration::v1::{
+use crate::api::admissionregistration::v1::{
     MutatingWebhook, MutatingWebhookConfiguration, RuleWithOperations, ServiceReference,
     ValidatingWebhook, ValidatingWebhookConfiguration, WebhookClientConfig,
 };
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use crate::api::meta::v1::ObjectMeta;
 use syn::spanned::Spanned as _;
 
 use crate::diagnostics::Diagnostics;
@@ -153,7 +153,6 @@ fn mutating(m: &WebhookMarker) -> MutatingWebhook {
         rules: Some(vec![rule(m)]),
         side_effects: m.side_effects.clone(),
         timeout_seconds: m.timeout_seconds,
-        ..Default::default()
     }
 }
 
@@ -167,7 +166,6 @@ fn validating(m: &WebhookMarker) -> ValidatingWebhook {
         rules: Some(vec![rule(m)]),
         side_effects: m.side_effects.clone(),
         timeout_seconds: m.timeout_seconds,
-        ..Default::default()
     }
 }
 

@@ -5,8 +5,8 @@ mod sink;
 
 pub use sink::{Drift, Layout, check, recover, write_all};
 
-use k8s_openapi::Resource as _;
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+use crate::api::Resource as _;
+use crate::api::apiextensions::v1::{
     CustomResourceDefinition, JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
 };
 use serde_json::Value;
@@ -25,10 +25,10 @@ pub struct Artifact {
 pub use crate::generator::ArtifactKind;
 pub use crate::rbac::ROLE_FILE;
 
-/// Serialises a k8s-openapi object to JSON the way Go's encoding/json would write it:
-/// integral floats (minimum: 0) print as integers.
+/// Serialises an object ([`crate::api`]'s or k8s-openapi's) to JSON the way Go's
+/// encoding/json would write it: integral floats (minimum: 0) print as integers.
 pub fn to_json<T: serde::Serialize>(obj: &T) -> Value {
-    let mut v = serde_json::to_value(obj).expect("k8s-openapi objects always serialise");
+    let mut v = serde_json::to_value(obj).expect("the objects it writes always serialise");
     integral_floats_to_ints(&mut v);
     v
 }

@@ -2,7 +2,7 @@
 //! schema it sits on, after checking that it fits that schema's type; immutability and
 //! one-of groups as CEL rules; the field names those rules use, escaped for CEL.
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+use crate::api::apiextensions::v1::{
     ExternalDocumentation, JSON, JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
     ValidationRule,
 };

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{JSON, JSONSchemaProps};
+use crate::api::apiextensions::v1::{JSON, JSONSchemaProps};
 use syn::spanned::Spanned as _;
 
 use super::apply::{cel_field, push_rule};

@@ -1,7 +1,7 @@
 //! controller-gen's flattening of a field's own schema (its markers and docs) with the
 //! schema of the named type it refers to.
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps;
+use crate::api::apiextensions::v1::JSONSchemaProps;
 
 /// Flattens the schema of a field (`field`: its own markers and docs) with the schema of its
 /// named type (`ty`) the way controller-gen's flattener does: the field's title,

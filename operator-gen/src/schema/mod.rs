@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps;
+use crate::api::apiextensions::v1::JSONSchemaProps;
 use proc_macro2::Span;
 use syn::spanned::Spanned as _;
 

@@ -2,7 +2,7 @@
 //! wrappers that serialize as their content, and names resolved to declared or Kubernetes
 //! types (which become the declared type's schema, built once and reused).
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+use crate::api::apiextensions::v1::{
     JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
 };
 use syn::spanned::Spanned as _;

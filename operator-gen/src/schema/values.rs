@@ -8,7 +8,7 @@
 //! generator does not) and CEL rules (checking them needs a CEL interpreter; the API server
 //! reports a default that breaks one when the CRD is created).
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+use crate::api::apiextensions::v1::{
     JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
 };
 use serde_json::Value;
