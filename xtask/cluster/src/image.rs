@@ -34,6 +34,8 @@ pub struct ImageOptions {
     pub root: PathBuf,
     /// The image's reference; by default `<project-name>:<operator package version>`.
     pub tag: Option<String>,
+    /// The cargo profile the binary is built with: `release` by default.
+    pub profile: String,
 }
 
 impl ImageOptions {
@@ -42,6 +44,7 @@ impl ImageOptions {
         ImageOptions {
             root: root.into(),
             tag: None,
+            profile: "release".to_string(),
         }
     }
 }
@@ -177,6 +180,9 @@ pub struct ImageArgs {
     /// The image's reference (default: <project-name>:<operator version>).
     #[arg(long, value_name = "REF")]
     pub tag: Option<String>,
+    /// The cargo profile the operator's binary is built with.
+    #[arg(long, value_name = "PROFILE", default_value = "release")]
+    pub profile: String,
     /// Push the image to REGISTRY/REPO:TAG over the registry HTTP API.
     #[arg(long, value_name = "REGISTRY/REPO:TAG")]
     pub push: Option<String>,
@@ -207,6 +213,7 @@ pub fn command(args: &ImageArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let mut options = ImageOptions::new(operator_xtask::root());
     options.tag = args.tag.clone();
+    options.profile = args.profile.clone();
     let image = build(&options)?;
     println!("image      {}", image.reference);
     println!("digest     {}", image.digest);
@@ -343,10 +350,17 @@ fn encoded_rustflags(
     flags.join("\x1f")
 }
 
-/// `cargo build --release --target <host> -p <package> --bin <bin>`, linked statically, with
-/// the paths of this machine (the workspace, cargo's home, the target directory) remapped so
-/// that the binary is the same wherever the clone is. Cargo's progress goes to stderr.
-fn build_binary(root: &Path, project: &Project, ws: &Workspace, triple: &str) -> Result<PathBuf> {
+/// `cargo build --profile <profile> --target <host> -p <package> --bin <bin>`, linked
+/// statically, with the paths of this machine (the workspace, cargo's home, the target
+/// directory) remapped so that the binary is the same wherever the clone is. Cargo's progress
+/// goes to stderr.
+fn build_binary(
+    root: &Path,
+    project: &Project,
+    ws: &Workspace,
+    triple: &str,
+    profile: &str,
+) -> Result<PathBuf> {
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
@@ -367,13 +381,14 @@ fn build_binary(root: &Path, project: &Project, ws: &Workspace, triple: &str) ->
     let bin = project.bin();
     let package = &project.operator.package;
     eprintln!(
-        "==> cargo build --release --target {triple} -p {package} --bin {bin} \
+        "==> cargo build --profile {profile} --target {triple} -p {package} --bin {bin} \
          (static: -C target-feature=+crt-static)"
     );
     let status = cargo_at(root)
         .args([
             "build",
-            "--release",
+            "--profile",
+            profile,
             "--target",
             triple,
             "-p",
@@ -387,9 +402,23 @@ fn build_binary(root: &Path, project: &Project, ws: &Workspace, triple: &str) ->
         .context("starting cargo build")?;
     ensure!(
         status.success(),
-        "cargo build of {package} (static, release) failed ({status})"
+        "cargo build of {package} (static, profile {profile}) failed ({status})"
     );
-    Ok(ws.target_dir.join(triple).join("release").join(bin))
+    Ok(ws
+        .target_dir
+        .join(triple)
+        .join(profile_dir(profile))
+        .join(bin))
+}
+
+/// The directory of the target directory a profile's output goes to: `dev` and `test` build
+/// into `debug`, `bench` into `release`, any other profile into its own name.
+fn profile_dir(profile: &str) -> &str {
+    match profile {
+        "dev" | "test" => "debug",
+        "bench" => "release",
+        other => other,
+    }
 }
 
 fn git(root: &Path, args: &[&str]) -> Option<String> {
@@ -454,7 +483,7 @@ pub fn build(options: &ImageOptions) -> Result<BuiltImage> {
     };
     let triple = host_triple(root)?;
     let arch = architecture(&triple)?;
-    let binary_path = build_binary(root, &project, &ws, &triple)?;
+    let binary_path = build_binary(root, &project, &ws, &triple, &options.profile)?;
     let binary = std::fs::read(&binary_path)
         .with_context(|| format!("reading {}", binary_path.display()))?;
     let deps =
@@ -611,6 +640,15 @@ pub fn manifest_digest(archive_or_layout: &Path) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_profile_builds_into_cargo_s_directory_for_it() {
+        assert_eq!(profile_dir("release"), "release");
+        assert_eq!(profile_dir("dev"), "debug");
+        assert_eq!(profile_dir("test"), "debug");
+        assert_eq!(profile_dir("bench"), "release");
+        assert_eq!(profile_dir("image-test"), "image-test");
+    }
 
     #[test]
     fn parses_references() {

@@ -89,7 +89,7 @@ impl Drop for Manager {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "starts a control plane of its own and builds the release image; run by cargo xtask test"]
+#[ignore = "starts a control plane of its own and builds the image; run by cargo xtask test"]
 async fn deploy_then_the_image_runs_as_in_the_cluster_then_undeploy_leaves_nothing() {
     let scratch = tempfile::Builder::new()
         .prefix("deploy-test-")
@@ -121,8 +121,11 @@ async fn scenario(kubeconfig: PathBuf, scratch: PathBuf) {
     .unwrap();
     let client = Client::try_from(config.clone()).unwrap();
 
-    // The image, as `cargo xtask image` builds it.
-    let built = tokio::task::spawn_blocking(|| image::build(&image::ImageOptions::new(root())))
+    // The image, as `cargo xtask image --profile image-test` builds it (release without the
+    // optimiser: the same static binary and image, minutes sooner).
+    let mut options = image::ImageOptions::new(root());
+    options.profile = "image-test".to_string();
+    let built = tokio::task::spawn_blocking(move || image::build(&options))
         .await
         .unwrap()
         .expect("cargo xtask image");
