@@ -16,11 +16,51 @@ pub trait Resource {
     const KIND: &'static str;
 }
 
+/// A top-level object: its [`Resource`] constants, and serde's traits written around the
+/// derived ones (the struct derives them with `#[serde(remote = "Self")]`, which makes them
+/// inherent functions) so that it serialises with its `apiVersion` and `kind` first, as
+/// k8s-openapi's objects do, and reads whatever `apiVersion` and `kind` it is given.
 macro_rules! resource {
-    ($ty:ty, $api_version:literal, $kind:literal) => {
+    ($ty:ident, $api_version:literal, $kind:literal) => {
         impl $crate::api::Resource for $ty {
             const API_VERSION: &'static str = $api_version;
             const KIND: &'static str = $kind;
+        }
+
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                struct Fields<'a>(&'a $ty);
+                impl serde::Serialize for Fields<'_> {
+                    fn serialize<S: serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        $ty::serialize(self.0, serializer)
+                    }
+                }
+                #[derive(serde::Serialize)]
+                struct Typed<'a> {
+                    #[serde(rename = "apiVersion")]
+                    api_version: &'static str,
+                    kind: &'static str,
+                    #[serde(flatten)]
+                    fields: Fields<'a>,
+                }
+                serde::Serialize::serialize(
+                    &Typed {
+                        api_version: $api_version,
+                        kind: $kind,
+                        fields: Fields(self),
+                    },
+                    serializer,
+                )
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                $ty::deserialize(deserializer)
+            }
         }
     };
 }
@@ -58,6 +98,7 @@ pub mod apiextensions {
         use super::super::meta::v1::ObjectMeta;
 
         #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+        #[serde(remote = "Self")]
         pub struct CustomResourceDefinition {
             #[serde(default)]
             pub metadata: ObjectMeta,
@@ -345,6 +386,7 @@ pub mod rbac {
         use super::super::meta::v1::ObjectMeta;
 
         #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(remote = "Self")]
         pub struct ClusterRole {
             #[serde(default)]
             pub metadata: ObjectMeta,
@@ -354,6 +396,7 @@ pub mod rbac {
         resource!(ClusterRole, "rbac.authorization.k8s.io/v1", "ClusterRole");
 
         #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(remote = "Self")]
         pub struct Role {
             #[serde(default)]
             pub metadata: ObjectMeta,
@@ -386,6 +429,7 @@ pub mod admissionregistration {
         use super::super::meta::v1::ObjectMeta;
 
         #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(remote = "Self")]
         pub struct MutatingWebhookConfiguration {
             #[serde(default)]
             pub metadata: ObjectMeta,
@@ -399,6 +443,7 @@ pub mod admissionregistration {
         );
 
         #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(remote = "Self")]
         pub struct ValidatingWebhookConfiguration {
             #[serde(default)]
             pub metadata: ObjectMeta,
@@ -482,5 +527,95 @@ pub mod admissionregistration {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub port: Option<i32>,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::admissionregistration::v1::MutatingWebhookConfiguration;
+    use super::apiextensions::v1::{
+        CustomResourceDefinition, JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
+    };
+    use super::meta::v1::ObjectMeta;
+    use super::rbac::v1::ClusterRole;
+
+    /// Top-level objects carry their `apiVersion` and `kind`, as k8s-openapi's do, and read
+    /// back whole.
+    #[test]
+    fn objects_serialise_with_their_api_version_and_kind_and_read_back() {
+        let role = ClusterRole {
+            metadata: ObjectMeta {
+                name: Some("manager-role".into()),
+                ..Default::default()
+            },
+            rules: Some(Vec::new()),
+        };
+        let v = serde_json::to_value(&role).unwrap();
+        assert_eq!(
+            v,
+            json!({
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "ClusterRole",
+                "metadata": {"name": "manager-role"},
+                "rules": [],
+            })
+        );
+        assert_eq!(serde_json::from_value::<ClusterRole>(v).unwrap(), role);
+
+        let empty = serde_json::to_value(MutatingWebhookConfiguration::default()).unwrap();
+        assert_eq!(
+            empty,
+            json!({
+                "apiVersion": "admissionregistration.k8s.io/v1",
+                "kind": "MutatingWebhookConfiguration",
+                "metadata": {},
+            })
+        );
+        let crd: CustomResourceDefinition = serde_json::from_value(json!({
+            "spec": {"group": "g", "names": {"kind": "K", "plural": "ks"}, "scope": "Namespaced", "versions": []}
+        }))
+        .unwrap();
+        assert_eq!(crd.spec.names.plural, "ks");
+    }
+
+    /// The JSON Schema unions read each of their shapes, and the field names are the API
+    /// server's.
+    #[test]
+    fn schema_unions_and_field_names() {
+        let s: JSONSchemaProps = serde_json::from_value(json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "a": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},
+                "b": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]},
+                "c": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "d": {"$ref": "#/x", "enum": ["x", 1]},
+            },
+        }))
+        .unwrap();
+        assert_eq!(
+            s.additional_properties,
+            Some(JSONSchemaPropsOrBool::Bool(false))
+        );
+        let p = s.properties.as_ref().unwrap();
+        assert!(matches!(
+            p["a"].items,
+            Some(JSONSchemaPropsOrArray::Schema(_))
+        ));
+        assert_eq!(p["a"].x_kubernetes_list_type.as_deref(), Some("set"));
+        assert!(matches!(&p["b"].items, Some(JSONSchemaPropsOrArray::Schemas(v)) if v.len() == 2));
+        assert!(matches!(
+            p["c"].additional_properties,
+            Some(JSONSchemaPropsOrBool::Schema(_))
+        ));
+        assert_eq!(p["d"].ref_path.as_deref(), Some("#/x"));
+        assert_eq!(p["d"].enum_.as_ref().map(Vec::len), Some(2));
+        let back = serde_json::to_value(&s).unwrap();
+        assert_eq!(back["properties"]["a"]["x-kubernetes-list-type"], "set");
+        assert_eq!(back["properties"]["d"]["$ref"], "#/x");
+        assert_eq!(back["additionalProperties"], false);
+        assert!(back.get("required").is_none(), "unset fields are left out");
     }
 }
