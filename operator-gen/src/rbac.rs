@@ -76,8 +76,8 @@ pub fn render_roles(roles: &[RbacRole]) -> Option<Artifact> {
     let docs: Vec<yaml::Node> = roles
         .iter()
         .map(|r| match r {
-            RbacRole::Cluster(c) => document(c, "rbac.authorization.k8s.io/v1", "ClusterRole"),
-            RbacRole::Namespaced(r) => document(r, "rbac.authorization.k8s.io/v1", "Role"),
+            RbacRole::Cluster(c) => document(c),
+            RbacRole::Namespaced(r) => document(r),
         })
         .collect();
     Some(Artifact {

@@ -256,18 +256,10 @@ fn build_configurations(
 pub fn render(configurations: &WebhookConfigurations) -> Option<Artifact> {
     let mut docs = Vec::new();
     if let Some(m) = &configurations.mutating {
-        docs.push(document(
-            m,
-            "admissionregistration.k8s.io/v1",
-            "MutatingWebhookConfiguration",
-        ));
+        docs.push(document(m));
     }
     if let Some(v) = &configurations.validating {
-        docs.push(document(
-            v,
-            "admissionregistration.k8s.io/v1",
-            "ValidatingWebhookConfiguration",
-        ));
+        docs.push(document(v));
     }
     (!docs.is_empty()).then(|| Artifact {
         kind: ArtifactKind::WEBHOOK,

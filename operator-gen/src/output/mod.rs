@@ -5,7 +5,7 @@ mod sink;
 
 pub use sink::{Drift, Layout, check, recover, write_all};
 
-use crate::api::Resource as _;
+use crate::api::Resource;
 use crate::api::apiextensions::v1::{
     CustomResourceDefinition, JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
 };
@@ -42,18 +42,12 @@ fn integral_floats_to_ints(v: &mut Value) {
     }
 }
 
-/// `obj` as a YAML document with its `apiVersion` and `kind`.
-pub(crate) fn document<T: serde::Serialize>(
-    obj: &T,
-    api_version: &'static str,
-    kind: &'static str,
-) -> Node {
+/// A top-level object as a YAML document (its serialisation carries its `apiVersion` and
+/// `kind`).
+pub(crate) fn document<T: serde::Serialize + Resource>(obj: &T) -> Node {
     // Straight to the writer's tree, without a JSON value in between: for a large API
     // this is most of the work of rendering.
-    let mut node = yaml::to_node(obj);
-    node.insert("apiVersion", Node::String(api_version.into()));
-    node.insert("kind", Node::String(kind.into()));
-    node
+    yaml::to_node(obj)
 }
 
 /// The file name of a CRD: `<group>_<plural>.yaml`.
@@ -63,11 +57,7 @@ pub fn crd_file_name(crd: &CustomResourceDefinition) -> String {
 
 /// The YAML of one CRD, exactly as it is written to disk.
 pub fn crd_yaml(crd: &CustomResourceDefinition) -> String {
-    yaml::to_yaml_stream(&[document(
-        crd,
-        CustomResourceDefinition::API_VERSION,
-        CustomResourceDefinition::KIND,
-    )])
+    yaml::to_yaml_stream(&[document(crd)])
 }
 
 /// The file of one CRD.

@@ -22,18 +22,6 @@ pub enum Node {
     Map(Vec<(Cow<'static, str>, Node)>),
 }
 
-impl Node {
-    /// Sets `key` to `value`, replacing an entry of that name.
-    pub fn insert(&mut self, key: &'static str, value: Node) {
-        if let Node::Map(entries) = self {
-            match entries.iter_mut().find(|(k, _)| k == key) {
-                Some((_, v)) => *v = value,
-                None => entries.push((Cow::Borrowed(key), value)),
-            }
-        }
-    }
-}
-
 impl From<&Value> for Node {
     fn from(v: &Value) -> Self {
         match v {

@@ -44,7 +44,7 @@ impl ImageOptions {
         ImageOptions {
             root: root.into(),
             tag: None,
-            profile: "release".to_string(),
+            profile: DEFAULT_PROFILE.to_string(),
         }
     }
 }
@@ -174,6 +174,9 @@ impl FromStr for Reference {
     }
 }
 
+/// The cargo profile an image's binary is built with unless another is asked for.
+pub const DEFAULT_PROFILE: &str = "release";
+
 /// `cargo xtask image`'s options.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ImageArgs {
@@ -181,7 +184,7 @@ pub struct ImageArgs {
     #[arg(long, value_name = "REF")]
     pub tag: Option<String>,
     /// The cargo profile the operator's binary is built with.
-    #[arg(long, value_name = "PROFILE", default_value = "release")]
+    #[arg(long, value_name = "PROFILE", default_value = DEFAULT_PROFILE)]
     pub profile: String,
     /// Push the image to REGISTRY/REPO:TAG over the registry HTTP API.
     #[arg(long, value_name = "REGISTRY/REPO:TAG")]
