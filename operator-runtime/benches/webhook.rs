@@ -7,7 +7,6 @@
 //! 3. Target load: 32 keep-alive connections sending 5,000 reviews/s between them, evenly
 //!    paced; p50 and p99 at that rate (what the API server sees when the webhook is busy but
 //!    not saturated).
-//! 4. criterion's estimate of the one-connection round trip.
 //!
 //! The server runs in its own 2-worker runtime, as in an operator; the clients in another.
 //! Both share the machine's cores, so the numbers include the clients' TLS and HTTP work.
@@ -22,7 +21,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use criterion::Criterion;
 use http::Request;
 use http_body_util::Full;
 use operator_runtime::webhook::{AdmissionContext, Denial, Outcome, Validator, Webhooks};
@@ -232,23 +230,6 @@ fn main() {
         &summarize(latencies),
         wall,
     );
-
-    let mut client = clients.block_on(Client::connect(server.addr, config));
-    let mut criterion = Criterion::default()
-        .measurement_time(phase)
-        .configure_from_args();
-    criterion.bench_function("validating review round trip (TLS, keep-alive)", |b| {
-        b.iter_custom(|iters| {
-            clients.block_on(async {
-                let start = Instant::now();
-                for _ in 0..iters {
-                    round_trip(&mut client, &body).await;
-                }
-                start.elapsed()
-            })
-        })
-    });
-    criterion.final_summary();
 
     server.shutdown.cancel();
     server_runtime.block_on(server.task).unwrap();

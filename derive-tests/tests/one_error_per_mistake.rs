@@ -9,7 +9,7 @@ use std::process::Command;
 
 mod support;
 
-use support::{dependency_line, workspace_root};
+use support::{dependency_line, kube_core_only, workspace_root};
 
 /// Builds memcached's API module with `from` replaced by `to` in `v1alpha1.rs`; returns
 /// the compiler's errors as (message, file, line).
@@ -30,16 +30,17 @@ fn build_api(from: &str, to: &str, extra_manifest: &str) -> Vec<(String, String,
         format!("api-case-{:016x}", hasher.finish())
     };
     let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
-    let deps: Vec<String> = ["kube", "k8s-openapi", "serde", "serde_json"]
+    let deps: Vec<String> = ["k8s-openapi", "serde", "serde_json"]
         .iter()
         .map(|d| dependency_line(&manifest, d))
+        .chain([kube_core_only(&manifest)])
         .collect();
     std::fs::write(
         dir.path().join("Cargo.toml"),
         format!(
             "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
              [dependencies]\noperator-derive = {{ path = {:?} }}\n{}\n\n[workspace]\n\n\
-             [profile.dev.package.\"*\"]\nopt-level = 1\n\n{extra_manifest}",
+             [profile.dev]\ndebug = \"line-tables-only\"\n\n[profile.dev.package.\"*\"]\nopt-level = 1\ndebug = false\n\n{extra_manifest}",
             root.join("operator-derive").display().to_string(),
             deps.join("\n")
         ),

@@ -1,6 +1,6 @@
 //! Compile-time behaviour of the derives: one file per error message, grouped by topic
 //! (`tests/ui/<topic>/`), with the exact compiler output next to it. `pass/` must compile
-//! and run. Regenerate outputs with `TRYBUILD=overwrite cargo test -p operator-derive --test ui`.
+//! and run. Regenerate outputs with `TRYBUILD=overwrite cargo test -p operator-derive-tests --test ui`.
 
 #[test]
 fn ui() {

@@ -16,7 +16,7 @@ use std::process::Command;
 
 mod support;
 
-use support::{dependency_line, workspace_root};
+use support::{dependency_line, kube_core_only, workspace_root};
 
 /// A kind of a case: its path, and the paths of the types of its `spec` and `status`
 /// (inside an `Option`) where the field carries no markers of its own (so the type's
@@ -304,9 +304,10 @@ fn every_parity_case_implements_json_schema_as_its_crd() {
     let deps = format!(
         "operator-derive = {{ path = {:?} }}\n{}",
         root.join("operator-derive").display().to_string(),
-        ["kube", "k8s-openapi", "serde", "serde_json", "schemars"]
+        ["k8s-openapi", "serde", "serde_json", "schemars"]
             .iter()
             .map(|d| dependency_line(&manifest, d))
+            .chain([kube_core_only(&manifest)])
             .collect::<Vec<_>>()
             .join("\n")
     );
@@ -326,7 +327,7 @@ fn every_parity_case_implements_json_schema_as_its_crd() {
         dir.path().join("Cargo.toml"),
         format!(
             "[workspace]\nresolver = \"3\"\nmembers = {members:?}\n\n\
-             [profile.dev.package.\"*\"]\nopt-level = 1\n"
+             [profile.dev]\ndebug = \"line-tables-only\"\n\n[profile.dev.package.\"*\"]\nopt-level = 1\ndebug = false\n"
         ),
     )
     .unwrap();
