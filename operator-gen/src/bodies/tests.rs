@@ -180,43 +180,111 @@ fn every_rust_file_of_the_workspace_reaches_syn_unchanged() {
     );
 }
 
-/// The same check on a large body of real Rust: the sources of every crate in the
-/// local cargo registry (which building this workspace has filled), or the directory
-/// named by `OPERATOR_GEN_CORPUS`. About half a minute, so `cargo xtask test` runs it
-/// and plain `cargo test` does not.
+/// The same check on a large body of real Rust: the sources of every registry package
+/// `Cargo.lock` pins (what building this workspace downloaded into cargo's registry), so
+/// the corpus is the same on every machine and moves only with the lock file; or the
+/// directory named by `OPERATOR_GEN_CORPUS`. Checked on every core; about half a minute,
+/// so `cargo xtask test` runs it and plain `cargo test` does not.
 #[test]
-#[ignore = "reads every crate in the cargo registry; run by cargo xtask test"]
+#[ignore = "reads the sources of every package in Cargo.lock; run by cargo xtask test"]
 fn corpus_reaches_syn_unchanged() {
-    let root = std::env::var_os("OPERATOR_GEN_CORPUS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            let cargo_home = std::env::var_os("CARGO_HOME")
-                .map(std::path::PathBuf::from)
-                .unwrap_or_else(|| {
-                    std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cargo")
-                });
-            cargo_home.join("registry").join("src")
-        });
-    let files = crate::source::rust_files(std::slice::from_ref(&root)).unwrap();
-    let (mut blanked, mut failures) = (0, Vec::new());
-    for (path, _) in &files {
-        let Ok(text) = std::fs::read_to_string(path) else {
-            continue;
-        };
-        match check(&text) {
-            Ok(b) => blanked += usize::from(b),
-            Err(e) => failures.push(format!("{}: {e}", path.display())),
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let (roots, pinned) = match std::env::var_os("OPERATOR_GEN_CORPUS") {
+        Some(dir) => (vec![std::path::PathBuf::from(dir)], None),
+        None => {
+            let (roots, pinned) = pinned_sources(&workspace);
+            (roots, Some(pinned))
         }
+    };
+    if let Some(pinned) = pinned {
+        // Packages for other platforms (windows-sys and the like) are never downloaded.
+        assert!(
+            roots.len() * 3 >= pinned * 2,
+            "only {} of the {pinned} registry packages in Cargo.lock are in cargo's registry \
+             (build the workspace first, or set OPERATOR_GEN_CORPUS)",
+            roots.len()
+        );
     }
+    let files = crate::source::rust_files(&roots).unwrap();
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (blanked, mut failures) = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let (mut blanked, mut failures) = (0, Vec::new());
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((path, _)) = files.get(i) else { break };
+                        let Ok(text) = std::fs::read_to_string(path) else {
+                            continue;
+                        };
+                        match check(&text) {
+                            Ok(b) => blanked += usize::from(b),
+                            Err(e) => failures.push(format!("{}: {e}", path.display())),
+                        }
+                    }
+                    (blanked, failures)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).fold(
+            (0, Vec::new()),
+            |(b, mut f), (b2, f2)| {
+                f.extend(f2);
+                (b + b2, f)
+            },
+        )
+    });
+    failures.sort();
     eprintln!(
-        "{} files, {blanked} blanked, {} differ",
+        "{} packages, {} files, {blanked} blanked, {} differ",
+        roots.len(),
         files.len(),
         failures.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(
         blanked > 1000,
-        "only {blanked} files with bodies under {}",
-        root.display()
+        "only {blanked} files with bodies in {roots:?}"
     );
+}
+
+/// The source directories in cargo's registry of the registry packages `Cargo.lock` of
+/// `workspace` pins, and how many such packages it names.
+fn pinned_sources(workspace: &std::path::Path) -> (Vec<std::path::PathBuf>, usize) {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cargo")
+        });
+    let indexes: Vec<std::path::PathBuf> =
+        std::fs::read_dir(cargo_home.join("registry").join("src"))
+            .map(|dir| dir.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+    let lock: toml::Table = std::fs::read_to_string(workspace.join("Cargo.lock"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut pinned = 0;
+    let mut roots = Vec::new();
+    for package in lock["package"].as_array().unwrap() {
+        let from_registry = package
+            .get("source")
+            .and_then(|s| s.as_str())
+            .is_some_and(|s| s.starts_with("registry+"));
+        if !from_registry {
+            continue;
+        }
+        pinned += 1;
+        let dir = format!(
+            "{}-{}",
+            package["name"].as_str().unwrap(),
+            package["version"].as_str().unwrap()
+        );
+        if let Some(found) = indexes.iter().map(|i| i.join(&dir)).find(|d| d.is_dir()) {
+            roots.push(found);
+        }
+    }
+    (roots, pinned)
 }
