@@ -16,7 +16,7 @@ use std::process::Command;
 
 mod support;
 
-use support::{dependency_line, kube_core_only, workspace_root};
+use support::{PROFILES, dependency_line, kube_core_only, workspace_root};
 
 /// A kind of a case: its path, and the paths of the types of its `spec` and `status`
 /// (inside an `Option`) where the field carries no markers of its own (so the type's
@@ -325,10 +325,7 @@ fn every_parity_case_implements_json_schema_as_its_crd() {
     assert!(members.len() >= 8, "{members:?}");
     std::fs::write(
         dir.path().join("Cargo.toml"),
-        format!(
-            "[workspace]\nresolver = \"3\"\nmembers = {members:?}\n\n\
-             [profile.dev]\ndebug = \"line-tables-only\"\n\n[profile.dev.package.\"*\"]\nopt-level = 1\ndebug = false\n"
-        ),
+        format!("[workspace]\nresolver = \"3\"\nmembers = {members:?}\n\n{PROFILES}"),
     )
     .unwrap();
     std::fs::copy(root.join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();

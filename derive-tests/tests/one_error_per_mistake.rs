@@ -9,7 +9,7 @@ use std::process::Command;
 
 mod support;
 
-use support::{dependency_line, kube_core_only, workspace_root};
+use support::{PROFILES, dependency_line, kube_core_only, workspace_root};
 
 /// Builds memcached's API module with `from` replaced by `to` in `v1alpha1.rs`; returns
 /// the compiler's errors as (message, file, line).
@@ -40,7 +40,7 @@ fn build_api(from: &str, to: &str, extra_manifest: &str) -> Vec<(String, String,
         format!(
             "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
              [dependencies]\noperator-derive = {{ path = {:?} }}\n{}\n\n[workspace]\n\n\
-             [profile.dev]\ndebug = \"line-tables-only\"\n\n[profile.dev.package.\"*\"]\nopt-level = 1\ndebug = false\n\n{extra_manifest}",
+             {PROFILES}\n{extra_manifest}",
             root.join("operator-derive").display().to_string(),
             deps.join("\n")
         ),

@@ -49,20 +49,39 @@ pub fn synthetic_api(kinds: usize) -> Vec<(PathBuf, String)> {
         .collect()
 }
 
-/// Times `run` as the module documentation says, if `name` passes the command line's filter.
-fn bench<T>(name: &str, mut run: impl FnMut() -> T) {
-    let filters: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
-    if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
-        return;
+/// What the command line asks for: the cases whose names contain one of `filters` (all
+/// when empty), measured under `cargo bench` (which passes `--bench`) or run once.
+struct Harness {
+    filters: Vec<String>,
+    measure: bool,
+}
+
+impl Harness {
+    fn from_args() -> Self {
+        let (flags, filters): (Vec<String>, Vec<String>) =
+            std::env::args().skip(1).partition(|a| a.starts_with("--"));
+        Harness {
+            filters,
+            measure: flags.iter().any(|a| a == "--bench"),
+        }
     }
-    if !std::env::args().any(|a| a == "--bench") {
-        std::hint::black_box(run());
-        println!("{name}: ok (run once; `cargo bench` measures)");
-        return;
+
+    /// Times `run` as the module documentation says, if `name` passes the filter.
+    fn bench<T>(&self, name: &str, mut run: impl FnMut() -> T) {
+        if !self.filters.is_empty() && !self.filters.iter().any(|f| name.contains(f.as_str())) {
+            return;
+        }
+        if !self.measure {
+            std::hint::black_box(run());
+            println!("{name}: ok (run once; `cargo bench` measures)");
+            return;
+        }
+        measure(name, run);
     }
+}
+
+/// Warm-up, 20 samples of at least 100 ms, and the line of results.
+fn measure<T>(name: &str, mut run: impl FnMut() -> T) {
     // Warm up, and find how many runs make a sample of at least 100 ms.
     let started = Instant::now();
     let mut runs = 0u32;
@@ -96,15 +115,16 @@ fn bench<T>(name: &str, mut run: impl FnMut() -> T) {
 }
 
 fn main() {
+    let harness = Harness::from_args();
     let options = operator_gen::Options::default();
     let memcached = Path::new(env!("CARGO_MANIFEST_DIR")).join("../memcached/src");
-    bench("memcached API (from disk)", || {
+    harness.bench("memcached API (from disk)", || {
         let g = operator_gen::generate(std::slice::from_ref(&memcached), &options).unwrap();
         g.artifacts()
     });
     for kinds in [10, 100] {
         let texts = synthetic_api(kinds);
-        bench(&format!("{kinds} kinds x 20 fields (in memory)"), || {
+        harness.bench(&format!("{kinds} kinds x 20 fields (in memory)"), || {
             let g = operator_gen::generate_from_texts(Path::new("src"), texts.clone(), &options)
                 .unwrap();
             assert_eq!(g.crds.len(), kinds);
@@ -119,7 +139,7 @@ fn main() {
         std::fs::write(p, text).unwrap();
     }
     let src = dir.path().join("src");
-    bench("100 kinds x 20 fields (from disk)", || {
+    harness.bench("100 kinds x 20 fields (from disk)", || {
         operator_gen::generate(std::slice::from_ref(&src), &options)
             .unwrap()
             .artifacts()

@@ -9,6 +9,11 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The profiles of the crates these tests build (as the workspace's: dependencies
+/// optimised a little and without debug info, line tables for the crate itself).
+pub const PROFILES: &str = "[profile.dev]\ndebug = \"line-tables-only\"\n\n\
+                            [profile.dev.package.\"*\"]\nopt-level = 1\ndebug = false\n";
+
 /// The `[workspace.dependencies]` line of `name`, for a manifest outside the workspace.
 pub fn dependency_line(workspace_manifest: &str, name: &str) -> String {
     workspace_manifest

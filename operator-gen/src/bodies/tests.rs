@@ -209,32 +209,16 @@ fn corpus_reaches_syn_unchanged() {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let next = std::sync::atomic::AtomicUsize::new(0);
     let (blanked, mut failures) = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let (mut blanked, mut failures) = (0, Vec::new());
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some((path, _)) = files.get(i) else { break };
-                        let Ok(text) = std::fs::read_to_string(path) else {
-                            continue;
-                        };
-                        match check(&text) {
-                            Ok(b) => blanked += usize::from(b),
-                            Err(e) => failures.push(format!("{}: {e}", path.display())),
-                        }
-                    }
-                    (blanked, failures)
-                })
-            })
+        let workers: Vec<_> = (0..workers)
+            .map(|_| scope.spawn(|| check_files(&files, &next)))
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).fold(
-            (0, Vec::new()),
-            |(b, mut f), (b2, f2)| {
-                f.extend(f2);
-                (b + b2, f)
-            },
-        )
+        let mut all = (0, Vec::new());
+        for worker in workers {
+            let (blanked, failures) = worker.join().unwrap();
+            all.0 += blanked;
+            all.1.extend(failures);
+        }
+        all
     });
     failures.sort();
     eprintln!(
@@ -248,6 +232,25 @@ fn corpus_reaches_syn_unchanged() {
         blanked > 1000,
         "only {blanked} files with bodies in {roots:?}"
     );
+}
+
+/// Checks the files of `files` whose index `next` hands out, until none is left: how many
+/// had bodies blanked, and the failures.
+fn check_files(
+    files: &[(std::path::PathBuf, std::path::PathBuf)],
+    next: &std::sync::atomic::AtomicUsize,
+) -> (usize, Vec<String>) {
+    let (mut blanked, mut failures) = (0, Vec::new());
+    while let Some((path, _)) = files.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        match check(&text) {
+            Ok(b) => blanked += usize::from(b),
+            Err(e) => failures.push(format!("{}: {e}", path.display())),
+        }
+    }
+    (blanked, failures)
 }
 
 /// The source directories in cargo's registry of the registry packages `Cargo.lock` of
