@@ -1,222 +1,251 @@
-//! The serde attributes that change the JSON shape of a type, read from source. Unknown
-//! serde keys are skipped: they do not change names or presence of fields.
+//! serde's own reading of a type's attributes: what JSON a declared type reads and writes.
+//!
+//! The attributes are read by `serde_derive_internals`, the crate serde_derive itself is
+//! built on (schemars reads them the same way), so field and variant names come out with
+//! `rename`, `rename_all` and `rename_all_fields` applied exactly as serde applies them, and
+//! serde's own checks (unknown keys, `transparent` without one field, `flatten` in a tuple
+//! struct, ...) report here what the compiler would report. This module keeps what a schema
+//! needs of that reading, as plain owned data: names, presence (`skip*`, `default`),
+//! `flatten`, the enum representation, `remote`, and every attribute that swaps the wire
+//! format for another one (`with`, `serialize_with`, `deserialize_with` on fields and
+//! variants; `into`, `from`, `try_from` on types), which the schema builder may not paper
+//! over with the Rust type's own schema.
 
-use syn::ext::IdentExt;
+use proc_macro2::Span;
+use serde_derive_internals::{Ctxt, Derive, ast, attr};
+use syn::spanned::Spanned as _;
 
+use crate::source::TypeItem;
+
+/// serde's reading of one declared struct or enum.
+#[derive(Debug, Clone, Default)]
+pub struct SerdeShape {
+    pub container: ContainerAttrs,
+    /// The struct's fields, in declaration order (empty for an enum).
+    pub fields: Vec<FieldAttrs>,
+    /// The enum's variants, in declaration order (empty for a struct).
+    pub variants: Vec<VariantAttrs>,
+}
+
+/// What a type's own `#[serde(...)]` says about its JSON.
 #[derive(Debug, Clone, Default)]
 pub struct ContainerAttrs {
-    pub rename_all: Option<RenameRule>,
-    /// On enums: the rename rule for the fields of every struct variant.
-    pub rename_all_fields: Option<RenameRule>,
+    /// `#[serde(default)]`: every missing field takes its value from `Default`.
     pub default: bool,
     pub transparent: bool,
+    /// `tag = "..."` (internally or, with `content`, adjacently tagged).
     pub tag: Option<String>,
     pub content: Option<String>,
     pub untagged: bool,
+    /// `into`, `from`, `try_from`: the type is written or read as another type.
+    pub conversions: Vec<WireSwap>,
+    /// `remote = "..."`: the type mirrors another one for `#[serde(with = "ThisType")]`;
+    /// its own fields are that type's wire format.
+    pub remote: bool,
 }
 
+/// What a field's `#[serde(...)]` says.
 #[derive(Debug, Clone, Default)]
 pub struct FieldAttrs {
-    pub rename: Option<String>,
+    /// The JSON name serde reads (the one clients send).
+    pub name: String,
+    /// The JSON name serde writes, when it is not `name`.
+    pub written_name: Option<String>,
     pub skip_serializing: bool,
     pub skip_deserializing: bool,
+    /// A missing value reads as a default (`#[serde(default)]` on the field).
     pub default: bool,
     pub flatten: bool,
+    /// `with`, `serialize_with`, `deserialize_with`. (`getter`, which a `remote` type uses
+    /// to reach a private field, returns the field's own type: the JSON stays the same.)
+    pub swaps: Vec<WireSwap>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RenameRule {
-    Lower,
-    Upper,
-    Pascal,
-    Camel,
-    Snake,
-    ScreamingSnake,
-    Kebab,
-    ScreamingKebab,
+/// What a variant's `#[serde(...)]` says.
+#[derive(Debug, Clone, Default)]
+pub struct VariantAttrs {
+    pub name: String,
+    pub skip_deserializing: bool,
+    pub untagged: bool,
+    /// The variant's fields, names already renamed by the variant's `rename_all` or the
+    /// enum's `rename_all_fields`.
+    pub fields: Vec<FieldAttrs>,
+    /// `with`, `serialize_with`, `deserialize_with` on the variant itself.
+    pub swaps: Vec<WireSwap>,
 }
 
-impl RenameRule {
-    fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "lowercase" => Self::Lower,
-            "UPPERCASE" => Self::Upper,
-            "PascalCase" => Self::Pascal,
-            "camelCase" => Self::Camel,
-            "snake_case" => Self::Snake,
-            "SCREAMING_SNAKE_CASE" => Self::ScreamingSnake,
-            "kebab-case" => Self::Kebab,
-            "SCREAMING-KEBAB-CASE" => Self::ScreamingKebab,
-            _ => return None,
-        })
-    }
+/// One serde attribute that makes the JSON something other than the Rust type's own
+/// serialisation: the type's schema would then describe the wrong thing.
+#[derive(Debug, Clone)]
+pub struct WireSwap {
+    /// The attribute as written: `with`, `serialize_with`, `into`, ...
+    pub attribute: &'static str,
+    /// What it names (a function, a module or a type), as written.
+    pub target: String,
+    /// Where its value is written.
+    pub span: Span,
+}
 
-    /// Renames a struct field (written in snake_case), as serde does.
-    pub fn apply_to_field(self, field: &str) -> String {
-        match self {
-            Self::Lower | Self::Snake => field.to_string(),
-            Self::Upper | Self::ScreamingSnake => field.to_ascii_uppercase(),
-            // serde's camelCase is its PascalCase with the first character lowered, so
-            // `_leading` is `leading` (not `Leading`); both change ASCII letters only.
-            Self::Pascal | Self::Camel => {
-                let mut out = String::new();
-                let mut upper = true;
-                for c in field.chars() {
-                    if c == '_' {
-                        upper = true;
-                    } else if upper {
-                        out.push(c.to_ascii_uppercase());
-                        upper = false;
-                    } else {
-                        out.push(c);
-                    }
-                }
-                if self == Self::Camel
-                    && let Some(first) = out.chars().next()
-                {
-                    out.replace_range(..first.len_utf8(), &first.to_ascii_lowercase().to_string());
-                }
-                out
-            }
-            Self::Kebab => field.replace('_', "-"),
-            Self::ScreamingKebab => field.to_ascii_uppercase().replace('_', "-"),
-        }
-    }
-
-    /// Renames an enum variant (written in PascalCase), as serde does.
-    pub fn apply_to_variant(self, variant: &str) -> String {
-        match self {
-            Self::Pascal => variant.to_string(),
-            Self::Lower => variant.to_ascii_lowercase(),
-            Self::Upper => variant.to_ascii_uppercase(),
-            Self::Camel => {
-                let mut c = variant.chars();
-                c.next()
-                    .map(|f| std::iter::once(f.to_ascii_lowercase()).chain(c).collect())
-                    .unwrap_or_default()
-            }
-            Self::Snake | Self::ScreamingSnake | Self::Kebab | Self::ScreamingKebab => {
-                let mut snake = String::new();
-                for (i, ch) in variant.char_indices() {
-                    if i > 0 && ch.is_uppercase() {
-                        snake.push('_');
-                    }
-                    snake.push(ch.to_ascii_lowercase());
-                }
-                match self {
-                    Self::Snake => snake,
-                    Self::ScreamingSnake => snake.to_ascii_uppercase(),
-                    Self::Kebab => snake.replace('_', "-"),
-                    _ => snake.to_ascii_uppercase().replace('_', "-"),
-                }
-            }
-        }
+impl WireSwap {
+    /// Whether it changes what serde reads (what the API server must only admit), not just
+    /// what it writes.
+    pub fn changes_reading(&self) -> bool {
+        !matches!(self.attribute, "serialize_with" | "into")
     }
 }
 
-fn for_each_serde_arg(
-    attrs: &[syn::Attribute],
-    mut f: impl FnMut(&str, &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()>,
-) -> syn::Result<()> {
-    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        attr.parse_nested_meta(|meta| {
-            let key = meta
-                .path
-                .get_ident()
-                .map(|i| i.unraw().to_string())
-                .unwrap_or_default();
-            f(&key, &meta)?;
-            // Consume whatever value the handler left.
-            if meta.input.peek(syn::Token![=]) {
-                meta.value()?.parse::<syn::Expr>()?;
-            } else if meta.input.peek(syn::token::Paren) {
-                let content;
-                syn::parenthesized!(content in meta.input);
-                content.parse::<proc_macro2::TokenStream>()?;
-            }
-            Ok(())
-        })?;
-    }
-    Ok(())
-}
-
-fn lit_str(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Option<String>> {
-    if meta.input.peek(syn::Token![=]) {
-        let lit: syn::LitStr = meta.value()?.parse()?;
-        Ok(Some(lit.value()))
-    } else {
-        Ok(None)
+/// The type named by `into = "..."` / `from = "..."` / `try_from = "..."` when the type is
+/// read and written as that one type: then the schema is that type's.
+impl ContainerAttrs {
+    pub fn converts_through(&self) -> Option<&WireSwap> {
+        let [first, rest @ ..] = self.conversions.as_slice() else {
+            return None;
+        };
+        let reads = self
+            .conversions
+            .iter()
+            .any(|c| matches!(c.attribute, "from" | "try_from"));
+        let writes = self.conversions.iter().any(|c| c.attribute == "into");
+        (reads && writes && rest.iter().all(|c| c.target == first.target)).then_some(first)
     }
 }
 
-/// `rename = "x"` or `rename(serialize = "x", deserialize = "y")`: the deserialize name wins,
-/// because a CRD schema validates what clients send.
-fn rename_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Option<String>> {
-    if let Some(v) = lit_str(meta)? {
-        return Ok(Some(v));
-    }
-    let mut found = None;
-    if meta.input.peek(syn::token::Paren) {
-        meta.parse_nested_meta(|inner| {
-            let v = lit_str(&inner)?;
-            if inner.path.is_ident("deserialize") || found.is_none() {
-                found = v;
-            }
-            Ok(())
-        })?;
-    }
-    Ok(found)
-}
-
-/// The value of `rename_all`-like `key`, as a rule.
-fn rename_rule(
-    meta: &syn::meta::ParseNestedMeta<'_>,
-    key: &str,
-) -> syn::Result<Option<RenameRule>> {
-    let Some(rule) = rename_value(meta)? else {
-        return Ok(None);
+/// Reads `item` as serde_derive's `Deserialize` reads it. Every problem serde would report
+/// is returned, each at its span.
+pub fn read(item: &TypeItem<'_>) -> Result<SerdeShape, Vec<syn::Error>> {
+    let input: syn::DeriveInput = match item {
+        TypeItem::Struct(s) => (*s).clone().into(),
+        TypeItem::Enum(e) => (*e).clone().into(),
+        TypeItem::Alias(_) => return Ok(SerdeShape::default()),
     };
-    RenameRule::parse(&rule)
-        .map(Some)
-        .ok_or_else(|| meta.error(format!("unknown {key} rule `{rule}`")))
+    let cx = Ctxt::new();
+    let shape = ast::Container::from_ast(&cx, &input, Derive::Deserialize).map(|c| lower(&c));
+    match cx.check() {
+        Ok(()) => Ok(shape.unwrap_or_default()),
+        Err(combined) => Err(combined.into_iter().collect()),
+    }
 }
 
-pub fn container_attrs(attrs: &[syn::Attribute]) -> syn::Result<ContainerAttrs> {
-    let mut out = ContainerAttrs::default();
-    for_each_serde_arg(attrs, |key, meta| {
-        match key {
-            "rename_all" => out.rename_all = rename_rule(meta, key)?,
-            "rename_all_fields" => out.rename_all_fields = rename_rule(meta, key)?,
-            "default" => out.default = true,
-            "transparent" => out.transparent = true,
-            "untagged" => out.untagged = true,
-            "tag" => out.tag = lit_str(meta)?,
-            "content" => out.content = lit_str(meta)?,
-            _ => {}
+fn lower(c: &ast::Container<'_>) -> SerdeShape {
+    let a = &c.attrs;
+    let (tag, content, untagged) = match a.tag() {
+        attr::TagType::External => (None, None, false),
+        attr::TagType::Internal { tag } => (Some(tag.clone()), None, false),
+        attr::TagType::Adjacent { tag, content } => {
+            (Some(tag.clone()), Some(content.clone()), false)
         }
-        Ok(())
-    })?;
-    Ok(out)
+        attr::TagType::None => (None, None, true),
+    };
+    let mut conversions = Vec::new();
+    let mut swap = |attribute, target: &dyn quote::ToTokens, span| {
+        conversions.push(WireSwap {
+            attribute,
+            target: shown(target),
+            span,
+        })
+    };
+    if let Some(t) = a.type_into() {
+        swap("into", t, t.span());
+    }
+    if let Some(t) = a.type_from() {
+        swap("from", t, t.span());
+    }
+    if let Some(t) = a.type_try_from() {
+        swap("try_from", t, t.span());
+    }
+    let container = ContainerAttrs {
+        default: !a.default().is_none(),
+        transparent: a.transparent(),
+        tag,
+        content,
+        untagged,
+        conversions,
+        remote: a.remote().is_some(),
+    };
+    let (fields, variants) = match &c.data {
+        ast::Data::Struct(_, fields) => (fields.iter().map(field).collect(), Vec::new()),
+        ast::Data::Enum(variants) => (
+            Vec::new(),
+            variants
+                .iter()
+                .map(|v| VariantAttrs {
+                    name: v.attrs.name().deserialize_name().to_string(),
+                    skip_deserializing: v.attrs.skip_deserializing(),
+                    untagged: v.attrs.untagged(),
+                    fields: v.fields.iter().map(field).collect(),
+                    swaps: custom_functions(v.attrs.serialize_with(), v.attrs.deserialize_with()),
+                })
+                .collect(),
+        ),
+    };
+    SerdeShape {
+        container,
+        fields,
+        variants,
+    }
 }
 
-pub fn field_attrs(attrs: &[syn::Attribute]) -> syn::Result<FieldAttrs> {
-    let mut out = FieldAttrs::default();
-    for_each_serde_arg(attrs, |key, meta| {
-        match key {
-            "rename" => out.rename = rename_value(meta)?,
-            "skip" => {
-                out.skip_serializing = true;
-                out.skip_deserializing = true;
-            }
-            "skip_serializing" => out.skip_serializing = true,
-            "skip_deserializing" => out.skip_deserializing = true,
-            "default" => out.default = true,
-            "flatten" => out.flatten = true,
-            _ => {}
+fn field(f: &ast::Field<'_>) -> FieldAttrs {
+    let a = &f.attrs;
+    let name = a.name().deserialize_name().to_string();
+    let written = a.name().serialize_name();
+    let swaps = custom_functions(a.serialize_with(), a.deserialize_with());
+    FieldAttrs {
+        written_name: (written != name).then(|| written.to_string()),
+        name,
+        skip_serializing: a.skip_serializing(),
+        skip_deserializing: a.skip_deserializing(),
+        default: !a.default().is_none(),
+        flatten: a.flatten(),
+        swaps,
+    }
+}
+
+/// `with = "m"` reaches serde_derive_internals as `m::serialize` and `m::deserialize`:
+/// shown as the one attribute the user wrote.
+fn custom_functions(ser: Option<&syn::ExprPath>, de: Option<&syn::ExprPath>) -> Vec<WireSwap> {
+    let module = |p: &syn::ExprPath, last: &str| {
+        let segments = &p.path.segments;
+        (segments.len() > 1 && segments.last().is_some_and(|s| s.ident == last)).then(|| {
+            let mut module = p.path.clone();
+            module.segments.pop();
+            module.segments.pop_punct();
+            shown(&module)
+        })
+    };
+    if let (Some(s), Some(d)) = (ser, de)
+        && let (Some(a), Some(b)) = (module(s, "serialize"), module(d, "deserialize"))
+        && a == b
+    {
+        return vec![WireSwap {
+            attribute: "with",
+            target: a,
+            span: s.span(),
+        }];
+    }
+    let mut out = Vec::new();
+    for (attribute, path) in [("serialize_with", ser), ("deserialize_with", de)] {
+        if let Some(p) = path {
+            out.push(WireSwap {
+                attribute,
+                target: shown(p),
+                span: p.span(),
+            });
         }
-        Ok(())
-    })?;
-    Ok(out)
+    }
+    out
+}
+
+/// Tokens as a user reads them: `as_string`, `crate::wire::Port` (no spaces around `::`).
+fn shown(tokens: &dyn quote::ToTokens) -> String {
+    tokens
+        .to_token_stream()
+        .to_string()
+        .replace(" :: ", "::")
+        .replace(":: ", "::")
+        .replace(" < ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",")
 }
 
 #[cfg(test)]
@@ -224,19 +253,23 @@ mod tests {
     use super::*;
     use serde::Serialize;
 
-    const FIELDS: [&str; 7] = [
-        "a",
-        "two_words",
-        "http_2_port",
-        "trailing_",
-        "_leading",
-        "many__underscores",
-        "x_y_z",
-    ];
+    fn item(text: &str) -> syn::Item {
+        syn::parse_str(text).unwrap()
+    }
 
-    /// Our renaming of every field and variant against serde's own, for one rule: serde is
-    /// the oracle. (ASCII names only: serde_derive 1.0.229 panics on non-ASCII names under
-    /// camelCase.)
+    fn shape(text: &str) -> SerdeShape {
+        let parsed = item(text);
+        let ty = match &parsed {
+            syn::Item::Struct(s) => TypeItem::Struct(s),
+            syn::Item::Enum(e) => TypeItem::Enum(e),
+            _ => unreachable!(),
+        };
+        read(&ty)
+            .unwrap_or_else(|e| panic!("{:?}", e.iter().map(|e| e.to_string()).collect::<Vec<_>>()))
+    }
+
+    /// Every rename rule names fields and variants as serde's own serialisation does: serde
+    /// is the oracle.
     macro_rules! same_as_serde {
         ($rule:tt) => {{
             #[derive(Serialize, Default)]
@@ -253,7 +286,7 @@ mod tests {
             }
             #[derive(Serialize)]
             #[serde(rename_all = $rule)]
-            #[allow(clippy::upper_case_acronyms)]
+            #[allow(clippy::upper_case_acronyms, dead_code)]
             enum Variants {
                 A,
                 TwoWords,
@@ -261,28 +294,34 @@ mod tests {
                 Http2Port,
                 XYZ,
             }
-            let rule = RenameRule::parse($rule).expect($rule);
+            let ours = shape(concat!(
+                "#[serde(rename_all = \"",
+                $rule,
+                "\")] struct Fields { a: u8, two_words: u8, http_2_port: u8, trailing_: u8, _leading: u8, many__underscores: u8, x_y_z: u8 }"
+            ));
             let theirs = serde_json::to_value(Fields::default()).unwrap();
             let mut theirs: Vec<&String> = theirs.as_object().unwrap().keys().collect();
-            let ours: Vec<String> = FIELDS.iter().map(|f| rule.apply_to_field(f)).collect();
-            let mut ours: Vec<&String> = ours.iter().collect();
+            let mut ours: Vec<&String> = ours.fields.iter().map(|f| &f.name).collect();
             theirs.sort();
             ours.sort();
             assert_eq!(ours, theirs, "fields, {}", $rule);
-            for (variant, name) in [
-                (Variants::A, "A"),
-                (Variants::TwoWords, "TwoWords"),
-                (Variants::HTTPServer, "HTTPServer"),
-                (Variants::Http2Port, "Http2Port"),
-                (Variants::XYZ, "XYZ"),
-            ] {
-                let theirs = serde_json::to_value(&variant).unwrap();
-                assert_eq!(
-                    rule.apply_to_variant(name),
-                    theirs.as_str().unwrap(),
-                    "{name}, {}",
-                    $rule
-                );
+            let ours = shape(concat!(
+                "#[serde(rename_all = \"",
+                $rule,
+                "\")] enum Variants { A, TwoWords, HTTPServer, Http2Port, XYZ }"
+            ));
+            for (variant, ours) in [
+                Variants::A,
+                Variants::TwoWords,
+                Variants::HTTPServer,
+                Variants::Http2Port,
+                Variants::XYZ,
+            ]
+            .iter()
+            .zip(&ours.variants)
+            {
+                let theirs = serde_json::to_value(variant).unwrap();
+                assert_eq!(ours.name, theirs.as_str().unwrap(), "{}", $rule);
             }
         }};
     }
@@ -299,55 +338,100 @@ mod tests {
         same_as_serde!("SCREAMING-KEBAB-CASE");
     }
 
-    fn attrs(text: &str) -> Vec<syn::Attribute> {
-        syn::parse::Parser::parse_str(syn::Attribute::parse_outer, text).unwrap()
-    }
-
     #[test]
-    fn container_attributes_are_read_and_the_rest_skipped() {
-        let c = container_attrs(&attrs(
+    fn container_attributes_are_read() {
+        let c = shape(
             r#"#[serde(deny_unknown_fields, rename_all = "camelCase", tag = "kind", content = "spec")]
-               #[serde(default, bound(serialize = "T: Serialize"), rename_all_fields = "kebab-case")]
-               #[derive(Debug)]"#,
-        ))
-        .unwrap();
-        assert_eq!(c.rename_all, Some(RenameRule::Camel));
-        assert_eq!(c.rename_all_fields, Some(RenameRule::Kebab));
-        assert_eq!(c.tag.as_deref(), Some("kind"));
-        assert_eq!(c.content.as_deref(), Some("spec"));
-        assert!(c.default && !c.transparent && !c.untagged);
-        let c = container_attrs(&attrs("#[serde(transparent)] #[serde(untagged)]")).unwrap();
-        assert!(c.transparent && c.untagged && c.rename_all.is_none());
+               #[serde(rename_all_fields = "kebab-case")]
+               #[derive(Debug)]
+               enum E { #[serde(rename_all = "UPPERCASE")] A { one_two: u8 }, B { three_four: u8 } }"#,
+        );
+        assert_eq!(c.container.tag.as_deref(), Some("kind"));
+        assert_eq!(c.container.content.as_deref(), Some("spec"));
+        assert!(!c.container.untagged && !c.container.default);
+        // The variant's own rule wins over the enum's `rename_all_fields`.
+        assert_eq!(c.variants[0].fields[0].name, "ONE_TWO");
+        assert_eq!(c.variants[1].fields[0].name, "three-four");
+        let c = shape("#[serde(untagged)] enum E { A(String) }");
+        assert!(c.container.untagged);
+        let c = shape(r#"#[serde(default)] struct S { a: u8 }"#);
+        assert!(c.container.default);
         // `rename_all(serialize = ..., deserialize = ...)`: the names clients send count.
-        let c = container_attrs(&attrs(
-            r#"#[serde(rename_all(serialize = "UPPERCASE", deserialize = "snake_case"))]"#,
-        ))
-        .unwrap();
-        assert_eq!(c.rename_all, Some(RenameRule::Snake));
-        let err = container_attrs(&attrs(r#"#[serde(rename_all = "Title Case")]"#)).unwrap_err();
-        assert_eq!(err.to_string(), "unknown rename_all rule `Title Case`");
+        let c = shape(
+            r#"#[serde(rename_all(serialize = "UPPERCASE", deserialize = "camelCase"))] struct S { one_two: u8 }"#,
+        );
+        assert_eq!(c.fields[0].name, "oneTwo");
+        assert_eq!(c.fields[0].written_name.as_deref(), Some("ONE_TWO"));
     }
 
     #[test]
-    fn field_attributes_are_read_and_the_rest_skipped() {
-        let f = field_attrs(&attrs(
-            r#"#[serde(rename = "x", default = "path::to", skip_serializing_if = "Option::is_none")]"#,
-        ))
-        .unwrap();
-        assert_eq!(f.rename.as_deref(), Some("x"));
-        assert!(f.default && !f.skip_serializing && !f.skip_deserializing && !f.flatten);
-        let f = field_attrs(&attrs(
-            r#"#[serde(rename(serialize = "out", deserialize = "in"), flatten)]"#,
-        ))
-        .unwrap();
-        assert_eq!(f.rename.as_deref(), Some("in"));
-        assert!(f.flatten);
-        let f = field_attrs(&attrs(r#"#[serde(rename(serialize = "out"))]"#)).unwrap();
-        assert_eq!(f.rename.as_deref(), Some("out"));
-        let f = field_attrs(&attrs("#[serde(skip)]")).unwrap();
-        assert!(f.skip_serializing && f.skip_deserializing);
-        let f = field_attrs(&attrs("#[serde(skip_deserializing)] #[doc = \"x\"]")).unwrap();
-        assert!(!f.skip_serializing && f.skip_deserializing);
-        assert!(field_attrs(&attrs("#[serde(rename = 1)]")).is_err());
+    fn field_attributes_are_read() {
+        let s = shape(
+            r#"struct S {
+                #[serde(rename = "x", default = "path::to", skip_serializing_if = "Option::is_none")] a: Option<u8>,
+                #[serde(flatten)] b: Inner,
+                #[serde(skip)] c: u8,
+                #[serde(skip_deserializing)] #[doc = "x"] d: u8,
+                #[serde(with = "as_string")] e: u32,
+                #[serde(serialize_with = "w::out")] f: u32,
+                #[serde(deserialize_with = "w::inp", serialize_with = "w::out")] g: u32,
+            }"#,
+        );
+        let f = &s.fields;
+        assert_eq!(f[0].name, "x");
+        assert!(f[0].default && !f[0].skip_serializing && !f[0].flatten && f[0].swaps.is_empty());
+        assert!(f[1].flatten);
+        assert!(f[2].skip_serializing && f[2].skip_deserializing);
+        assert!(!f[3].skip_serializing && f[3].skip_deserializing);
+        let swaps = |i: usize| {
+            f[i].swaps
+                .iter()
+                .map(|s| format!("{} = {}", s.attribute, s.target))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(swaps(4), ["with = as_string"]);
+        assert_eq!(swaps(5), ["serialize_with = w::out"]);
+        assert_eq!(
+            swaps(6),
+            ["serialize_with = w::out", "deserialize_with = w::inp"]
+        );
+        assert!(!f[5].swaps[0].changes_reading() && f[6].swaps[1].changes_reading());
+    }
+
+    #[test]
+    fn conversions_name_the_type_on_the_wire() {
+        let s = shape(r#"#[serde(into = "String", try_from = "String")] struct Port(u16);"#);
+        assert_eq!(s.container.converts_through().unwrap().target, "String");
+        let s = shape(r#"#[serde(into = "String", from = "u16")] struct Port(u16);"#);
+        assert!(s.container.converts_through().is_none());
+        let s = shape(r#"#[serde(from = "String")] struct Port(u16);"#);
+        assert!(s.container.converts_through().is_none());
+        assert_eq!(s.container.conversions[0].attribute, "from");
+    }
+
+    #[test]
+    fn what_serde_refuses_is_an_error_at_its_span() {
+        let parsed = item(r#"#[serde(rename_all = "Title Case")] struct S { a: u8 }"#);
+        let syn::Item::Struct(s) = &parsed else {
+            unreachable!()
+        };
+        let errors = read(&TypeItem::Struct(s)).unwrap_err();
+        assert!(
+            errors[0].to_string().contains("unknown rename rule"),
+            "{}",
+            errors[0]
+        );
+        let parsed = item(r#"struct S { #[serde(renam = "b")] a: u8 }"#);
+        let syn::Item::Struct(s) = &parsed else {
+            unreachable!()
+        };
+        let errors = read(&TypeItem::Struct(s)).unwrap_err();
+        assert!(
+            errors[0]
+                .to_string()
+                .contains("unknown serde field attribute `renam`"),
+            "{}",
+            errors[0]
+        );
     }
 }

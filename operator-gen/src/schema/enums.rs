@@ -9,7 +9,7 @@ use syn::spanned::Spanned as _;
 
 use super::apply::{cel_field, push_rule};
 use super::{SchemaBuilder, Site, object};
-use crate::serde_attrs::ContainerAttrs;
+use crate::serde_attrs::{ContainerAttrs, SerdeShape, VariantAttrs};
 use crate::{docs, markers};
 use markers::CelRule;
 
@@ -24,13 +24,24 @@ impl<'a> SchemaBuilder<'a, '_> {
         &mut self,
         site: Site<'a, '_>,
         item: &'a syn::ItemEnum,
-        container: &ContainerAttrs,
+        shape: &SerdeShape,
     ) -> Option<JSONSchemaProps> {
-        let mut variants: Vec<(String, &'a syn::Variant)> = Vec::new();
-        for variant in &item.variants {
-            let attrs = self.field_attrs(site.file, &variant.attrs)?;
+        let container = &shape.container;
+        let mut variants: Vec<(String, &'a syn::Variant, &VariantAttrs)> = Vec::new();
+        for (variant, attrs) in item.variants.iter().zip(&shape.variants) {
             if attrs.skip_deserializing {
                 continue;
+            }
+            if let Some(swap) = attrs.swaps.first() {
+                self.error(
+                    site.file,
+                    swap.span,
+                    format!(
+                        "#[serde({} = \"{}\")] changes the JSON of variant `{}`, so its Rust fields do not describe it; move the conversion onto a type of its own (a newtype with markers that say what goes over the wire)",
+                        swap.attribute, swap.target, variant.ident
+                    ),
+                );
+                return None;
             }
             if let Some(marker) = variant
                 .attrs
@@ -53,13 +64,8 @@ impl<'a> SchemaBuilder<'a, '_> {
                 );
                 return None;
             }
-            let name = variant.ident.to_string();
-            let json_name = attrs.rename.unwrap_or_else(|| {
-                container
-                    .rename_all
-                    .map_or(name.clone(), |r| r.apply_to_variant(&name))
-            });
-            if let Some((_, first)) = variants.iter().find(|(n, _)| *n == json_name) {
+            let json_name = attrs.name.clone();
+            if let Some((_, first, _)) = variants.iter().find(|(n, _, _)| *n == json_name) {
                 self.error(
                     site.file,
                     variant.ident.span(),
@@ -70,13 +76,13 @@ impl<'a> SchemaBuilder<'a, '_> {
                 );
                 return None;
             }
-            variants.push((json_name, variant));
+            variants.push((json_name, variant, attrs));
         }
         if container.untagged {
-            return self.untagged_enum(site, item, &variants, container);
+            return self.untagged_enum(site, item, &variants);
         }
         match &container.tag {
-            None => self.externally_tagged_enum(site, item, &variants, container),
+            None => self.externally_tagged_enum(site, item, &variants),
             Some(tag) => self.tagged_enum(site, item, &variants, container, tag),
         }
     }
@@ -87,10 +93,9 @@ impl<'a> SchemaBuilder<'a, '_> {
         &mut self,
         site: Site<'a, '_>,
         item: &'a syn::ItemEnum,
-        variants: &[(String, &'a syn::Variant)],
-        container: &ContainerAttrs,
+        variants: &[(String, &'a syn::Variant, &VariantAttrs)],
     ) -> Option<JSONSchemaProps> {
-        if let Some((_, unit)) = variants.iter().find(|(_, v)| is_unit(v)) {
+        if let Some((_, unit, _)) = variants.iter().find(|(_, v, _)| is_unit(v)) {
             self.error(
                 site.file,
                 unit.ident.span(),
@@ -103,8 +108,8 @@ impl<'a> SchemaBuilder<'a, '_> {
         }
         let mut union = object(BTreeMap::new());
         let mut alternatives = Vec::new();
-        for (_, variant) in variants {
-            let fields = self.variant_object(site, item, variant, container)?;
+        for (_, variant, attrs) in variants {
+            let fields = self.variant_object(site, item, variant, attrs)?;
             alternatives.push(fields.required.clone().unwrap_or_default());
             self.merge_variant_fields(site, item, variant, &mut union, fields)?;
         }
@@ -147,13 +152,12 @@ impl<'a> SchemaBuilder<'a, '_> {
         &mut self,
         site: Site<'a, '_>,
         item: &'a syn::ItemEnum,
-        variants: &[(String, &'a syn::Variant)],
-        container: &ContainerAttrs,
+        variants: &[(String, &'a syn::Variant, &VariantAttrs)],
     ) -> Option<JSONSchemaProps> {
-        if variants.iter().all(|(_, v)| is_unit(v)) {
+        if variants.iter().all(|(_, v, _)| is_unit(v)) {
             return Some(string_enum(variants));
         }
-        if let Some((_, unit)) = variants.iter().find(|(_, v)| is_unit(v)) {
+        if let Some((_, unit, _)) = variants.iter().find(|(_, v, _)| is_unit(v)) {
             self.error(
                 site.file,
                 unit.ident.span(),
@@ -165,10 +169,10 @@ impl<'a> SchemaBuilder<'a, '_> {
             return None;
         }
         let mut properties = BTreeMap::new();
-        for (json_name, variant) in variants {
+        for (json_name, variant, attrs) in variants {
             let mut schema = match &variant.fields {
                 syn::Fields::Unnamed(u) => self.type_schema(site, &u.unnamed[0].ty)?,
-                _ => self.variant_object(site, item, variant, container)?,
+                _ => self.variant_object(site, item, variant, attrs)?,
             };
             if let Some(doc) = docs::description(&variant.attrs) {
                 schema.description = Some(doc);
@@ -189,17 +193,17 @@ impl<'a> SchemaBuilder<'a, '_> {
         &mut self,
         site: Site<'a, '_>,
         item: &'a syn::ItemEnum,
-        variants: &[(String, &'a syn::Variant)],
+        variants: &[(String, &'a syn::Variant, &VariantAttrs)],
         container: &ContainerAttrs,
         tag: &str,
     ) -> Option<JSONSchemaProps> {
         let mut union = object(BTreeMap::new());
         let mut rules = Vec::new();
-        for (json_name, variant) in variants {
+        for (json_name, variant, attrs) in variants {
             let mut checks: Vec<String> = Vec::new();
             let mut required = Vec::new();
             if !is_unit(variant) {
-                let fields = self.variant_object(site, item, variant, container)?;
+                let fields = self.variant_object(site, item, variant, attrs)?;
                 required = fields.required.clone().unwrap_or_default();
                 self.merge_variant_fields(site, item, variant, &mut union, fields)?;
                 if let Some(content) = &container.content {
@@ -285,9 +289,8 @@ impl<'a> SchemaBuilder<'a, '_> {
         site: Site<'a, '_>,
         item: &'a syn::ItemEnum,
         variant: &'a syn::Variant,
-        container: &ContainerAttrs,
+        variant_attrs: &VariantAttrs,
     ) -> Option<JSONSchemaProps> {
-        let variant_attrs = self.container_attrs(site.file, &variant.attrs);
         if variant_attrs.untagged {
             self.error(
                 site.file,
@@ -300,14 +303,15 @@ impl<'a> SchemaBuilder<'a, '_> {
             return None;
         }
         let schema = match &variant.fields {
-            syn::Fields::Named(_) => {
-                // A variant's own `rename_all` wins over the enum's `rename_all_fields`.
-                let fields_container = ContainerAttrs {
-                    rename_all: variant_attrs.rename_all.or(container.rename_all_fields),
-                    ..Default::default()
-                };
-                self.struct_schema(site, &variant.fields, &fields_container, false)?
-            }
+            // serde has named the fields already (the variant's `rename_all`, else the
+            // enum's `rename_all_fields`); the enum's `default` does not reach them.
+            syn::Fields::Named(_) => self.struct_schema(
+                site,
+                &variant.fields,
+                &variant_attrs.fields,
+                &ContainerAttrs::default(),
+                false,
+            )?,
             syn::Fields::Unnamed(u) => self.type_schema(site, &u.unnamed[0].ty)?,
             syn::Fields::Unit => return Some(object(BTreeMap::new())),
         };
@@ -370,13 +374,13 @@ fn is_unit(variant: &syn::Variant) -> bool {
 }
 
 /// A string enum of the variants' JSON names.
-fn string_enum(variants: &[(String, &syn::Variant)]) -> JSONSchemaProps {
+fn string_enum(variants: &[(String, &syn::Variant, &VariantAttrs)]) -> JSONSchemaProps {
     JSONSchemaProps {
         type_: Some("string".into()),
         enum_: Some(
             variants
                 .iter()
-                .map(|(name, _)| JSON(serde_json::Value::String(name.clone())))
+                .map(|(name, _, _)| JSON(serde_json::Value::String(name.clone())))
                 .collect(),
         ),
         ..Default::default()

@@ -15,6 +15,7 @@ mod enums;
 mod flatten;
 mod types;
 pub mod values;
+mod wire;
 
 pub use flatten::merge_field_over_type;
 
@@ -24,12 +25,29 @@ use crate::diagnostics::Diagnostics;
 use crate::docs;
 use crate::known_types;
 use crate::markers::{self, CelRule, MarkerTarget, SchemaProp};
-use crate::serde_attrs::{self, ContainerAttrs};
+use crate::serde_attrs::{self, ContainerAttrs, FieldAttrs, SerdeShape};
 use crate::source::{Index, SourceFile, TypeDecl, TypeItem};
 use crate::{Options, Origin};
 
 /// Types that serialize as their content (`Option` also makes a field optional).
-const WRAPPERS: &[&str] = &["Option", "Box", "Rc", "Arc"];
+const WRAPPERS: &[&str] = &[
+    "Option",
+    "Box",
+    "Rc",
+    "Arc",
+    "Cow",
+    "Cell",
+    "RefCell",
+    "Mutex",
+    "RwLock",
+    "Wrapping",
+    "Saturating",
+    "Reverse",
+];
+
+/// The wrappers that serde reads through when a value is missing, so that an `Option`
+/// inside them still makes the field optional.
+const POINTERS: &[&str] = &["Box", "Rc", "Arc"];
 
 /// Builds schemas for the types of one source index, collecting problems as it goes.
 #[derive(Debug)]
@@ -103,8 +121,9 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             module: decl.module,
             file: decl.file,
         };
-        let container = self.container_attrs(decl.file, decl.item.attrs());
-        let mut schema = self.struct_schema(site, &item.fields, &container, true)?;
+        let shape = self.serde_shape(decl)?;
+        let mut schema =
+            self.struct_schema(site, &item.fields, &shape.fields, &shape.container, true)?;
         let props = schema.properties.get_or_insert_with(BTreeMap::new);
         props.insert(
             "apiVersion".into(),
@@ -153,29 +172,17 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
         self.decl_schema(id, (decl.file, decl.item.ident().span()))
     }
 
-    fn container_attrs(
-        &mut self,
-        file: &'a SourceFile,
-        attrs: &[syn::Attribute],
-    ) -> ContainerAttrs {
-        match serde_attrs::container_attrs(attrs) {
-            Ok(c) => c,
-            Err(e) => {
-                self.error(file, e.span(), format!("cannot read serde attribute: {e}"));
-                ContainerAttrs::default()
+    /// serde's reading of a declared type; `None` (reported) where serde would refuse it.
+    fn serde_shape(&mut self, decl: &TypeDecl<'a>) -> Option<SerdeShape> {
+        match serde_attrs::read(&decl.item) {
+            Ok(shape) => Some(shape),
+            Err(errors) => {
+                for e in errors {
+                    self.error(decl.file, e.span(), format!("serde: {e}"));
+                }
+                None
             }
         }
-    }
-
-    /// The serde attributes of a field or variant; `None` (reported) when they do not read.
-    fn field_attrs(
-        &mut self,
-        file: &'a SourceFile,
-        attrs: &[syn::Attribute],
-    ) -> Option<serde_attrs::FieldAttrs> {
-        serde_attrs::field_attrs(attrs)
-            .map_err(|e| self.error(file, e.span(), format!("cannot read serde attribute: {e}")))
-            .ok()
     }
 
     /// The schema of a named type declared in the sources (cached; recursion is an error).
@@ -221,20 +228,41 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             module: decl.module,
             file: decl.file,
         };
-        let container = self.container_attrs(decl.file, decl.item.attrs());
+        let Some(shape) = self.serde_shape(&decl) else {
+            self.stack.pop();
+            self.cache.insert(id, Cached::Kept(None));
+            return None;
+        };
         let mut schema = match decl.item {
+            _ if !shape.container.conversions.is_empty() => {
+                self.converted_schema(site, &decl, &shape.container)
+            }
             TypeItem::Struct(s) => match &s.fields {
-                syn::Fields::Named(_) if container.transparent => {
-                    let field = s.fields.iter().find(|f| {
-                        serde_attrs::field_attrs(&f.attrs)
-                            .map(|a| !a.skip_deserializing)
-                            .unwrap_or(true)
-                    });
-                    field.and_then(|f| self.type_schema(site, &f.ty))
+                syn::Fields::Named(_) if shape.container.transparent => {
+                    // serde reads and writes the one field that is not skipped.
+                    let field = s
+                        .fields
+                        .iter()
+                        .zip(&shape.fields)
+                        .find(|(_, a)| !a.skip_deserializing);
+                    match field {
+                        Some((f, a)) if !a.swaps.is_empty() => {
+                            self.swapped_field_schema(site, f, a, &Default::default())
+                        }
+                        Some((f, _)) => self.type_schema(site, &f.ty),
+                        None => None,
+                    }
                 }
-                syn::Fields::Named(_) => self.struct_schema(site, &s.fields, &container, false),
+                syn::Fields::Named(_) => {
+                    self.struct_schema(site, &s.fields, &shape.fields, &shape.container, false)
+                }
                 syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
-                    self.type_schema(site, &u.unnamed[0].ty)
+                    match shape.fields.first().filter(|a| !a.swaps.is_empty()) {
+                        Some(a) => {
+                            self.swapped_field_schema(site, &u.unnamed[0], a, &Default::default())
+                        }
+                        None => self.type_schema(site, &u.unnamed[0].ty),
+                    }
                 }
                 _ => {
                     self.error(
@@ -248,7 +276,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                     None
                 }
             },
-            TypeItem::Enum(e) => self.enum_schema(site, e, &container),
+            TypeItem::Enum(e) => self.enum_schema(site, e, &shape),
             TypeItem::Alias(t) => self.type_schema(site, &t.ty),
         };
         self.stack.pop();
@@ -299,6 +327,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
         &mut self,
         site: Site<'a, '_>,
         fields: &'a syn::Fields,
+        serde: &[FieldAttrs],
         container: &ContainerAttrs,
         is_root: bool,
     ) -> Option<JSONSchemaProps> {
@@ -307,20 +336,12 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
         // Optional immutable fields, in field order: once set, they may not be unset.
         let mut once_set = Vec::new();
         let mut ok = true;
-        for field in fields {
+        for (field, attrs) in fields.iter().zip(serde) {
             let Some(ident) = &field.ident else { continue };
-            let Some(attrs) = self.field_attrs(site.file, &field.attrs) else {
-                continue;
-            };
             if attrs.skip_serializing && attrs.skip_deserializing {
                 continue;
             }
-            let rust_name = syn::ext::IdentExt::unraw(ident).to_string();
-            let json_name = attrs.rename.clone().unwrap_or_else(|| {
-                container
-                    .rename_all
-                    .map_or(rust_name.clone(), |r| r.apply_to_field(&rust_name))
-            });
+            let json_name = attrs.name.clone();
             if is_root && json_name == "metadata" {
                 continue;
             }
@@ -346,7 +367,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                                 ok = false;
                             }
                         }
-                        if !is_option(&field.ty) {
+                        if !is_optional(&field.ty) {
                             required.extend(inner.required.unwrap_or_default());
                         }
                     }
@@ -371,8 +392,11 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             let schemaless = markers
                 .has(|p| matches!(p, SchemaProp::Schemaless))
                 .is_some();
+            let swapped = !attrs.swaps.is_empty();
             let schema = if schemaless {
                 Some(JSONSchemaProps::default())
+            } else if swapped {
+                self.swapped_field_schema(site, field, attrs, &markers)
             } else {
                 self.type_schema(site, &field.ty)
             };
@@ -384,6 +408,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             // which the `else` branch builds without the merge's round trip through JSON.
             if !markers.is_empty()
                 && !schemaless
+                && !swapped
                 && markers.items.is_empty()
                 && markers.items_schema.is_empty()
                 && self.is_named(site, &field.ty)
@@ -433,7 +458,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             } else if markers.optional.is_some() {
                 false
             } else {
-                !(is_option(&field.ty)
+                !(is_optional(&field.ty)
                     || attrs.default
                     || container.default
                     || attrs.skip_deserializing)
@@ -488,8 +513,31 @@ fn object(properties: BTreeMap<String, JSONSchemaProps>) -> JSONSchemaProps {
     }
 }
 
-fn is_option(ty: &syn::Type) -> bool {
-    matches!(ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option"))
+/// Whether serde reads a missing value of `ty` as `None`: an `Option`, also inside the
+/// pointers that serialize as their content (`Box<Option<T>>`, `Arc<Option<T>>`).
+pub(super) fn is_optional(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Paren(p) => is_optional(&p.elem),
+        syn::Type::Group(g) => is_optional(&g.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            if last.ident == "Option" {
+                return true;
+            }
+            if !POINTERS.iter().any(|w| last.ident == w) {
+                return false;
+            }
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) => a.args.iter().any(
+                    |arg| matches!(arg, syn::GenericArgument::Type(inner) if is_optional(inner)),
+                ),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
 }
 
 #[cfg(test)]

@@ -46,15 +46,44 @@ impl<'a> SchemaBuilder<'a, '_> {
     pub(super) fn type_schema(
         &mut self,
         site: Site<'a, '_>,
-        ty: &'a syn::Type,
+        ty: &syn::Type,
     ) -> Option<JSONSchemaProps> {
         match ty {
             syn::Type::Path(tp) if tp.qself.is_none() => self.path_schema(site, ty, &tp.path),
             syn::Type::Reference(r) => self.type_schema(site, &r.elem),
             syn::Type::Paren(p) => self.type_schema(site, &p.elem),
             syn::Type::Group(g) => self.type_schema(site, &g.elem),
-            syn::Type::Array(a) => self.array_of(site, &a.elem),
+            syn::Type::Array(a) => {
+                let mut schema = self.array_of(site, &a.elem)?;
+                // serde writes exactly N elements and reads no other number.
+                let len = match &a.len {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(n),
+                        ..
+                    }) => n.base10_parse::<i64>().ok(),
+                    _ => None,
+                };
+                let Some(len) = len else {
+                    self.error(
+                        site.file,
+                        a.len.span(),
+                        "the length of an array field must be an integer literal (operator-gen does not evaluate constants), so that the schema can require exactly that many items",
+                    );
+                    return None;
+                };
+                schema.min_items = Some(len);
+                schema.max_items = Some(len);
+                Some(schema)
+            }
             syn::Type::Slice(a) => self.array_of(site, &a.elem),
+            syn::Type::Tuple(t) if t.elems.is_empty() => {
+                self.error(
+                    site.file,
+                    t.span(),
+                    "`()` serializes as null, which has no structural schema; leave the field out or use a struct",
+                );
+                None
+            }
             other => {
                 self.error(
                     site.file,
@@ -69,8 +98,8 @@ impl<'a> SchemaBuilder<'a, '_> {
         }
     }
 
-    fn array_of(&mut self, site: Site<'a, '_>, elem: &'a syn::Type) -> Option<JSONSchemaProps> {
-        let items = self.type_schema(site, elem)?;
+    fn array_of(&mut self, site: Site<'a, '_>, elem: &syn::Type) -> Option<JSONSchemaProps> {
+        let items = self.element_schema(site, elem)?;
         Some(JSONSchemaProps {
             type_: Some("array".into()),
             items: Some(JSONSchemaPropsOrArray::Schema(Box::new(items))),
@@ -78,15 +107,26 @@ impl<'a> SchemaBuilder<'a, '_> {
         })
     }
 
+    /// The schema of a list element or map value: as its type, and `nullable` when it is an
+    /// `Option` (serde writes `null` for `None` there; the API server keeps nulls in lists
+    /// and maps only where the schema allows them).
+    fn element_schema(&mut self, site: Site<'a, '_>, elem: &syn::Type) -> Option<JSONSchemaProps> {
+        let mut schema = self.type_schema(site, elem)?;
+        if super::is_optional(elem) {
+            schema.nullable = Some(true);
+        }
+        Some(schema)
+    }
+
     fn path_schema(
         &mut self,
         site: Site<'a, '_>,
-        ty: &'a syn::Type,
-        path: &'a syn::Path,
+        ty: &syn::Type,
+        path: &syn::Path,
     ) -> Option<JSONSchemaProps> {
         let last = path.segments.last()?;
         let name = last.ident.to_string();
-        let args: Vec<&'a syn::Type> = match &last.arguments {
+        let args: Vec<&syn::Type> = match &last.arguments {
             syn::PathArguments::AngleBracketed(a) => a
                 .args
                 .iter()
@@ -135,10 +175,29 @@ impl<'a> SchemaBuilder<'a, '_> {
                 ..Default::default()
             })
         };
+        let std_integer =
+            full_path.len() == 1 || full_path.first().is_some_and(|p| p == "std" || p == "core");
         match (name.as_str(), args.as_slice()) {
-            ("i8" | "i16" | "u8" | "u16" | "isize" | "usize", []) => scalar("integer", None),
-            ("i32" | "u32", []) => scalar("integer", Some("int32")),
-            ("i64" | "u64", []) => scalar("integer", Some("int64")),
+            (int, []) if integer(int).is_some() => Some(integer_schema(integer(int)?)),
+            (nonzero, []) if std_integer && non_zero_of(nonzero).is_some() => {
+                Some(non_zero(non_zero_of(nonzero)?))
+            }
+            ("NonZero", [syn::Type::Path(p)])
+                if p.path
+                    .get_ident()
+                    .and_then(|i| integer(&i.to_string()))
+                    .is_some() =>
+            {
+                Some(non_zero(integer(&p.path.get_ident()?.to_string())?))
+            }
+            ("i128" | "u128", []) => {
+                self.error(
+                    site.file,
+                    ty.span(),
+                    format!("`{name}` values do not fit the API server's 64-bit integers; use i64 or u64, or a string (a newtype with #[serde(into = \"String\", try_from = \"String\")])"),
+                );
+                None
+            }
             ("f32" | "f64", []) => {
                 if self.options.allow_dangerous_types {
                     scalar("number", None)
@@ -154,12 +213,20 @@ impl<'a> SchemaBuilder<'a, '_> {
                 }
             }
             ("bool", []) => scalar("boolean", None),
-            ("String" | "str" | "char", []) => scalar("string", None),
+            ("String" | "str" | "PathBuf" | "Path" | "OsString", []) => scalar("string", None),
+            // One Unicode scalar value: the API server counts lengths in code points.
+            ("char", []) => Some(JSONSchemaProps {
+                min_length: Some(1),
+                max_length: Some(1),
+                ..scalar("string", None)?
+            }),
             (wrapper, [inner]) if WRAPPERS.contains(&wrapper) => self.type_schema(site, inner),
-            ("Vec", [syn::Type::Path(p)]) if p.path.is_ident("u8") => {
-                scalar("string", Some("byte"))
-            }
-            ("Vec" | "VecDeque" | "BTreeSet" | "HashSet", [inner]) => self.array_of(site, inner),
+            // serde_json writes a `Vec<u8>` as a list of numbers (Go's `[]byte` is base64:
+            // that is `k8s_openapi::ByteString`).
+            (
+                "Vec" | "VecDeque" | "BTreeSet" | "HashSet" | "BinaryHeap" | "LinkedList",
+                [inner],
+            ) => self.array_of(site, inner),
             ("BTreeMap" | "HashMap", [key, value]) => {
                 let key_schema = self.type_schema(site, key)?;
                 if key_schema.type_.as_deref() != Some("string") {
@@ -170,7 +237,7 @@ impl<'a> SchemaBuilder<'a, '_> {
                     );
                     return None;
                 }
-                let value = self.type_schema(site, value)?;
+                let value = self.element_schema(site, value)?;
                 Some(JSONSchemaProps {
                     type_: Some("object".into()),
                     additional_properties: Some(JSONSchemaPropsOrBool::Schema(Box::new(value))),
@@ -206,4 +273,77 @@ impl<'a> SchemaBuilder<'a, '_> {
             }
         }
     }
+}
+
+/// A Rust integer type: its name's bits and whether it is signed.
+#[derive(Debug, Clone, Copy)]
+struct Integer {
+    bits: u32,
+    signed: bool,
+}
+
+/// The integer type named `name` (`usize` and `isize` as the 64-bit targets operators run on).
+fn integer(name: &str) -> Option<Integer> {
+    let (signed, bits) = match name.split_at_checked(1)? {
+        ("i", bits) => (true, bits),
+        ("u", bits) => (false, bits),
+        _ => return None,
+    };
+    let bits = match bits {
+        "8" => 8,
+        "16" => 16,
+        "32" => 32,
+        "64" | "size" => 64,
+        _ => return None,
+    };
+    Some(Integer { bits, signed })
+}
+
+/// The schema of an integer type: bounded to what the type holds, so that every value the
+/// API server admits deserializes (controller-gen writes Go's int8, int16 and unsigned types
+/// without bounds; this is a deliberate difference). The format names the signed OpenAPI
+/// integer that holds every value (`u32` needs `int64`), and `i32` and `i64` are as
+/// controller-gen writes Go's int32 and int64: their format says their range. `u64` is not
+/// negative; above i64::MAX the API server, which stores integers as int64, refuses a value
+/// whatever the schema says.
+fn integer_schema(int: Integer) -> JSONSchemaProps {
+    let (min, max): (i64, i64) = match (int.bits, int.signed) {
+        (32 | 64, true) => (i64::MIN, i64::MAX),
+        (64, false) => (0, i64::MAX),
+        (bits, true) => (-(1 << (bits - 1)), (1 << (bits - 1)) - 1),
+        (bits, false) => (0, (1 << bits) - 1),
+    };
+    let format = match (int.bits, int.signed) {
+        (32, true) => Some("int32"),
+        (32, false) | (64, _) => Some("int64"),
+        _ => None,
+    };
+    JSONSchemaProps {
+        type_: Some("integer".into()),
+        format: format.map(Into::into),
+        minimum: (min != i64::MIN).then_some(min as f64),
+        maximum: (max != i64::MAX).then_some(max as f64),
+        ..Default::default()
+    }
+}
+
+/// The integer of `NonZeroU8`, `NonZeroI64`, ...
+fn non_zero_of(name: &str) -> Option<Integer> {
+    integer(&name.strip_prefix("NonZero")?.to_ascii_lowercase())
+}
+
+/// `NonZeroU8`, `NonZero<i32>`, ...: the integer's bounds, without zero.
+fn non_zero(int: Integer) -> JSONSchemaProps {
+    let mut schema = integer_schema(int);
+    if int.signed {
+        schema.x_kubernetes_validations =
+            Some(vec![crate::api::apiextensions::v1::ValidationRule {
+                rule: "self != 0".into(),
+                message: Some("must not be 0".into()),
+                ..Default::default()
+            }]);
+    } else {
+        schema.minimum = Some(1.0);
+    }
+    schema
 }
