@@ -3,6 +3,7 @@
 //! shapes a field's schema (defaults, list and map topology, nullability, ...).
 
 use super::args::{MetaSource, Spanned, parse_args};
+use super::foreign::{FOREIGN, Length, read_foreign};
 use super::table::{self, Parsed, Rule, SchemaProp, Validation};
 use super::{PRINTCOLUMN, RESOURCE, SCHEMA, SUBRESOURCE, VALIDATION, marker_name};
 use crate::diagnostics::Diagnostics;
@@ -135,6 +136,9 @@ pub struct FieldMarkers {
     pub immutable: Option<Span>,
     /// Type-level one-of groups, JSON field names, in source order.
     pub one_of: Vec<Spanned<(OneOf, Vec<String>)>>,
+    /// `length(...)` of `#[schemars]`, `#[validate]` or `#[garde]`: characters, items or
+    /// entries, by the schema's type.
+    pub lengths: Vec<Spanned<Length>>,
 }
 
 impl FieldMarkers {
@@ -147,6 +151,7 @@ impl FieldMarkers {
             && self.required.is_none()
             && self.immutable.is_none()
             && self.one_of.is_empty()
+            && self.lengths.is_empty()
     }
 
     pub fn has(&self, pred: impl Fn(&SchemaProp) -> bool) -> Option<Span> {
@@ -193,7 +198,12 @@ pub fn parse_field_markers(
 ) -> FieldMarkers {
     use syn::spanned::Spanned as _;
     let mut out = FieldMarkers::default();
+    let mut unread_patterns = Vec::new();
     for attr in attrs {
+        if let Some(foreign) = foreign_name(attr) {
+            read_foreign(attr, foreign, &mut out, &mut unread_patterns, diags);
+            continue;
+        }
         let name = match marker_name(attr) {
             Some(name @ (VALIDATION | SCHEMA)) => name,
             // The derive declares these for the kind's struct, so the compiler lets them
@@ -224,6 +234,16 @@ pub fn parse_field_markers(
                 out.add(def.read(meta)?, span);
                 Ok(())
             },
+        );
+    }
+    let has_pattern = out
+        .validations
+        .iter()
+        .any(|v| matches!(v.value, Validation::Pattern(_)));
+    for span in unread_patterns.into_iter().filter(|_| !has_pattern) {
+        diags.push(
+            span,
+            "operator-gen reads sources without compiling them and cannot see a regular expression held in Rust code, so the CRD would admit what this check refuses; write the same expression as #[validation(pattern = \"...\")] (or as a string literal here)",
         );
     }
     check_consistency(&out, diags);
@@ -353,6 +373,16 @@ fn check_consistency(m: &FieldMarkers, diags: &mut Diagnostics) {
 /// The OpenAPI type a Rust type maps to, when it can be told from the syntax alone
 /// (primitives, `String`, `Vec`, maps, `Option`/`Box` of those). `None` for named types,
 /// which only the generator can resolve.
+/// The name of a foreign schema attribute (`schemars`, `validate`, `garde`), if `attr` is one.
+fn foreign_name(attr: &syn::Attribute) -> Option<&'static str> {
+    let path = attr.path();
+    let last = &path.segments.last()?.ident;
+    if path.segments.len() != 1 || !matches!(attr.meta, syn::Meta::List(_)) {
+        return None;
+    }
+    FOREIGN.iter().copied().find(|name| last == name)
+}
+
 pub fn syntactic_schema_type(ty: &syn::Type) -> Option<&'static str> {
     match ty {
         syn::Type::Path(tp) if tp.qself.is_none() => {
@@ -366,20 +396,20 @@ pub fn syntactic_schema_type(ty: &syn::Type) -> Option<&'static str> {
                 _ => None,
             };
             match name.as_str() {
-                "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "isize" | "usize" => {
-                    Some("integer")
-                }
+                "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "isize" | "usize"
+                | "NonZero" => Some("integer"),
+                n if n.starts_with("NonZero") => Some("integer"),
                 "f32" | "f64" => Some("number"),
                 "bool" => Some("boolean"),
-                "String" | "str" => Some("string"),
-                "Vec" | "VecDeque" | "BTreeSet" | "HashSet" => {
-                    let is_bytes = name == "Vec"
-                        && first_arg().and_then(syntactic_schema_type) == Some("integer")
-                        && matches!(first_arg(), Some(syn::Type::Path(p)) if p.path.is_ident("u8"));
-                    Some(if is_bytes { "string" } else { "array" })
+                "String" | "str" | "char" | "PathBuf" => Some("string"),
+                // A `Vec<u8>` is a list of numbers, as serde_json writes it.
+                "Vec" | "VecDeque" | "BTreeSet" | "HashSet" | "BinaryHeap" | "LinkedList" => {
+                    Some("array")
                 }
                 "BTreeMap" | "HashMap" => Some("object"),
-                "Option" | "Box" => first_arg().and_then(syntactic_schema_type),
+                "Option" | "Box" | "Rc" | "Arc" | "Cow" => {
+                    first_arg().and_then(syntactic_schema_type)
+                }
                 _ => None,
             }
         }

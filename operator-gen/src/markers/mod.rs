@@ -13,6 +13,7 @@ mod args;
 pub use args::{lit_str_value, split_list};
 mod crd;
 mod field;
+mod foreign;
 mod rbac;
 mod read;
 pub mod table;
@@ -28,6 +29,7 @@ pub use field::{
     CelRule, ExternalDocs, FieldMarkers, ListType, MarkerTarget, ObjectType, OneOf,
     parse_field_markers, syntactic_schema_type,
 };
+pub use foreign::Length;
 pub use rbac::{KNOWN_VERBS, RbacMarker, parse_rbac};
 pub use read::CEL_REASONS;
 pub use table::{SchemaProp, Validation};

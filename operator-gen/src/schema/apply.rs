@@ -8,7 +8,7 @@ use crate::api::apiextensions::v1::{
 };
 
 use super::SchemaBuilder;
-use crate::markers::{CelRule, FieldMarkers, OneOf, SchemaProp, Spanned, Validation};
+use crate::markers::{CelRule, FieldMarkers, Length, OneOf, SchemaProp, Spanned, Validation};
 use crate::source::SourceFile;
 
 impl<'a> SchemaBuilder<'a, '_> {
@@ -29,7 +29,27 @@ impl<'a> SchemaBuilder<'a, '_> {
             .validations
             .iter()
             .partition(|v| matches!(v.value, Validation::Type(_)));
-        for v in types.into_iter().chain(others) {
+        let lengths: Vec<Spanned<Validation>> = markers
+            .lengths
+            .iter()
+            .flat_map(|l| {
+                let int_or_string = schema.x_kubernetes_int_or_string == Some(true);
+                length_bounds(schema.type_.as_deref(), int_or_string, l.value)
+                    .into_iter()
+                    .map(|v| Spanned::new(v, l.span))
+            })
+            .collect();
+        for l in markers.lengths.iter().filter(|_| {
+            !matches!(schema.type_.as_deref(), Some("string" | "array" | "object"))
+                && schema.x_kubernetes_int_or_string != Some(true)
+        }) {
+            self.error(
+                file,
+                l.span,
+                "`length` applies to a string, a list or a map, and this value is none of those",
+            );
+        }
+        for v in types.into_iter().chain(others).chain(&lengths) {
             if let Err(msg) = apply_validation(schema, v) {
                 self.error(file, v.span, msg);
             }
@@ -517,4 +537,23 @@ pub(super) fn cel_field(name: &str) -> String {
         .replace('.', "__dot__")
         .replace('-', "__dash__")
         .replace('/', "__slash__")
+}
+
+/// The markers a `length(...)` stands for on a schema of type `ty`: characters of a string,
+/// items of a list, entries of a map.
+fn length_bounds(ty: Option<&str>, int_or_string: bool, length: Length) -> Vec<Validation> {
+    type Bound = fn(u64) -> Validation;
+    let (min, max): (Bound, Bound) = match ty {
+        Some("string") => (Validation::MinLength, Validation::MaxLength),
+        _ if int_or_string => (Validation::MinLength, Validation::MaxLength),
+        Some("array") => (Validation::MinItems, Validation::MaxItems),
+        Some("object") => (Validation::MinProperties, Validation::MaxProperties),
+        _ => return Vec::new(),
+    };
+    length
+        .min
+        .map(min)
+        .into_iter()
+        .chain(length.max.map(max))
+        .collect()
 }
