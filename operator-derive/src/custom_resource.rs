@@ -139,7 +139,12 @@ pub(crate) fn crd_errors(
     let mut out = TokenStream::new();
     for e in errors
         .into_iter()
-        .filter(|e| e.origin != operator_gen::Origin::Marker && !reported_by_a_derive(e))
+        .filter(|e| {
+            !matches!(
+                e.origin,
+                operator_gen::Origin::Marker | operator_gen::Origin::Serde
+            ) && !reported_by_a_derive(e)
+        })
     {
         let here = own_file.as_ref() == Some(&canonical(&e.file));
         if here && let Some(span) = token_at(input, e.line, e.column) {

@@ -234,6 +234,9 @@ pub enum Origin {
     Marker,
     /// Everything else: Rust syntax, types, serde shapes, cross-checks against the schema.
     Source,
+    /// serde's own refusal of its attributes (an unknown key, a bad rename rule): the
+    /// compiler reports it through serde_derive, so the derives leave it to serde.
+    Serde,
 }
 
 impl LocatedError {

@@ -178,7 +178,12 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             Ok(shape) => Some(shape),
             Err(errors) => {
                 for e in errors {
-                    self.error(decl.file, e.span(), format!("serde: {e}"));
+                    self.file_problems.push((
+                        decl.file,
+                        e.span(),
+                        format!("serde: {e}"),
+                        Origin::Serde,
+                    ));
                 }
                 None
             }
