@@ -235,6 +235,9 @@ mod tests {
                 .group_mod,
             "g3d"
         );
+        // The plural is controller-gen's, as operator-gen and the derive give it.
+        let gvk = Gvk::new("zoo", "v1", "Goose", "example.com").unwrap();
+        assert_eq!(gvk.plural, "geese");
     }
 
     #[test]

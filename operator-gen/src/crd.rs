@@ -134,27 +134,7 @@ pub fn kind_decl<'a>(decl: TypeDecl<'a>, diags: &mut Diagnostics) -> Option<Kind
     })
 }
 
-/// The default plural of a kind: lower-case English plural (`Memcached` → `memcacheds`,
-/// `Policy` → `policies`, `Box` → `boxes`). Override with `#[resource(plural = "...")]`.
-pub fn default_plural(kind: &str) -> String {
-    let lower = kind.to_ascii_lowercase();
-    let consonant_y = lower.len() > 1
-        && lower.ends_with('y')
-        && !matches!(
-            lower.as_bytes()[lower.len() - 2],
-            b'a' | b'e' | b'i' | b'o' | b'u'
-        );
-    if consonant_y {
-        format!("{}ies", &lower[..lower.len() - 1])
-    } else if ["s", "x", "z", "ch", "sh"]
-        .iter()
-        .any(|s| lower.ends_with(s))
-    {
-        format!("{lower}es")
-    } else {
-        format!("{lower}s")
-    }
-}
+pub use crate::plural::default_plural;
 
 /// Builds the CRD of (`group`, `kind`) with one version per `#[resource]` struct in `decls`
 /// (versions sorted by name, as controller-gen does). `None` when a problem was reported, or
@@ -593,21 +573,5 @@ pub struct Spec { pub level: i32 }
         ])
         .unwrap_err();
         assert!(err.contains("scope"), "{err}");
-    }
-
-    #[test]
-    fn default_plurals() {
-        for (kind, plural) in [
-            ("Memcached", "memcacheds"),
-            ("Policy", "policies"),
-            ("Gateway", "gateways"),
-            ("Box", "boxes"),
-            ("Match", "matches"),
-            ("Mesh", "meshes"),
-            ("Status", "statuses"),
-            ("Y", "ys"),
-        ] {
-            assert_eq!(default_plural(kind), plural, "{kind}");
-        }
     }
 }

@@ -36,6 +36,7 @@ pub mod known_types;
 pub mod markers;
 pub mod output;
 mod pipeline;
+mod plural;
 pub mod rbac;
 pub mod schema;
 pub mod serde_attrs;
