@@ -257,10 +257,22 @@ impl<'a> SchemaBuilder<'a, '_> {
                     return Some(schema);
                 }
                 let message = if known_types::is_kubernetes_path(&full_path) {
+                    let suggestions = known_types::suggestions(&full_path);
+                    let hint = if suggestions.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            " (did you mean {}?)",
+                            suggestions
+                                .iter()
+                                .map(|s| format!("`{s}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    };
                     format!(
-                        "`{}` is not among the Kubernetes types operator-gen knows ({}); use `serde_json::Value` with #[schema(preserve_unknown_fields)], or add the type to the `embedded` parity case and run `cargo xtask known-types`",
+                        "`{}` is not among the Kubernetes types operator-gen knows{hint}; operator-gen knows the types of k8s-openapi's api, apimachinery, apiextensions_apiserver and kube_aggregator modules by their full path; for anything else use `serde_json::Value` with #[schema(preserve_unknown_fields)]",
                         full_path.join("::"),
-                        known_types::known_names().join(", ")
                     )
                 } else {
                     format!(

@@ -1,4 +1,5 @@
-use k8s_openapi::api::apps::v1::DeploymentSpec;
+// Deployments are apps/v1, not core/v1.
+use k8s_openapi::api::core::v1::DeploymentSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 #[derive(CustomResource)]

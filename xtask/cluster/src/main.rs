@@ -42,8 +42,8 @@ enum Cmd {
     /// release `operator-gen all --out`; aborts, panics, hangs, unlocated errors and output
     /// touched by a failed run are failures, and their inputs are kept.
     FuzzGen(fuzz_gen::FuzzGenArgs),
-    /// Regenerate operator-gen's table of Kubernetes type schemas (PodTemplateSpec,
-    /// ResourceRequirements, ...) from controller-gen and the Go sources of k8s.io/api.
+    /// Regenerate operator-gen's table of Kubernetes type schemas (every type of the pinned
+    /// k8s-openapi) from controller-gen and the Go sources of k8s.io/api and its siblings.
     KnownTypes,
 }
 

@@ -1,13 +1,18 @@
 package v1
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// KnownSpec has one field per Kubernetes type operator-gen knows, each named after its
-// type and without a description of its own.
+// KnownSpec has one field per Kubernetes type of a selection from operator-gen's table,
+// each named after its type and without a description of its own, so that its schema is
+// the type's own.
 type KnownSpec struct {
 	// +optional
 	PodTemplateSpec *corev1.PodTemplateSpec `json:"podTemplateSpec,omitempty"`
@@ -65,14 +70,16 @@ type Known struct {
 	Spec KnownSpec `json:"spec,omitempty"`
 }
 
-// KnownBatchSpec holds the table's types of batch/v1, in a kind of their own to keep each
-// CRD well below the API server's size limit.
+// KnownBatchSpec holds the selection's types of batch/v1, in a kind of their own to keep
+// each CRD well below the API server's size limit.
 type KnownBatchSpec struct {
 	// +optional
 	JobTemplateSpec *batchv1.JobTemplateSpec `json:"jobTemplateSpec,omitempty"`
+	// +optional
+	CronJobSpec *batchv1.CronJobSpec `json:"cronJobSpec,omitempty"`
 }
 
-// KnownBatch carries the table's batch/v1 types.
+// KnownBatch carries the selection's batch/v1 types.
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster
 type KnownBatch struct {
@@ -80,6 +87,54 @@ type KnownBatch struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec KnownBatchSpec `json:"spec,omitempty"`
+}
+
+// KnownWorkloadSpec holds workload specs of apps/v1, each with a whole pod template.
+type KnownWorkloadSpec struct {
+	// +optional
+	DeploymentSpec *appsv1.DeploymentSpec `json:"deploymentSpec,omitempty"`
+	// +optional
+	StatefulSetSpec *appsv1.StatefulSetSpec `json:"statefulSetSpec,omitempty"`
+}
+
+// KnownWorkload carries the selection's apps/v1 types.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster
+type KnownWorkload struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec KnownWorkloadSpec `json:"spec,omitempty"`
+}
+
+// KnownMiscSpec holds smaller types from several API groups.
+type KnownMiscSpec struct {
+	// +optional
+	ServiceSpec *corev1.ServiceSpec `json:"serviceSpec,omitempty"`
+	// +optional
+	SecretReference *corev1.SecretReference `json:"secretReference,omitempty"`
+	// +optional
+	TypedLocalObjectReference *corev1.TypedLocalObjectReference `json:"typedLocalObjectReference,omitempty"`
+	// +optional
+	IngressSpec *networkingv1.IngressSpec `json:"ingressSpec,omitempty"`
+	// +optional
+	NetworkPolicySpec *networkingv1.NetworkPolicySpec `json:"networkPolicySpec,omitempty"`
+	// +optional
+	HorizontalPodAutoscalerSpec *autoscalingv2.HorizontalPodAutoscalerSpec `json:"horizontalPodAutoscalerSpec,omitempty"`
+	// +optional
+	PodDisruptionBudgetSpec *policyv1.PodDisruptionBudgetSpec `json:"podDisruptionBudgetSpec,omitempty"`
+	// +optional
+	Duration *metav1.Duration `json:"duration,omitempty"`
+}
+
+// KnownMisc carries the selection's smaller types.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster
+type KnownMisc struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec KnownMiscSpec `json:"spec,omitempty"`
 }
 
 // WorkloadSpec uses Kubernetes objects the way an operator's API does.

@@ -1,0 +1,13 @@
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+#[derive(CustomResource)]
+#[resource(group = "test.example.com", version = "v1")]
+pub struct Thing {
+    pub metadata: ObjectMeta,
+    pub spec: ThingSpec,
+}
+
+#[derive(Schema)]
+pub struct ThingSpec {
+    pub pods: k8s_openapi::api::apps::v1::StatefulSetSpc,
+}
