@@ -137,15 +137,12 @@ pub(crate) fn crd_errors(
         |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let own_file = own_file.map(canonical);
     let mut out = TokenStream::new();
-    for e in errors
-        .into_iter()
-        .filter(|e| {
-            !matches!(
-                e.origin,
-                operator_gen::Origin::Marker | operator_gen::Origin::Serde
-            ) && !reported_by_a_derive(e)
-        })
-    {
+    for e in errors.into_iter().filter(|e| {
+        !matches!(
+            e.origin,
+            operator_gen::Origin::Marker | operator_gen::Origin::Serde
+        ) && !reported_by_a_derive(e)
+    }) {
         let here = own_file.as_ref() == Some(&canonical(&e.file));
         if here && let Some(span) = token_at(input, e.line, e.column) {
             out.extend(syn::Error::new(span, &e.message).to_compile_error());

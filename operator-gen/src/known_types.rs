@@ -18,6 +18,11 @@ pub fn is_kubernetes_path(path: &[String]) -> bool {
     )
 }
 
+/// Canonical padded base64 (RFC 4648 section 4, unused bits zero), what the base64 crate's
+/// `STANDARD` engine, and so `k8s_openapi::ByteString`, decodes.
+pub const BASE64: &str =
+    "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$";
+
 pub const API_VERSION_DESCRIPTION: &str = "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
 pub const KIND_DESCRIPTION: &str = "Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
 
@@ -296,8 +301,12 @@ pub fn kubernetes_schema(name: &str) -> Option<JSONSchemaProps> {
             x_kubernetes_preserve_unknown_fields: Some(true),
             ..typed("object")
         },
-        // k8s_openapi::ByteString: Go's []byte, base64 in JSON.
-        "ByteString" => JSONSchemaProps { format: Some("byte".into()), ..typed("string") },
+        // k8s_openapi::ByteString: Go's []byte, base64 in JSON. Not `format: byte` as
+        // controller-gen writes a []byte: under that format the API server also admits a
+        // JSON list of numbers (which Go reads into a []byte, and ByteString does not) and
+        // refuses "" (which ByteString writes for no bytes). The pattern admits exactly
+        // what ByteString reads: canonical, padded base64, "" included.
+        "ByteString" => JSONSchemaProps { pattern: Some(BASE64.into()), ..typed("string") },
         _ => return None,
     })
 }
@@ -436,7 +445,26 @@ mod tests {
     fn special_types_have_the_schemas_controller_gen_gives_their_go_types() {
         let byte_string = schema_for_path(&path("k8s_openapi::ByteString")).unwrap();
         assert_eq!(byte_string.type_.as_deref(), Some("string"));
-        assert_eq!(byte_string.format.as_deref(), Some("byte"));
+        assert_eq!(byte_string.pattern.as_deref(), Some(BASE64));
+        let base64 = regex::Regex::new(BASE64).unwrap();
+        for (text, canonical) in [
+            ("", true),
+            ("AA==", true),
+            ("AAE=", true),
+            ("AAEC", true),
+            ("AB==", false),
+            ("AAF=", false),
+            ("AA", false),
+            ("AA=", false),
+            ("A===", false),
+            ("AA==\n", false),
+        ] {
+            assert_eq!(base64.is_match(text), canonical, "{text:?}");
+            // The oracle: the decoder k8s_openapi::ByteString reads with.
+            let decodes =
+                base64::Engine::decode(&base64::engine::general_purpose::STANDARD, text).is_ok();
+            assert_eq!(decodes, canonical, "{text:?}");
+        }
         assert_eq!(byte_string, schema_for_path(&path("ByteString")).unwrap());
         for duration in [
             "kube::core::Duration",

@@ -2,6 +2,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::BTreeMap;
+use k8s_openapi::ByteString;
 
 /// Widget exercises the validation markers.
 #[derive(CustomResource)]
@@ -68,5 +69,5 @@ pub struct WidgetSpec {
     pub settings: BTreeMap<String, i32>,
     /// Bytes become base64 strings.
     #[serde(default)]
-    pub payload: Vec<u8>,
+    pub payload: ByteString,
 }

@@ -6,6 +6,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, MicroTime, ObjectMeta, Time};
 use k8s_openapi::apimachinery::pkg::runtime::RawExtension;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use k8s_openapi::ByteString;
 use std::collections::BTreeMap;
 
 /// Route sends traffic to a backend.
@@ -96,7 +97,7 @@ pub struct MeshSpec {
     pub timeout: Option<Duration>,
 
     /// Payload is base64 on the wire.
-    pub payload: Option<Vec<u8>>,
+    pub payload: Option<ByteString>,
 
     /// Small is an 8-bit integer.
     pub small: Option<i8>,
