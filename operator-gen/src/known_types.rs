@@ -58,6 +58,14 @@ pub const KNOWN: &[&str] = &[
     "ByteString",
 ];
 
+/// What kube's `Duration` reads without error (and without a panic: its parser multiplies
+/// each component as a float and panics on overflow or a negative component): Go's
+/// duration syntax, an optional sign then `0`, nothing, or components of a decimal number
+/// of at most nine integer digits and a unit. controller-gen gives `metav1.Duration` a plain
+/// string, which admits values no Go or Rust operator can read (a deliberate difference).
+pub const GO_DURATION: &str =
+    r"^[-+]?(0|(([0-9]{1,9}(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))*)$";
+
 /// kube's `Duration` (`kube::core::Duration`), which serializes as Go's `metav1.Duration`
 /// does: controller-gen gives that a plain string. Only by a kube path: a bare `Duration`
 /// is as likely to be `std::time::Duration`.
@@ -85,7 +93,10 @@ pub fn schema_for_path(path: &[String]) -> Option<JSONSchemaProps> {
         return Some(schema);
     }
     if is_kube_duration(path) {
-        return Some(typed("string"));
+        return Some(JSONSchemaProps {
+            pattern: Some(GO_DURATION.into()),
+            ..typed("string")
+        });
     }
     table_index(path).map(|i| table_schema(i).clone())
 }
@@ -290,7 +301,15 @@ pub fn kubernetes_schema(name: &str) -> Option<JSONSchemaProps> {
     Some(match name {
         "ObjectMeta" => typed("object"),
         "Time" | "MicroTime" => JSONSchemaProps { format: Some("date-time".into()), ..typed("string") },
-        "IntOrString" => int_or_string(),
+        // k8s-openapi's IntOrString (as Go's) holds an i32: a bigger number would be
+        // stored and then fail every typed read of the object. controller-gen writes no
+        // bounds (a deliberate difference; inside the table's types the upstream schema
+        // stays).
+        "IntOrString" => JSONSchemaProps {
+            minimum: Some(f64::from(i32::MIN)),
+            maximum: Some(f64::from(i32::MAX)),
+            ..int_or_string()
+        },
         "Quantity" => JSONSchemaProps {
             pattern: Some(r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$".into()),
             ..int_or_string()
@@ -494,11 +513,13 @@ mod tests {
             }) else {
                 continue;
             };
-            assert_eq!(
-                kubernetes_schema(name).as_ref(),
-                Some(table_schema(index)),
-                "{name}"
-            );
+            let mut ours = kubernetes_schema(name).unwrap();
+            if *name == "IntOrString" {
+                // Bounded to the i32 it holds, on purpose (see kubernetes_schema).
+                assert_eq!(ours.maximum, Some(2147483647.0));
+                (ours.minimum, ours.maximum) = (None, None);
+            }
+            assert_eq!(Some(&ours), Some(table_schema(index)), "{name}");
         }
     }
 

@@ -73,6 +73,12 @@ pub enum Ty {
     Converted,
     /// `k8s_openapi::ByteString`: base64.
     ByteString,
+    /// metav1 `Time`, `MicroTime`, `IntOrString`, `Quantity`, and kube's `Duration`.
+    Time,
+    MicroTime,
+    IntOrString,
+    Quantity,
+    Duration,
 }
 
 pub struct StructDef {
@@ -146,8 +152,15 @@ impl Case {
             16 if nested => Ty::Map(Box::new(leaf(rng))),
             17 if nested => Ty::Struct(self.draw_struct(rng, depth + 1)),
             18 if field => Ty::AsString,
-            19 if rng.below(2) == 0 => Ty::Converted,
-            19 => Ty::ByteString,
+            19 => match rng.below(7) {
+                0 => Ty::Converted,
+                1 => Ty::ByteString,
+                2 => Ty::Time,
+                3 => Ty::MicroTime,
+                4 => Ty::IntOrString,
+                5 => Ty::Quantity,
+                _ => Ty::Duration,
+            },
             _ => leaf(rng),
         }
     }
@@ -171,6 +184,11 @@ impl Case {
             Ty::AsString => "u32".into(),
             Ty::Converted => "Listen".into(),
             Ty::ByteString => "ByteString".into(),
+            Ty::Time => "Time".into(),
+            Ty::MicroTime => "MicroTime".into(),
+            Ty::IntOrString => "IntOrString".into(),
+            Ty::Quantity => "Quantity".into(),
+            Ty::Duration => "Duration".into(),
         }
     }
 
@@ -225,6 +243,11 @@ impl Case {
             Ty::AsString => json!("42"),
             Ty::Converted => json!("8080"),
             Ty::ByteString => json!("AAEC"),
+            Ty::Time => json!("2024-01-02T03:04:05Z"),
+            Ty::MicroTime => json!("2024-01-02T03:04:05.123456Z"),
+            Ty::IntOrString => json!(3),
+            Ty::Quantity => json!("1Gi"),
+            Ty::Duration => json!("1h"),
         }
     }
 
@@ -361,6 +384,63 @@ impl Case {
                     put(v);
                 }
             }
+            Ty::Time | Ty::MicroTime => {
+                for v in [
+                    "2024-01-02T03:04:05Z",
+                    "2024-01-02T03:04:05.123456Z",
+                    "2024-01-02T03:04:05+01:00",
+                    "2024-01-02T03:04:05",
+                    "2024-01-02T03:04Z",
+                    "2024-01-02",
+                    "x",
+                    "",
+                ] {
+                    put(json!(v));
+                }
+                put(json!(1));
+            }
+            Ty::IntOrString => {
+                for v in [
+                    json!("x"),
+                    json!("50%"),
+                    json!(-1),
+                    json!(2147483647),
+                    json!(2147483648_i64),
+                    json!(-2147483649_i64),
+                    json!(1.5),
+                    json!(true),
+                ] {
+                    put(v);
+                }
+            }
+            Ty::Quantity => {
+                for v in [
+                    json!("1.5"),
+                    json!("abc"),
+                    json!("-1"),
+                    json!("1e3"),
+                    json!("+1Ki"),
+                    json!(""),
+                    json!(5),
+                    json!(1.5),
+                ] {
+                    put(v);
+                }
+            }
+            Ty::Duration => {
+                for v in [
+                    json!("1h30m"),
+                    json!("300ms"),
+                    json!("-5s"),
+                    json!("1.5h"),
+                    json!("abc"),
+                    json!(""),
+                    json!("1d"),
+                    json!(5),
+                ] {
+                    put(v);
+                }
+            }
         }
     }
 }
@@ -434,13 +514,18 @@ fn tag(ty: &Ty) -> String {
         Ty::AsString => "asstring".into(),
         Ty::Converted => "listen".into(),
         Ty::ByteString => "bytestring".into(),
+        Ty::Time => "time".into(),
+        Ty::MicroTime => "microtime".into(),
+        Ty::IntOrString => "intorstring".into(),
+        Ty::Quantity => "quantity".into(),
+        Ty::Duration => "duration".into(),
     }
 }
 
 /// What every case module shares: imports, the `with` module and the converted type.
 pub fn prelude(markers: bool) -> String {
     let mut s = String::from(
-        "#![allow(dead_code, non_snake_case, clippy::all)]\nuse serde::{Deserialize, Serialize};\nuse std::collections::BTreeMap;\nuse k8s_openapi::ByteString;\n",
+        "#![allow(dead_code, non_snake_case, clippy::all)]\nuse serde::{Deserialize, Serialize};\nuse std::collections::BTreeMap;\nuse k8s_openapi::ByteString;\nuse k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, Time};\nuse k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;\nuse k8s_openapi::apimachinery::pkg::api::resource::Quantity;\nuse kube::core::Duration;\n",
     );
     if markers {
         s.push_str("use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\n");
