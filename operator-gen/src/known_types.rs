@@ -491,10 +491,28 @@ mod tests {
             "kube::core::duration::Duration",
         ] {
             assert_eq!(
-                schema_for_path(&path(duration)),
-                Some(typed("string")),
+                schema_for_path(&path(duration)).and_then(|s| s.pattern),
+                Some(GO_DURATION.to_string()),
                 "{duration}"
             );
+        }
+        let go_duration = regex::Regex::new(GO_DURATION).unwrap();
+        for (text, reads) in [
+            ("", true),
+            ("0", true),
+            ("1h30m", true),
+            ("-1.5h", true),
+            ("+300ms", true),
+            (".5s", true),
+            ("12µs", true),
+            ("12μs", true),
+            ("1d", false),
+            ("5", false),
+            ("1h-5m", false),
+            ("1e3s", false),
+            ("9999999999h", false),
+        ] {
+            assert_eq!(go_duration.is_match(text), reads, "{text:?}");
         }
         // A bare `Duration` may well be std's.
         assert!(!is_known_path(&path("Duration")));
