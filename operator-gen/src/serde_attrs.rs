@@ -13,6 +13,7 @@
 
 use proc_macro2::Span;
 use serde_derive_internals::{Ctxt, Derive, ast, attr};
+use syn::ext::IdentExt as _;
 use syn::spanned::Spanned as _;
 
 use crate::source::TypeItem;
@@ -113,9 +114,33 @@ impl ContainerAttrs {
 /// Reads `item` as serde_derive's `Deserialize` reads it. Every problem serde would report
 /// is returned, each at its span.
 pub fn read(item: &TypeItem<'_>) -> Result<SerdeShape, Vec<syn::Error>> {
-    let input: syn::DeriveInput = match item {
-        TypeItem::Struct(s) => (*s).clone().into(),
-        TypeItem::Enum(e) => (*e).clone().into(),
+    if let Some(shape) = without_serde_attributes(item) {
+        return Ok(shape);
+    }
+    let input = match item {
+        TypeItem::Struct(s) => lean(&s.attrs, &s.ident, &s.generics, |data| {
+            *data = syn::Data::Struct(syn::DataStruct {
+                struct_token: s.struct_token,
+                fields: lean_fields(&s.fields),
+                semi_token: s.semi_token,
+            })
+        }),
+        TypeItem::Enum(e) => lean(&e.attrs, &e.ident, &e.generics, |data| {
+            *data = syn::Data::Enum(syn::DataEnum {
+                enum_token: e.enum_token,
+                brace_token: e.brace_token,
+                variants: e
+                    .variants
+                    .iter()
+                    .map(|v| syn::Variant {
+                        attrs: serde_only(&v.attrs),
+                        ident: v.ident.clone(),
+                        fields: lean_fields(&v.fields),
+                        discriminant: None,
+                    })
+                    .collect(),
+            })
+        }),
         TypeItem::Alias(_) => return Ok(SerdeShape::default()),
     };
     let cx = Ctxt::new();
@@ -123,6 +148,112 @@ pub fn read(item: &TypeItem<'_>) -> Result<SerdeShape, Vec<syn::Error>> {
     match cx.check() {
         Ok(()) => Ok(shape.unwrap_or_default()),
         Err(combined) => Err(combined.into_iter().collect()),
+    }
+}
+
+/// The shape of an item that carries no `serde` attribute at all, where serde reads every
+/// field and variant by its Rust name (a raw identifier without its `r#`) and nothing else
+/// changes: most types of an API, read without building serde's model.
+fn without_serde_attributes(item: &TypeItem<'_>) -> Option<SerdeShape> {
+    let is_serde = |attrs: &[syn::Attribute]| attrs.iter().any(|a| a.path().is_ident("serde"));
+    let plain_fields = |fields: &syn::Fields| -> Option<Vec<FieldAttrs>> {
+        fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                (!is_serde(&f.attrs)).then(|| FieldAttrs {
+                    name: f
+                        .ident
+                        .as_ref()
+                        .map_or_else(|| i.to_string(), |id| id.unraw().to_string()),
+                    ..Default::default()
+                })
+            })
+            .collect()
+    };
+    match item {
+        TypeItem::Struct(s) if !is_serde(&s.attrs) => Some(SerdeShape {
+            fields: plain_fields(&s.fields)?,
+            ..Default::default()
+        }),
+        TypeItem::Enum(e) if !is_serde(&e.attrs) => Some(SerdeShape {
+            variants: e
+                .variants
+                .iter()
+                .map(|v| {
+                    (!is_serde(&v.attrs)).then_some(()).and_then(|()| {
+                        Some(VariantAttrs {
+                            name: v.ident.unraw().to_string(),
+                            fields: plain_fields(&v.fields)?,
+                            ..Default::default()
+                        })
+                    })
+                })
+                .collect::<Option<_>>()?,
+            ..Default::default()
+        }),
+        _ => None,
+    }
+}
+
+/// What serde_derive_internals reads of an item, without what it does not: doc comments
+/// and other attributes, and the fields' types (a placeholder stands in; serde looks at a
+/// field's type only to borrow `&str` and `&[u8]` implicitly, which a CRD type cannot hold).
+/// Cloning whole items made reading serde's attributes a tenth of a large API's generation.
+fn lean(
+    attrs: &[syn::Attribute],
+    ident: &syn::Ident,
+    generics: &syn::Generics,
+    data: impl FnOnce(&mut syn::Data),
+) -> syn::DeriveInput {
+    let mut out = syn::DeriveInput {
+        attrs: serde_only(attrs),
+        vis: syn::Visibility::Inherited,
+        ident: ident.clone(),
+        generics: generics.clone(),
+        data: syn::Data::Union(syn::DataUnion {
+            union_token: Default::default(),
+            fields: syn::FieldsNamed {
+                brace_token: Default::default(),
+                named: Default::default(),
+            },
+        }),
+    };
+    data(&mut out.data);
+    out
+}
+
+/// The attributes serde_derive_internals reads: `serde`, and `repr` (for `packed`).
+fn serde_only(attrs: &[syn::Attribute]) -> Vec<syn::Attribute> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("serde") || a.path().is_ident("repr"))
+        .cloned()
+        .collect()
+}
+
+fn lean_fields(fields: &syn::Fields) -> syn::Fields {
+    let lean_field = |f: &syn::Field| syn::Field {
+        attrs: serde_only(&f.attrs),
+        vis: syn::Visibility::Inherited,
+        mutability: syn::FieldMutability::None,
+        ident: f.ident.clone(),
+        colon_token: f.colon_token,
+        ty: syn::Type::Tuple(syn::TypeTuple {
+            paren_token: Default::default(),
+            elems: Default::default(),
+        }),
+    };
+    match fields {
+        syn::Fields::Named(n) => syn::Fields::Named(syn::FieldsNamed {
+            brace_token: n.brace_token,
+            named: n.named.iter().map(lean_field).collect(),
+        }),
+        syn::Fields::Unnamed(u) => syn::Fields::Unnamed(syn::FieldsUnnamed {
+            paren_token: u.paren_token,
+            unnamed: u.unnamed.iter().map(lean_field).collect(),
+        }),
+        syn::Fields::Unit => syn::Fields::Unit,
     }
 }
 
@@ -336,6 +467,45 @@ mod tests {
         same_as_serde!("SCREAMING_SNAKE_CASE");
         same_as_serde!("kebab-case");
         same_as_serde!("SCREAMING-KEBAB-CASE");
+    }
+
+    /// Without serde attributes the shape is read without serde_derive_internals; it must
+    /// be what serde_derive_internals reads.
+    #[test]
+    fn items_without_serde_attributes_read_as_serde_reads_them() {
+        for text in [
+            "struct S { a: u8, r#type: String, two_words: bool }",
+            "struct T(u8);",
+            "enum E { A, B { r#in: u8 }, C(String) }",
+        ] {
+            let parsed = item(text);
+            let ty = match &parsed {
+                syn::Item::Struct(s) => TypeItem::Struct(s),
+                syn::Item::Enum(e) => TypeItem::Enum(e),
+                _ => unreachable!(),
+            };
+            let fast = without_serde_attributes(&ty).expect("no serde attributes");
+            let input = match &parsed {
+                syn::Item::Struct(s) => syn::DeriveInput::from(s.clone()),
+                syn::Item::Enum(e) => syn::DeriveInput::from(e.clone()),
+                _ => unreachable!(),
+            };
+            let cx = Ctxt::new();
+            let full = lower(&ast::Container::from_ast(&cx, &input, Derive::Deserialize).unwrap());
+            cx.check().unwrap();
+            let names = |s: &SerdeShape| {
+                let fields =
+                    |f: &[FieldAttrs]| f.iter().map(|f| f.name.clone()).collect::<Vec<_>>();
+                (
+                    fields(&s.fields),
+                    s.variants
+                        .iter()
+                        .map(|v| (v.name.clone(), fields(&v.fields)))
+                        .collect::<Vec<_>>(),
+                )
+            };
+            assert_eq!(names(&fast), names(&full), "{text}");
+        }
     }
 
     #[test]

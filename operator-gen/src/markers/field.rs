@@ -375,12 +375,12 @@ fn check_consistency(m: &FieldMarkers, diags: &mut Diagnostics) {
 /// which only the generator can resolve.
 /// The name of a foreign schema attribute (`schemars`, `validate`, `garde`), if `attr` is one.
 fn foreign_name(attr: &syn::Attribute) -> Option<&'static str> {
-    let path = attr.path();
-    let last = &path.segments.last()?.ident;
-    if path.segments.len() != 1 || !matches!(attr.meta, syn::Meta::List(_)) {
+    // Doc comments, the most common attributes, are name-value: out first.
+    let syn::Meta::List(list) = &attr.meta else {
         return None;
-    }
-    FOREIGN.iter().copied().find(|name| last == name)
+    };
+    let ident = list.path.get_ident()?;
+    FOREIGN.iter().copied().find(|name| ident == name)
 }
 
 pub fn syntactic_schema_type(ty: &syn::Type) -> Option<&'static str> {
