@@ -79,6 +79,8 @@ pub enum Ty {
     IntOrString,
     Quantity,
     Duration,
+    /// `std::time::Duration`: `{"secs": .., "nanos": ..}`.
+    StdDuration,
 }
 
 pub struct StructDef {
@@ -152,7 +154,8 @@ impl Case {
             16 if nested => Ty::Map(Box::new(leaf(rng))),
             17 if nested => Ty::Struct(self.draw_struct(rng, depth + 1)),
             18 if field => Ty::AsString,
-            19 => match rng.below(7) {
+            19 => match rng.below(8) {
+                7 => Ty::StdDuration,
                 0 => Ty::Converted,
                 1 => Ty::ByteString,
                 2 => Ty::Time,
@@ -189,6 +192,7 @@ impl Case {
             Ty::IntOrString => "IntOrString".into(),
             Ty::Quantity => "Quantity".into(),
             Ty::Duration => "Duration".into(),
+            Ty::StdDuration => "std::time::Duration".into(),
         }
     }
 
@@ -248,6 +252,7 @@ impl Case {
             Ty::IntOrString => json!(3),
             Ty::Quantity => json!("1Gi"),
             Ty::Duration => json!("1h"),
+            Ty::StdDuration => json!({"secs": 30, "nanos": 5}),
         }
     }
 
@@ -441,6 +446,20 @@ impl Case {
                     put(v);
                 }
             }
+            Ty::StdDuration => {
+                for v in [
+                    json!({"secs": 0, "nanos": 999_999_999}),
+                    json!({"secs": 1, "nanos": 1_000_000_000}),
+                    json!({"secs": -1, "nanos": 0}),
+                    json!({"secs": 9_223_372_036_854_775_807_i64, "nanos": 0}),
+                    json!({"secs": u64::MAX, "nanos": 0}),
+                    json!({"secs": 1}),
+                    json!({"secs": 1, "nanos": 4_294_967_296_i64}),
+                    json!("30s"),
+                ] {
+                    put(v);
+                }
+            }
         }
     }
 }
@@ -519,6 +538,7 @@ fn tag(ty: &Ty) -> String {
         Ty::IntOrString => "intorstring".into(),
         Ty::Quantity => "quantity".into(),
         Ty::Duration => "duration".into(),
+        Ty::StdDuration => "stdduration".into(),
     }
 }
 

@@ -244,6 +244,41 @@ impl<'a> SchemaBuilder<'a, '_> {
                     ..Default::default()
                 })
             }
+            // std's Duration is `{"secs": u64, "nanos": u32}` to serde (kube::core::Duration
+            // is Go's "1h30m" form). serde carries nanos of a second or more into secs; the
+            // schema keeps them below a second, as serde writes them.
+            ("Duration", [])
+                if matches!(
+                    full_path
+                        .iter()
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                        .as_slice(),
+                    ["std" | "core", "time", "Duration"]
+                ) =>
+            {
+                let mut nanos = integer_schema(Integer {
+                    bits: 32,
+                    signed: false,
+                });
+                nanos.maximum = Some(999_999_999.0);
+                let properties = [
+                    ("nanos".to_string(), nanos),
+                    (
+                        "secs".to_string(),
+                        integer_schema(Integer {
+                            bits: 64,
+                            signed: false,
+                        }),
+                    ),
+                ];
+                Some(JSONSchemaProps {
+                    type_: Some("object".into()),
+                    properties: Some(properties.into_iter().collect()),
+                    required: Some(vec!["nanos".into(), "secs".into()]),
+                    ..Default::default()
+                })
+            }
             ("Value", [])
                 if full_path.first().is_some_and(|p| p == "serde_json") || full_path.len() == 1 =>
             {

@@ -72,3 +72,17 @@ pub struct WindowDef {
     pub start_hour: u8,
     pub length_hours: u8,
 }
+
+/// Timer holds std's Duration, which serde writes as seconds and nanoseconds.
+#[derive(CustomResource)]
+#[resource(group = "test.example.com", version = "v1", kind = "Timer")]
+pub struct Timer {
+    pub metadata: ObjectMeta,
+    pub spec: TimerSpec,
+}
+
+#[derive(Schema)]
+pub struct TimerSpec {
+    pub interval: std::time::Duration,
+    pub grace: Option<core::time::Duration>,
+}
