@@ -407,6 +407,45 @@ fn condition() -> JSONSchemaProps {
     )
 }
 
+/// The fingerprint `cargo xtask known-types` stores of controller-gen's schema of each
+/// type (in `known_types.sums`), and the tests compute over the table's expansion:
+/// FNV-1a over the JSON with object keys sorted and numbers as f64 (the schema type keeps
+/// numbers as f64).
+pub fn fingerprint(value: &serde_json::Value) -> u64 {
+    use serde_json::Value;
+    fn write(value: &Value, out: &mut String) {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                out.push('{');
+                for k in keys {
+                    out.push_str(&serde_json::to_string(k).unwrap_or_default());
+                    out.push(':');
+                    write(&map[k], out);
+                    out.push(',');
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for v in items {
+                    write(v, out);
+                    out.push(',');
+                }
+                out.push(']');
+            }
+            Value::Number(n) => out.push_str(&format!("{}", n.as_f64().unwrap_or(f64::NAN))),
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut text = String::new();
+    write(value, &mut text);
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -551,42 +590,6 @@ mod tests {
         assert!(near.len() <= 5);
         let moved = suggestions(&path("k8s_openapi::api::core::v1::DeploymentSpec"));
         assert_eq!(moved, ["k8s_openapi::api::apps::v1::DeploymentSpec"]);
-    }
-
-    /// The fingerprint `cargo xtask known-types` stores of controller-gen's schema of each
-    /// type: FNV-1a over the JSON with keys sorted and numbers as f64.
-    fn fingerprint(value: &Value) -> u64 {
-        fn write(value: &Value, out: &mut String) {
-            match value {
-                Value::Object(map) => {
-                    let mut keys: Vec<&String> = map.keys().collect();
-                    keys.sort();
-                    out.push('{');
-                    for k in keys {
-                        out.push_str(&serde_json::to_string(k).unwrap());
-                        out.push(':');
-                        write(&map[k], out);
-                        out.push(',');
-                    }
-                    out.push('}');
-                }
-                Value::Array(items) => {
-                    out.push('[');
-                    for v in items {
-                        write(v, out);
-                        out.push(',');
-                    }
-                    out.push(']');
-                }
-                Value::Number(n) => out.push_str(&format!("{}", n.as_f64().unwrap())),
-                other => out.push_str(&other.to_string()),
-            }
-        }
-        let mut text = String::new();
-        write(value, &mut text);
-        text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-            (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-        })
     }
 
     /// Expanding the references gives back controller-gen's schema of every type, the types

@@ -19,16 +19,11 @@ use std::path::{Path, PathBuf};
 const WRONG: f64 = 0.02;
 
 fn settings() -> (u64, u64) {
-    let var = |name: &str, default: u64| {
-        std::env::var(name)
-            .ok()
-            .map(|v| {
-                v.parse()
-                    .unwrap_or_else(|_| panic!("{name}={v:?} is not a number"))
-            })
-            .unwrap_or(default)
-    };
-    (var("GENERATIVE_SEED", 1), var("GENERATIVE_CASES", 300))
+    use operator_gen_conformance::env_number;
+    (
+        env_number("GENERATIVE_SEED", 1),
+        env_number("GENERATIVE_CASES", 300),
+    )
 }
 
 fn root() -> &'static Path {

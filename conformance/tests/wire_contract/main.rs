@@ -25,16 +25,8 @@ use serde_json::{Value, json};
 use vocabulary::Case;
 
 fn settings() -> (u64, u64) {
-    let var = |name: &str, default: u64| {
-        std::env::var(name)
-            .ok()
-            .map(|v| {
-                v.parse()
-                    .unwrap_or_else(|_| panic!("{name}={v:?} is not a number"))
-            })
-            .unwrap_or(default)
-    };
-    (var("WIRE_SEED", 1), var("WIRE_CASES", 150))
+    use operator_gen_conformance::env_number;
+    (env_number("WIRE_SEED", 1), env_number("WIRE_CASES", 150))
 }
 
 fn cases() -> Vec<Case> {

@@ -12,24 +12,7 @@
 use serde_json::{Map, Value, json};
 use std::fmt::Write as _;
 
-/// splitmix64: a seed names a case on every machine.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d))
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
+use operator_gen_conformance::Rng;
 
 /// Rust's integer types: name, minimum and maximum as JSON integers.
 const INTEGERS: &[(&str, i128, i128)] = &[

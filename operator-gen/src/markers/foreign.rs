@@ -82,11 +82,7 @@ pub fn read_foreign(
     diags: &mut Diagnostics,
 ) {
     let result = attr.parse_nested_meta(|meta| {
-        let key = meta
-            .path
-            .get_ident()
-            .map(ToString::to_string)
-            .unwrap_or_default();
+        let key = key_of(&meta);
         let span = meta.path.span();
         match key.as_str() {
             "length" => out.lengths.push(Spanned::new(length(&meta)?, span)),
@@ -130,6 +126,14 @@ pub fn read_foreign(
     }
 }
 
+/// The key a nested meta item names (empty for a path of several segments).
+fn key_of(meta: &ParseNestedMeta<'_>) -> String {
+    meta.path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default()
+}
+
 /// Consumes whatever value follows a key.
 fn skip(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(syn::Token![=]) {
@@ -147,11 +151,7 @@ fn skip(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
 fn length(meta: &ParseNestedMeta<'_>) -> syn::Result<Length> {
     let mut length = Length::default();
     meta.parse_nested_meta(|inner| {
-        let key = inner
-            .path
-            .get_ident()
-            .map(ToString::to_string)
-            .unwrap_or_default();
+        let key = key_of(&inner);
         match key.as_str() {
             "min" => length.min = Some(read::unsigned(&inner)?),
             "max" => length.max = Some(read::unsigned(&inner)?),
@@ -176,11 +176,7 @@ fn length(meta: &ParseNestedMeta<'_>) -> syn::Result<Length> {
 /// `range(min = 1, max = 10)`, validator's `exclusive_min` / `exclusive_max` too.
 fn range(meta: &ParseNestedMeta<'_>, out: &mut FieldMarkers) -> syn::Result<()> {
     meta.parse_nested_meta(|inner| {
-        let key = inner
-            .path
-            .get_ident()
-            .map(ToString::to_string)
-            .unwrap_or_default();
+        let key = key_of(&inner);
         let span = inner.path.span();
         let n: Number = read::number(&inner)?;
         let mut push = |v| out.validations.push(Spanned::new(v, span));
