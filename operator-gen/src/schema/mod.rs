@@ -627,6 +627,35 @@ mod tests {
         );
     }
 
+    /// A Kubernetes type named through a glob import of its module, also one whose name
+    /// other API groups share, is that module's type.
+    #[test]
+    fn kubernetes_types_resolve_through_glob_imports() {
+        let generated = generate(
+            r#"
+            use k8s_openapi::api::core::v1::*;
+            use k8s_openapi::api::apps::v1::*;
+            #[derive(CustomResource)]
+            #[resource(group = "test.example.com", version = "v1")]
+            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
+            #[derive(Schema)]
+            pub struct ThingSpec {
+                pub source: TypedLocalObjectReference,
+                pub rollout: DeploymentStrategy,
+            }
+            "#,
+        )
+        .unwrap();
+        let spec = crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
+            ["openAPIV3Schema"]["properties"]["spec"]["properties"]
+            .clone();
+        assert_eq!(
+            spec["source"]["required"],
+            serde_json::json!(["kind", "name"])
+        );
+        assert!(spec["rollout"]["properties"]["rollingUpdate"].is_object());
+    }
+
     #[test]
     fn cel_names_are_escaped_as_the_api_server_expects() {
         assert_eq!(cel_field("cron"), "cron");

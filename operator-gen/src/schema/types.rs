@@ -35,11 +35,30 @@ impl<'a> SchemaBuilder<'a, '_> {
                 match self.index.resolve(site.module, &tp.path) {
                     Resolved::Local(_) => true,
                     Resolved::Ambiguous(_) => false,
-                    Resolved::External(p) => known_types::is_known_path(&p),
+                    Resolved::External(p) => {
+                        known_types::is_known_path(&self.kubernetes_path(site.module, p))
+                    }
                 }
             }
             _ => false,
         }
+    }
+
+    /// A bare name the crate does not declare, as a glob import of a Kubernetes module
+    /// makes it (`use k8s_openapi::api::core::v1::*;` then `TypedLocalObjectReference`),
+    /// when the table has it there; otherwise the path as it is.
+    fn kubernetes_path(&self, module: &[String], path: Vec<String>) -> Vec<String> {
+        if let [name] = path.as_slice() {
+            let through_glob = self
+                .index
+                .skeleton
+                .through_external_globs(module, name)
+                .find(|p| known_types::is_known_path(p));
+            if let Some(found) = through_glob {
+                return found;
+            }
+        }
+        path
     }
 
     /// Maps a Rust type expression to a schema.
@@ -166,7 +185,7 @@ impl<'a> SchemaBuilder<'a, '_> {
                 );
                 return None;
             }
-            Resolved::External(p) => p,
+            Resolved::External(p) => self.kubernetes_path(site.module, p),
         };
         let scalar = |t: &str, format: Option<&str>| {
             Some(JSONSchemaProps {

@@ -233,6 +233,31 @@ impl Skeleton {
         }
     }
 
+    /// The paths `name` would have through the glob imports of `module` that reach outside
+    /// the crate (`use k8s_openapi::api::core::v1::*;`), in import order: the generator
+    /// cannot list another crate's items, so a caller that knows some checks them.
+    pub fn through_external_globs<'s>(
+        &'s self,
+        module: &[String],
+        name: &'s str,
+    ) -> impl Iterator<Item = Vec<String>> + 's {
+        self.globs
+            .get(module)
+            .into_iter()
+            .flatten()
+            .filter(|glob| {
+                !matches!(
+                    glob.first().map(String::as_str),
+                    Some("crate" | "self" | "super") | None
+                )
+            })
+            .map(move |glob| {
+                let mut path = glob.clone();
+                path.push(name.to_string());
+                path
+            })
+    }
+
     fn glob_lookup(&self, module: &[String], glob: &[String], name: &str) -> Option<usize> {
         let target: Vec<String> = match glob.first().map(String::as_str) {
             Some("crate") => glob[1..].to_vec(),
