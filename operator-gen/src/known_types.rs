@@ -243,18 +243,6 @@ fn by_name() -> &'static HashMap<&'static str, Option<usize>> {
     })
 }
 
-/// Every Kubernetes type name operator-gen knows, sorted.
-pub fn known_names() -> Vec<&'static str> {
-    let mut names: Vec<&str> = KNOWN
-        .iter()
-        .copied()
-        .chain(table_names().map(type_name))
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    names
-}
-
 /// For an error about the Kubernetes type at `path` that we do not know: the paths of the
 /// known types it most likely means (those of its name in other modules, else the closest
 /// names), at most five.

@@ -93,11 +93,16 @@ impl WireSwap {
     pub fn changes_reading(&self) -> bool {
         !matches!(self.attribute, "serialize_with" | "into")
     }
+
+    /// Whether it changes what serde writes (what the API server must admit).
+    pub fn changes_writing(&self) -> bool {
+        !matches!(self.attribute, "deserialize_with" | "from" | "try_from")
+    }
 }
 
-/// The type named by `into = "..."` / `from = "..."` / `try_from = "..."` when the type is
-/// read and written as that one type: then the schema is that type's.
 impl ContainerAttrs {
+    /// The type named by `into = "..."` and `from = "..."` / `try_from = "..."` when the
+    /// type is read and written as that one type: then the schema is that type's.
     pub fn converts_through(&self) -> Option<&WireSwap> {
         let [first, rest @ ..] = self.conversions.as_slice() else {
             return None;

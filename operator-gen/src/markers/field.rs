@@ -396,8 +396,9 @@ pub fn syntactic_schema_type(ty: &syn::Type) -> Option<&'static str> {
                 _ => None,
             };
             match name.as_str() {
-                "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "isize" | "usize"
-                | "NonZero" => Some("integer"),
+                "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "isize" | "usize" => {
+                    Some("integer")
+                }
                 n if n.starts_with("NonZero") => Some("integer"),
                 "f32" | "f64" => Some("number"),
                 "bool" => Some("boolean"),

@@ -29,25 +29,17 @@ impl<'a> SchemaBuilder<'a, '_> {
             .validations
             .iter()
             .partition(|v| matches!(v.value, Validation::Type(_)));
-        let lengths: Vec<Spanned<Validation>> = markers
-            .lengths
-            .iter()
-            .flat_map(|l| {
-                let int_or_string = schema.x_kubernetes_int_or_string == Some(true);
-                length_bounds(schema.type_.as_deref(), int_or_string, l.value)
-                    .into_iter()
-                    .map(|v| Spanned::new(v, l.span))
-            })
-            .collect();
-        for l in markers.lengths.iter().filter(|_| {
-            !matches!(schema.type_.as_deref(), Some("string" | "array" | "object"))
-                && schema.x_kubernetes_int_or_string != Some(true)
-        }) {
-            self.error(
-                file,
-                l.span,
-                "`length` applies to a string, a list or a map, and this value is none of those",
-            );
+        let int_or_string = schema.x_kubernetes_int_or_string == Some(true);
+        let mut lengths = Vec::new();
+        for l in &markers.lengths {
+            match length_bounds(schema.type_.as_deref(), int_or_string, l.value) {
+                Some(bounds) => lengths.extend(bounds.map(|v| Spanned::new(v, l.span))),
+                None => self.error(
+                    file,
+                    l.span,
+                    "`length` applies to a string, a list or a map, and this value is none of those",
+                ),
+            }
         }
         for v in types.into_iter().chain(others).chain(&lengths) {
             if let Err(msg) = apply_validation(schema, v) {
@@ -540,20 +532,19 @@ pub(super) fn cel_field(name: &str) -> String {
 }
 
 /// The markers a `length(...)` stands for on a schema of type `ty`: characters of a string,
-/// items of a list, entries of a map.
-fn length_bounds(ty: Option<&str>, int_or_string: bool, length: Length) -> Vec<Validation> {
+/// items of a list, entries of a map; `None` for any other type.
+fn length_bounds(
+    ty: Option<&str>,
+    int_or_string: bool,
+    length: Length,
+) -> Option<impl Iterator<Item = Validation>> {
     type Bound = fn(u64) -> Validation;
     let (min, max): (Bound, Bound) = match ty {
         Some("string") => (Validation::MinLength, Validation::MaxLength),
         _ if int_or_string => (Validation::MinLength, Validation::MaxLength),
         Some("array") => (Validation::MinItems, Validation::MaxItems),
         Some("object") => (Validation::MinProperties, Validation::MaxProperties),
-        _ => return Vec::new(),
+        _ => return None,
     };
-    length
-        .min
-        .map(min)
-        .into_iter()
-        .chain(length.max.map(max))
-        .collect()
+    Some(length.min.map(min).into_iter().chain(length.max.map(max)))
 }

@@ -557,6 +557,13 @@ mod tests {
         )
     }
 
+    /// The properties of the first CRD's spec, as JSON.
+    fn spec_properties(generated: &crate::Generated) -> serde_json::Value {
+        crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
+            ["openAPIV3Schema"]["properties"]["spec"]["properties"]
+            .clone()
+    }
+
     #[test]
     fn a_type_used_many_times_has_the_same_schema_at_every_use() {
         let generated = generate(
@@ -581,9 +588,7 @@ mod tests {
             "#,
         )
         .unwrap();
-        let spec = crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
-            ["openAPIV3Schema"]["properties"]["spec"]["properties"]
-            .clone();
+        let spec = spec_properties(&generated);
         let first = &spec["first"];
         assert_eq!(first["description"], "Shared is used four times.");
         assert_eq!(first["maxProperties"], 3);
@@ -646,9 +651,7 @@ mod tests {
             "#,
         )
         .unwrap();
-        let spec = crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
-            ["openAPIV3Schema"]["properties"]["spec"]["properties"]
-            .clone();
+        let spec = spec_properties(&generated);
         assert_eq!(
             spec["source"]["required"],
             serde_json::json!(["kind", "name"])

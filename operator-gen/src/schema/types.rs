@@ -202,10 +202,11 @@ impl<'a> SchemaBuilder<'a, '_> {
                 Some(non_zero(non_zero_of(nonzero)?))
             }
             ("NonZero", [syn::Type::Path(p)])
-                if p.path
-                    .get_ident()
-                    .and_then(|i| integer(&i.to_string()))
-                    .is_some() =>
+                if std_integer
+                    && p.path
+                        .get_ident()
+                        .and_then(|i| integer(&i.to_string()))
+                        .is_some() =>
             {
                 Some(non_zero(integer(&p.path.get_ident()?.to_string())?))
             }
@@ -232,7 +233,8 @@ impl<'a> SchemaBuilder<'a, '_> {
                 }
             }
             ("bool", []) => scalar("boolean", None),
-            ("String" | "str" | "PathBuf" | "Path" | "OsString", []) => scalar("string", None),
+            // (Not `OsString`: serde writes it as an enum of its platform's bytes.)
+            ("String" | "str" | "PathBuf" | "Path", []) => scalar("string", None),
             // One Unicode scalar value: the API server counts lengths in code points.
             ("char", []) => Some(JSONSchemaProps {
                 min_length: Some(1),
@@ -267,14 +269,8 @@ impl<'a> SchemaBuilder<'a, '_> {
             // is Go's "1h30m" form). serde carries nanos of a second or more into secs; the
             // schema keeps them below a second, as serde writes them.
             ("Duration", [])
-                if matches!(
-                    full_path
-                        .iter()
-                        .map(String::as_str)
-                        .collect::<Vec<_>>()
-                        .as_slice(),
-                    ["std" | "core", "time", "Duration"]
-                ) =>
+                if matches!(full_path.as_slice(), [root, time, _]
+                    if (root == "std" || root == "core") && time == "time") =>
             {
                 let mut nanos = integer_schema(Integer {
                     bits: 32,
@@ -373,11 +369,11 @@ fn integer(name: &str) -> Option<Integer> {
 /// negative; above i64::MAX the API server, which stores integers as int64, refuses a value
 /// whatever the schema says.
 fn integer_schema(int: Integer) -> JSONSchemaProps {
-    let (min, max): (i64, i64) = match (int.bits, int.signed) {
-        (32 | 64, true) => (i64::MIN, i64::MAX),
-        (64, false) => (0, i64::MAX),
-        (bits, true) => (-(1 << (bits - 1)), (1 << (bits - 1)) - 1),
-        (bits, false) => (0, (1 << bits) - 1),
+    let (min, max): (Option<i64>, Option<i64>) = match (int.bits, int.signed) {
+        (32 | 64, true) => (None, None),
+        (64, false) => (Some(0), None),
+        (bits, true) => (Some(-(1 << (bits - 1))), Some((1 << (bits - 1)) - 1)),
+        (bits, false) => (Some(0), Some((1 << bits) - 1)),
     };
     let format = match (int.bits, int.signed) {
         (32, true) => Some("int32"),
@@ -387,8 +383,8 @@ fn integer_schema(int: Integer) -> JSONSchemaProps {
     JSONSchemaProps {
         type_: Some("integer".into()),
         format: format.map(Into::into),
-        minimum: (min != i64::MIN).then_some(min as f64),
-        maximum: (max != i64::MAX).then_some(max as f64),
+        minimum: min.map(|n| n as f64),
+        maximum: max.map(|n| n as f64),
         ..Default::default()
     }
 }

@@ -60,10 +60,13 @@ impl<'a> SchemaBuilder<'a, '_> {
                 "#[serde({} = \"{}\")] {} this field's JSON, so its Rust type `{}` does not describe it: {SAY_WHAT}",
                 swap.attribute,
                 swap.target,
-                match (swap.attribute, attrs.swaps.len()) {
-                    ("serialize_with", 1) => "changes how serde writes",
-                    ("deserialize_with", 1) => "changes how serde reads",
-                    _ => "changes how serde reads and writes",
+                match (
+                    attrs.swaps.iter().any(WireSwap::changes_reading),
+                    attrs.swaps.iter().any(WireSwap::changes_writing),
+                ) {
+                    (true, true) => "changes how serde reads and writes",
+                    (true, false) => "changes how serde reads",
+                    _ => "changes how serde writes",
                 },
                 quote::quote!(#ty).to_string().replace(' ', "")
             ),
