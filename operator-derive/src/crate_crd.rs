@@ -326,16 +326,14 @@ fn run_generator(paths: &[PathBuf], options: &operator_gen::Options) -> Result<C
     // Parse with proc-macro2's own implementation so spans carry real file positions (for
     // error messages) instead of this macro's call site; switch back before emitting tokens.
     proc_macro2::fallback::force();
-    let result = operator_gen::generate_with(paths, options, &[operator_gen::ArtifactKind::CRD]);
+    let result = operator_gen::crds(paths, options);
     proc_macro2::fallback::unforce();
 
-    let generated = result.map_err(|e| match e {
+    let crds = result.map_err(|e| match e {
         operator_gen::Error::Invalid(errors) => CrdError::Invalid(errors),
         other => CrdError::Other(other.to_string()),
     })?;
-    generated
-        .crds
-        .iter()
+    crds.iter()
         .map(|crd| {
             let json = serde_json::to_string(&operator_gen::output::to_json(crd))
                 .map_err(|e| CrdError::Other(e.to_string()))?;

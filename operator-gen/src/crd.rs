@@ -7,7 +7,7 @@ use crate::api::apiextensions::v1::{
     CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionNames,
     CustomResourceDefinitionSpec, CustomResourceDefinitionVersion, CustomResourceSubresourceScale,
     CustomResourceSubresourceStatus, CustomResourceSubresources, CustomResourceValidation,
-    JSONSchemaProps, SelectableField,
+    JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool, SelectableField,
 };
 use crate::api::meta::v1::ObjectMeta;
 use proc_macro2::Span;
@@ -38,30 +38,6 @@ impl KindDecl<'_> {
             .kind
             .as_ref()
             .map_or_else(|| self.decl.name(), |k| k.value.clone())
-    }
-}
-
-/// The CRD generator: root kinds to `crd/bases/<group>_<plural>.yaml`. Its facts and its
-/// build are the pipeline's (the schemas are built where the syntax trees are).
-#[derive(Debug)]
-pub struct CrdGenerator;
-
-impl crate::generator::Generator for CrdGenerator {
-    fn name(&self) -> &'static str {
-        "crd"
-    }
-
-    fn help(&self) -> &'static str {
-        "CustomResourceDefinitions from #[resource] kinds, into crd/bases/<group>_<plural>.yaml"
-    }
-
-    fn dir(&self) -> &'static str {
-        "crd/bases"
-    }
-
-    /// `crd/bases` is wholly generated.
-    fn owns(&self, file_name: &str) -> bool {
-        file_name.ends_with(".yaml") && !file_name.starts_with('.')
     }
 }
 
@@ -248,7 +224,11 @@ pub fn build_crd<'a>(
         );
         return None;
     }
-    Some(crd_for(&decls, group, kind, versions))
+    let mut crd = crd_for(&decls, group, kind, versions);
+    if let Some(max) = builder.options().max_desc_len {
+        truncate_descriptions(&mut crd, max);
+    }
+    Some(crd)
 }
 
 fn report<'a>(
@@ -418,6 +398,50 @@ fn crd_for(
             ..Default::default()
         },
     }
+}
+
+/// Applies `max_desc_len` (controller-gen's `crd:maxDescLen`) to every description of a
+/// CRD's schemas.
+pub fn truncate_descriptions(crd: &mut CustomResourceDefinition, max: usize) {
+    for v in &mut crd.spec.versions {
+        if let Some(schema) = v
+            .schema
+            .as_mut()
+            .and_then(|s| s.open_api_v3_schema.as_mut())
+        {
+            truncate_schema_descriptions(schema, max);
+        }
+    }
+}
+
+/// Applies `max_desc_len` to every description of one schema and the schemas inside it.
+pub fn truncate_schema_descriptions(schema: &mut JSONSchemaProps, max: usize) {
+    fn walk(s: &mut JSONSchemaProps, max: usize) {
+        s.description = s
+            .description
+            .take()
+            .and_then(|d| crate::docs::truncate(&d, max));
+        for p in s.properties.iter_mut().flat_map(|m| m.values_mut()) {
+            walk(p, max);
+        }
+        match &mut s.items {
+            Some(JSONSchemaPropsOrArray::Schema(i)) => walk(i, max),
+            Some(JSONSchemaPropsOrArray::Schemas(list)) => {
+                list.iter_mut().for_each(|i| walk(i, max))
+            }
+            None => {}
+        }
+        if let Some(JSONSchemaPropsOrBool::Schema(a)) = &mut s.additional_properties {
+            walk(a, max);
+        }
+        for list in [&mut s.all_of, &mut s.any_of, &mut s.one_of]
+            .into_iter()
+            .flatten()
+        {
+            list.iter_mut().for_each(|i| walk(i, max));
+        }
+    }
+    walk(schema, max);
 }
 
 #[cfg(test)]

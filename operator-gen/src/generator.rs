@@ -1,24 +1,61 @@
 //! Generators as plugins (controller-tools' `genall.Generator`): each one names itself,
-//! owns some files under the config root, collects its facts from every parsed file on the
-//! thread that parsed it, and builds its files from the facts of all files on the calling
-//! thread. Adding one is a module implementing [`Generator`] and its line in [`GENERATORS`];
-//! the command line, the sink and `cargo xtask manifests` take their lists from there.
+//! owns some files under the config root, says what of the API it reads ([`Reads`]), and
+//! builds its files from the whole [`Api`] (the kinds, the item markers and, when it asks,
+//! the CRDs that were built). Adding one is a module implementing [`Generator`] and its
+//! line in [`GENERATORS`]; the command line, the sink and `cargo xtask manifests` take their
+//! lists from there. A generator outside this crate runs through
+//! [`generate_using`](crate::generate_using).
 //!
-//! The CRD generator is the pipeline's own: its schemas are built on the workers that hold
-//! the syntax trees (see `pipeline`), so it declares its files here and collects nothing.
+//! A generator may write a tree: its file names are paths under its [`dir`](Generator::dir)
+//! (`stubs/cache.example.com/memcacheds.rs`), and the sink prunes the ones it no longer
+//! makes, in subdirectories too.
 
-use std::any::Any;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
-use crate::diagnostics::Diagnostics;
+use crate::api::apiextensions::v1::CustomResourceDefinition;
+use crate::model::Api;
 use crate::output::Artifact;
-use crate::source::SourceFile;
 use crate::{LocatedError, Options};
 
-/// What a generator keeps of one file: anything that may cross threads.
-pub type Facts = Box<dyn Any + Send>;
+/// What of the API a generator reads. The pipeline reads only what the generators that run
+/// ask for: without a generator that reads kinds or CRDs, no kind is even looked at, and
+/// the markers nobody reads are not checked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reads {
+    /// [`Api::kinds`]: the `#[resource]` structs.
+    pub kinds: bool,
+    /// [`Api::rbac`]: the `#[rbac]` markers.
+    pub rbac: bool,
+    /// [`Api::webhooks`] and [`Api::webhook_configurations`].
+    pub webhooks: bool,
+    /// Each CRD as soon as it is built, through [`Generator::crd_files`], on the thread
+    /// that built it: the CRD is dropped right after, so a large API never holds all of
+    /// them.
+    pub each_crd: bool,
+    /// Every CRD at once, in [`Api::crds`]: [`Generator::build`] then runs after all of
+    /// them are built, and they are kept in memory until it has.
+    pub all_crds: bool,
+}
+
+impl Reads {
+    /// The union of what `self` and `other` read.
+    pub fn and(self, other: Reads) -> Reads {
+        Reads {
+            kinds: self.kinds || other.kinds,
+            rbac: self.rbac || other.rbac,
+            webhooks: self.webhooks || other.webhooks,
+            each_crd: self.each_crd || other.each_crd,
+            all_crds: self.all_crds || other.all_crds,
+        }
+    }
+
+    /// Whether the CRDs must be built.
+    pub fn crds(self) -> bool {
+        self.each_crd || self.all_crds
+    }
+}
 
 /// One kind of output.
 pub trait Generator: Sync {
@@ -31,30 +68,30 @@ pub trait Generator: Sync {
     /// Its directory under the config root, as kubebuilder lays it out.
     fn dir(&self) -> &'static str;
 
-    /// Whether `file_name` in [`dir`](Self::dir) is this generator's to replace or prune;
-    /// hand-written files beside it are never touched.
-    fn owns(&self, file_name: &str) -> bool;
+    /// Whether the file at `path` (relative to [`dir`](Self::dir), `/`-separated) is this
+    /// generator's to replace or prune; hand-written files beside it are never touched.
+    fn owns(&self, path: &str) -> bool;
 
-    /// The facts of one parsed file, or `None` when it has nothing for this generator.
-    /// Mistakes in the markers go to `diags`, at their spans.
-    fn collect(&self, _file: &SourceFile, _diags: &mut Diagnostics) -> Option<Facts> {
-        None
+    /// What it reads of the API.
+    fn reads(&self) -> Reads;
+
+    /// Its files for one CRD, when [`Reads::each_crd`] is set; called once per CRD, on the
+    /// thread that built it, with `max_desc_len` already applied.
+    fn crd_files(&self, _crd: &CustomResourceDefinition, _options: &Options) -> Vec<Artifact> {
+        Vec::new()
     }
 
-    /// The files, from the facts of every file in input order (each is what this
-    /// generator's [`collect`](Self::collect) returned).
-    fn build(
-        &self,
-        _facts: Vec<Facts>,
-        _options: &Options,
-    ) -> Result<Vec<Artifact>, Vec<LocatedError>> {
+    /// Its files from the whole API (see [`Api`] for what each list holds). Problems are
+    /// reported at the places in the sources that cause them
+    /// ([`Location::error`](crate::model::Location::error)).
+    fn build(&self, _api: &Api, _options: &Options) -> Result<Vec<Artifact>, Vec<LocatedError>> {
         Ok(Vec::new())
     }
 }
 
 /// Every generator, in the order their files are listed and written.
 pub static GENERATORS: &[&dyn Generator] = &[
-    &crate::crd::CrdGenerator,
+    &crate::output::CrdGenerator,
     &crate::rbac::RbacGenerator,
     &crate::webhook::WebhookGenerator,
 ];
@@ -65,7 +102,7 @@ pub struct ArtifactKind(&'static dyn Generator);
 
 impl ArtifactKind {
     /// The CRD generator.
-    pub const CRD: ArtifactKind = ArtifactKind(&crate::crd::CrdGenerator);
+    pub const CRD: ArtifactKind = ArtifactKind(&crate::output::CrdGenerator);
     /// The RBAC generator.
     pub const RBAC: ArtifactKind = ArtifactKind(&crate::rbac::RbacGenerator);
     /// The webhook generator.
@@ -74,6 +111,12 @@ impl ArtifactKind {
     /// Every generator, in the order of [`GENERATORS`].
     pub fn all() -> Vec<ArtifactKind> {
         GENERATORS.iter().map(|g| ArtifactKind(*g)).collect()
+    }
+
+    /// Any generator, registered or not (one of your own, for
+    /// [`generate_using`](crate::generate_using) and the sink).
+    pub fn of(generator: &'static dyn Generator) -> Self {
+        ArtifactKind(generator)
     }
 
     /// The generator called `name` on the command line.
@@ -128,10 +171,15 @@ impl PartialOrd for ArtifactKind {
 }
 
 impl Ord for ArtifactKind {
-    /// Registration order.
+    /// Registration order; generators not in [`GENERATORS`] after them, by name.
     fn cmp(&self, other: &Self) -> Ordering {
-        let position = |k: &ArtifactKind| GENERATORS.iter().position(|g| g.name() == k.name());
-        position(self).cmp(&position(other))
+        let position = |k: &ArtifactKind| {
+            GENERATORS
+                .iter()
+                .position(|g| g.name() == k.name())
+                .unwrap_or(usize::MAX)
+        };
+        (position(self), self.name()).cmp(&(position(other), other.name()))
     }
 }
 

@@ -4,17 +4,21 @@
 //! from Rust source files with `syn`, without compiling the operator, and produces
 //! CustomResourceDefinitions, RBAC roles and webhook configurations as typed objects
 //! ([`api`], in the API server's shapes), rendered to YAML.
-//! Each kind of output is a [`Generator`] in [`GENERATORS`]; only those asked for run.
+//! Each kind of output is a [`Generator`] in [`GENERATORS`]; only those asked for run, and
+//! generators of your own run beside them through [`generate_using`].
 //!
 //! The pipeline runs one way:
-//! source files → [`source`] (parse, index) → [`markers`] (typed attributes) →
-//! [`schema`]/[`crd`]/[`rbac`] ([`api`] objects) → [`output`] (YAML artifacts) → a sink.
+//! source files → [`source`] (parse, index) → `lower` (each file's kinds and item
+//! markers, as the thread-free [`model`]) → [`crd`]/[`schema`] (with [`markers`] for the
+//! field markers) → the generators ([`Generator::build`] from the [`Api`]) → [`output`]
+//! (YAML artifacts) → [`sink`]. `docs/design/data-flow.md` follows one field marker
+//! through these modules.
 //! Parsing and building run on every core: syn's trees stay on the thread that parsed
 //! them, names resolve through a thread-free [`source::Skeleton`], and the output does not
-//! depend on the number of threads. [`generate`] returns the CRDs as typed objects and the
-//! other generators' files;
-//! [`generate_artifacts`] goes straight to the files, each CRD rendered by the thread that
-//! built it, which keeps the memory of large APIs down.
+//! depend on the number of threads. [`generate`] returns the CRDs as typed objects and
+//! every generator's files; [`generate_artifacts`] returns the files alone, each CRD
+//! rendered by the thread that built it and dropped right after, which keeps the memory
+//! of large APIs down.
 //!
 //! ```no_run
 //! let generated = operator_gen::generate(&["memcached/src".into()], &operator_gen::Options::default())?;
@@ -33,13 +37,16 @@ pub mod diagnostics;
 pub mod docs;
 pub mod generator;
 pub mod known_types;
+mod lower;
 pub mod markers;
+pub mod model;
 pub mod output;
 mod pipeline;
 mod plural;
 pub mod rbac;
 pub mod schema;
 pub mod serde_attrs;
+pub mod sink;
 pub mod source;
 pub mod type_schemas;
 pub mod webhook;
@@ -50,7 +57,8 @@ use std::path::{Path, PathBuf};
 
 use crate::api::apiextensions::v1::CustomResourceDefinition;
 
-pub use generator::{ArtifactKind, GENERATORS, Generator};
+pub use generator::{ArtifactKind, GENERATORS, Generator, Reads};
+pub use model::{Api, Located, Location};
 pub use output::{Artifact, Layout};
 pub use rbac::RbacRole;
 
@@ -247,27 +255,37 @@ impl LocatedError {
         message: String,
         origin: Origin,
     ) -> Self {
-        let start = span.start();
-        let end = span.end();
-        let end_col = if end.line == start.line {
-            end.column.max(start.column + 1)
-        } else {
-            usize::MAX
-        };
-        let snippet = file
-            .text
-            .lines()
-            .nth(start.line.saturating_sub(1))
-            .map(str::to_string);
-        let width = snippet.as_ref().map_or(0, |s| s.chars().count());
-        Self {
-            file: file.path.clone(),
-            line: start.line,
-            column: start.column + 1,
-            message,
-            highlight: (start.column, end_col.min(width.max(start.column + 1))),
+        Self::at(Location::of(file, span), message, origin)
+    }
+
+    /// `message` at `location`, found by `origin`.
+    pub fn at(location: Location, message: String, origin: Origin) -> Self {
+        let Location {
+            file,
+            line,
+            column,
             snippet,
+            highlight,
+        } = location;
+        Self {
+            file,
+            line,
+            column,
+            message,
+            snippet,
+            highlight,
             origin,
+        }
+    }
+
+    /// Where it is.
+    pub fn location(&self) -> Location {
+        Location {
+            file: self.file.clone(),
+            line: self.line,
+            column: self.column,
+            snippet: self.snippet.clone(),
+            highlight: self.highlight,
         }
     }
 }
@@ -312,6 +330,12 @@ pub enum Error {
     },
     #[error("{}", render_errors(.0))]
     Invalid(Vec<LocatedError>),
+    /// A generator broke its contract (a bug in the generator, not in the sources).
+    #[error("the generator `{generator}` is at fault: {message}; nothing was written")]
+    Generator {
+        generator: &'static str,
+        message: String,
+    },
 }
 
 fn render_errors(errors: &[LocatedError]) -> String {
@@ -328,13 +352,14 @@ fn render_errors(errors: &[LocatedError]) -> String {
     out
 }
 
-/// What the generators produced: the CRDs as typed objects, ready to render or to use in
-/// code, and the other generators' files.
+/// What the generators produced: the CRDs as typed objects, ready to use in code, and
+/// every generator's files.
 #[derive(Debug, Clone, Default)]
 pub struct Generated {
     /// One per (group, kind), sorted by group then kind.
     pub crds: Vec<CustomResourceDefinition>,
-    /// The files of the other generators (the RBAC roles, ...), in registration order.
+    /// The files of the generators that ran (the CRDs' own among them), generators in
+    /// registration order, CRD files by name.
     pub files: Vec<Artifact>,
 }
 
@@ -343,16 +368,37 @@ pub fn generate(paths: &[PathBuf], options: &Options) -> Result<Generated, Error
     generate_with(paths, options, &ArtifactKind::all())
 }
 
-/// [`generate`] with only the generators in `ran` (`&[ArtifactKind::CRD]` for the CRDs
-/// alone, as the derive does).
+/// [`generate`] with only the generators in `ran`.
 pub fn generate_with(
     paths: &[PathBuf],
     options: &Options,
     ran: &[ArtifactKind],
 ) -> Result<Generated, Error> {
     let inputs = source::read_inputs(paths)?;
-    let (crds, files) = pipeline::run(&inputs, options, ran, &|crd| crd)?;
-    Ok(Generated { crds, files })
+    let made = pipeline::run(&inputs, options, ran, true)?;
+    Ok(Generated {
+        crds: made.crds,
+        files: made.files,
+    })
+}
+
+/// [`generate`] with generators of your own (and any of [`GENERATORS`]): each is one
+/// module implementing [`Generator`]. Write its files with
+/// [`output::write_all`] and `ArtifactKind::of` of each generator.
+pub fn generate_using(
+    paths: &[PathBuf],
+    options: &Options,
+    generators: &[&'static dyn Generator],
+) -> Result<Generated, Error> {
+    let ran: Vec<ArtifactKind> = generators.iter().map(|g| ArtifactKind::of(*g)).collect();
+    generate_with(paths, options, &ran)
+}
+
+/// The CRDs of the sources under `paths` as typed objects, and no file (what the derive's
+/// `crd()` uses).
+pub fn crds(paths: &[PathBuf], options: &Options) -> Result<Vec<CustomResourceDefinition>, Error> {
+    let inputs = source::read_inputs(paths)?;
+    Ok(pipeline::run(&inputs, options, &[], true)?.crds)
 }
 
 /// The files of the generators in `ran` (`generate(paths, options)?.artifacts()` when all
@@ -365,11 +411,7 @@ pub fn generate_artifacts(
     ran: &[ArtifactKind],
 ) -> Result<Vec<Artifact>, Error> {
     let inputs = source::read_inputs(paths)?;
-    let (mut crds, files) =
-        pipeline::run(&inputs, options, ran, &|crd| output::crd_artifact(&crd))?;
-    crds.sort_by(|a, b| a.file_name.cmp(&b.file_name));
-    crds.extend(files);
-    Ok(crds)
+    Ok(pipeline::run(&inputs, options, ran, false)?.files)
 }
 
 /// Generates from sources already in memory (`(path, text)` pairs; module paths are taken
@@ -387,8 +429,11 @@ pub fn generate_from_texts(
             text,
         })
         .collect();
-    let (crds, files) = pipeline::run(&inputs, options, &ArtifactKind::all(), &|crd| crd)?;
-    Ok(Generated { crds, files })
+    let made = pipeline::run(&inputs, options, &ArtifactKind::all(), true)?;
+    Ok(Generated {
+        crds: made.crds,
+        files: made.files,
+    })
 }
 
 /// Property tests run `default` cases, or `PROPTEST_CASES` when it is set (for long runs).

@@ -6,15 +6,18 @@
 //!
 //! 1. Each worker takes files from a common queue (largest first), parses them, and reports
 //!    what crosses threads: the declarations and imports of each file ([`FileSummary`]), its
-//!    root kinds by (group, kind), the facts each plugin generator collects from it (the
-//!    `#[rbac]` markers, ...), and its marker errors.
-//! 2. The calling thread builds the crate-wide [`Skeleton`] for name resolution and hands
-//!    each CRD to the worker that parsed its first version's file. Workers build the schemas
-//!    and CRDs with their own trees; a type declared in a file another worker parsed is
-//!    parsed again here, on first use. Meanwhile the calling thread runs the plugin
-//!    generators' builds.
+//!    share of the [`Api`] model (its root kinds and item markers, [`crate::lower`]), and
+//!    its marker errors.
+//! 2. The calling thread builds the crate-wide [`Skeleton`] for name resolution and the
+//!    [`Api`], and hands each CRD to the worker that parsed its first version's file.
+//!    Workers build the schemas and CRDs with their own trees (a type declared in a file
+//!    another worker parsed is parsed again here, on first use) and pass each CRD to the
+//!    generators that read CRDs one by one (the CRD generator renders its file there).
+//!    Meanwhile the calling thread runs the builds of the generators that need no CRD.
+//! 3. The generators that read every CRD build last, from the whole [`Api`].
 //!
-//! Only the generators asked for run: without the CRD generator, no kind is even read.
+//! Only what the generators asked for read is read ([`Reads`]): without a generator that
+//! reads kinds, no kind is even looked at.
 //!
 //! The result does not depend on the number of threads: CRDs come out sorted by group and
 //! kind, roles are normalised, errors are sorted and deduplicated.
@@ -26,11 +29,12 @@ use std::sync::mpsc;
 use crate::api::apiextensions::v1::CustomResourceDefinition;
 
 use crate::diagnostics::Diagnostics;
-use crate::generator::{ArtifactKind, Facts};
-use crate::markers::{PrintColumnMarker, ResourceMarker, SubresourceMarker};
+use crate::generator::{ArtifactKind, Reads};
+use crate::lower::{KindMarkers, Lowered};
+use crate::model::{Api, Kind};
 use crate::output::Artifact;
 use crate::schema::SchemaBuilder;
-use crate::source::{FileSummary, Index, Input, Skeleton, SourceFile, TypeDecl};
+use crate::source::{FileSummary, Index, Input, Skeleton, SourceFile};
 use crate::{Error, LocatedError, Options, Origin, crd, output};
 
 /// The stack of a worker thread. Parsing, schema building and rendering recurse once per
@@ -46,51 +50,42 @@ const PARALLEL_FROM_BYTES: usize = 64 * 1024;
 #[derive(Default)]
 struct FileFacts {
     summary: FileSummary,
-    /// Each root kind.
-    kinds: Vec<KindFact>,
-    /// What each plugin generator that ran collected, in the order of [`Run::plugins`].
-    plugins: Vec<Option<Facts>>,
+    lowered: Lowered,
     errors: Vec<LocatedError>,
 }
 
-/// A root kind as round one reads it.
-struct KindFact {
-    /// Position in the file's declarations.
-    no: usize,
-    group: String,
-    kind: String,
-    /// The plural its CRD is named by (given, or made from the kind).
-    plural: String,
-    /// Its singular (given, or the kind in lower case) and short names: with the plural, the
-    /// resource names it claims in its group.
-    singular: String,
-    shortnames: Vec<String>,
-    /// Where its `#[resource]` marker is, to report a clash of CRD names.
-    at: LocatedError,
-}
-
-/// The generators asked for.
-struct Run<'o> {
+/// The generators that run and what they read.
+pub(crate) struct Run<'o> {
     options: &'o Options,
-    crds: bool,
-    /// The others, which collect facts and build their files themselves.
-    plugins: Vec<ArtifactKind>,
+    /// In registration order.
+    generators: Vec<ArtifactKind>,
+    reads: Reads,
+    /// Whether the CRD objects are kept for the caller.
+    keep_crds: bool,
 }
 
 impl<'o> Run<'o> {
-    fn new(options: &'o Options, ran: &[ArtifactKind]) -> Self {
-        let mut plugins: Vec<ArtifactKind> = ran
+    pub(crate) fn new(options: &'o Options, ran: &[ArtifactKind], keep_crds: bool) -> Self {
+        let mut generators = ran.to_vec();
+        generators.sort();
+        generators.dedup();
+        let mut reads = generators
             .iter()
-            .copied()
-            .filter(|k| *k != ArtifactKind::CRD)
-            .collect();
-        plugins.sort();
-        plugins.dedup();
+            .fold(Reads::default(), |r, g| r.and(g.generator().reads()));
+        reads.all_crds |= keep_crds;
         Self {
             options,
-            crds: ran.contains(&ArtifactKind::CRD),
-            plugins,
+            generators,
+            reads,
+            keep_crds,
         }
+    }
+
+    fn building_each_crd(&self) -> impl Iterator<Item = ArtifactKind> + '_ {
+        self.generators
+            .iter()
+            .copied()
+            .filter(|g| g.generator().reads().each_crd)
     }
 }
 
@@ -99,10 +94,8 @@ impl<'o> Run<'o> {
 type RoundOne = Result<Vec<(usize, FileFacts)>, Vec<LocatedError>>;
 
 /// The CRD-level markers of the kinds a worker read in round one, by (input position,
-/// position in the file's declarations). They hold spans, so they stay with the worker,
-/// which builds those kinds in round two without reading the markers again.
-type KindMarkers =
-    HashMap<(usize, usize), (ResourceMarker, SubresourceMarker, Vec<PrintColumnMarker>)>;
+/// position in the file's declarations).
+type WorkerKinds = HashMap<(usize, usize), KindMarkers>;
 
 /// What the calling thread decides between the rounds.
 struct Plan {
@@ -113,50 +106,55 @@ struct Plan {
     assigned: Vec<Vec<usize>>,
 }
 
-/// Round two's report of a worker: what it made of each CRD it built (see [`run`]), by
-/// position in `Plan::crds`, and problems.
-type RoundTwo<T> = (Vec<(usize, T)>, Vec<LocatedError>);
+/// What a worker made of one CRD: the object when it is kept, and the files of the
+/// generators that read each CRD.
+struct BuiltCrd {
+    crd: Option<CustomResourceDefinition>,
+    files: Vec<(ArtifactKind, Vec<Artifact>)>,
+}
 
-/// What a run made: the CRDs (each passed through `emit`), in (group, kind) order, and the
-/// files of the other generators, in registration order.
-pub type Made<T> = (Vec<T>, Vec<Artifact>);
+/// Round two's report of a worker: what it made of each CRD it built, by position in
+/// `Plan::crds`, and problems.
+type RoundTwo = (Vec<(usize, BuiltCrd)>, Vec<LocatedError>);
 
-/// The CRDs (each passed through `emit` by the worker that built it, in (group, kind)
-/// order) and the other generators' files of `inputs`, or every problem found. Only the
-/// generators in `ran` run.
-///
-/// `emit` is where a CRD can become its file: rendered on the thread that built it, the
-/// object is gone before the next one is built, so a large API never holds all its CRDs.
-pub fn run<T: Send>(
+/// What a run made.
+#[derive(Debug, Default)]
+pub struct Made {
+    /// The CRDs, in (group, kind) order, when they were kept.
+    pub crds: Vec<CustomResourceDefinition>,
+    /// Every generator's files, generators in registration order, each generator's
+    /// per-CRD files sorted by name before the files of its build.
+    pub files: Vec<Artifact>,
+}
+
+/// The files of the generators in `ran` (and the CRDs, when `keep_crds`), or every problem
+/// found.
+pub fn run(
     inputs: &[Input],
     options: &Options,
     ran: &[ArtifactKind],
-    emit: &(impl Fn(CustomResourceDefinition) -> T + Sync),
-) -> Result<Made<T>, Error> {
+    keep_crds: bool,
+) -> Result<Made, Error> {
     let total: usize = inputs.iter().map(|i| i.text.len()).sum();
     let threads = if total < PARALLEL_FROM_BYTES {
         1
     } else {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     };
-    run_on(inputs, &Run::new(options, ran), threads, emit)
+    run_on(inputs, &Run::new(options, ran, keep_crds), threads)
 }
 
 /// [`run`] on up to `threads` workers (one per input at most).
-fn run_on<T: Send>(
-    inputs: &[Input],
-    run: &Run<'_>,
-    threads: usize,
-    emit: &(impl Fn(CustomResourceDefinition) -> T + Sync),
-) -> Result<Made<T>, Error> {
+fn run_on(inputs: &[Input], run: &Run<'_>, threads: usize) -> Result<Made, Error> {
     let threads = threads.min(inputs.len()).max(1);
     let queue = Queue::new(inputs);
     if threads == 1 {
         let cells = cells(inputs.len());
         let (facts, mut kinds) = round_one(inputs, &queue, &cells, run);
-        let (plan, plugin_facts, errors) = plan(vec![facts.map_err(syntax_errors)?], 1);
-        let built = round_two(0, inputs, &cells, &mut kinds, &plan, run.options, emit);
-        return finish(vec![built], build_plugins(run, plugin_facts), errors);
+        let (plan, api, errors) = plan(vec![facts.map_err(syntax_errors)?], 1);
+        let built = round_two(0, inputs, &cells, &mut kinds, &plan, run);
+        let early = build_generators(run, &api, false);
+        return finish(run, api, vec![built], early, errors);
     }
 
     std::thread::scope(|scope| {
@@ -180,9 +178,7 @@ fn run_on<T: Send>(
                         drop(report);
                         // No plan comes when generation stops after round one.
                         match plan_receiver.recv() {
-                            Ok(plan) => {
-                                round_two(w, inputs, &cells, &mut kinds, &plan, run.options, emit)
-                            }
+                            Ok(plan) => round_two(w, inputs, &cells, &mut kinds, &plan, run),
                             Err(_) => (Vec::new(), Vec::new()),
                         }
                     })
@@ -210,14 +206,14 @@ fn run_on<T: Send>(
             join(workers);
             return Err(syntax_errors(syntax));
         }
-        let (plan, plugin_facts, errors) = plan(facts, threads);
+        let (plan, api, errors) = plan(facts, threads);
         let plan = std::sync::Arc::new(plan);
         for sender in &plan_senders {
             let _ = sender.send(plan.clone());
         }
-        // The other generators build here while the workers build the CRDs.
-        let files = build_plugins(run, plugin_facts);
-        finish(join(workers), files, errors)
+        // The generators that need no CRD build here while the workers build the CRDs.
+        let early = build_generators(run, &api, false);
+        finish(run, api, join(workers), early, errors)
     })
 }
 
@@ -260,13 +256,13 @@ fn cells(n: usize) -> Vec<OnceCell<SourceFile>> {
     (0..n).map(|_| OnceCell::new()).collect()
 }
 
-/// Parses the files this worker takes from `queue` into `cells` and gathers their facts.
+/// Parses the files this worker takes from `queue` into `cells` and lowers them.
 fn round_one(
     inputs: &[Input],
     queue: &Queue,
     cells: &[OnceCell<SourceFile>],
     run: &Run<'_>,
-) -> (RoundOne, KindMarkers) {
+) -> (RoundOne, WorkerKinds) {
     let mut taken = Vec::new();
     let mut syntax = Vec::new();
     while let Some(no) = queue.take() {
@@ -278,7 +274,7 @@ fn round_one(
             Err(e) => syntax.push(e),
         }
     }
-    let mut kinds = KindMarkers::new();
+    let mut kinds = WorkerKinds::new();
     if !syntax.is_empty() {
         return (Err(syntax), kinds);
     }
@@ -296,61 +292,24 @@ fn file_facts(
     file_no: usize,
     file: &SourceFile,
     run: &Run<'_>,
-    kinds: &mut KindMarkers,
+    kinds: &mut WorkerKinds,
 ) -> FileFacts {
     let summary = crate::source::summarize(file);
-    let mut facts = FileFacts::default();
-    let mut problems = Vec::new();
-    let twice = if run.crds {
+    let reads_kinds = run.reads.kinds || run.reads.crds();
+    let twice = if reads_kinds {
         declared_twice(file, &summary)
     } else {
         Vec::new()
     };
-    let items = if run.crds {
-        crate::source::type_items(file)
-    } else {
-        Vec::new()
-    };
-    for (no, item) in items.into_iter().enumerate() {
-        let decl = TypeDecl {
-            item,
-            module: &summary.decls[no].0,
-            file,
-        };
-        let mut diags = Diagnostics::new();
-        if let Some(k) = crd::kind_decl(decl, &mut diags) {
-            let kind = k.kind();
-            facts.kinds.push(KindFact {
-                no,
-                group: k.resource.group.value.clone(),
-                plural: k
-                    .resource
-                    .plural
-                    .as_ref()
-                    .map_or_else(|| crd::default_plural(&kind), |p| p.value.clone()),
-                singular: k
-                    .resource
-                    .singular
-                    .as_ref()
-                    .map_or_else(|| kind.to_ascii_lowercase(), |s| s.value.clone()),
-                shortnames: k.resource.shortnames.clone(),
-                kind,
-                at: LocatedError::new(file, k.resource.span, String::new(), Origin::Source),
-            });
-            kinds.insert((file_no, no), (k.resource, k.subresources, k.printcolumns));
-        }
-        problems.push((file, diags));
+    let mut diags = Diagnostics::new();
+    let mut markers = Vec::new();
+    let lowered = crate::lower::lower(file, &summary, run.reads, &mut markers, &mut diags);
+    kinds.extend(markers.into_iter().map(|(no, m)| ((file_no, no), m)));
+    FileFacts {
+        summary,
+        lowered,
+        errors: located(vec![(file, diags)], Origin::Marker, twice),
     }
-    for plugin in &run.plugins {
-        let mut diags = Diagnostics::new();
-        facts
-            .plugins
-            .push(plugin.generator().collect(file, &mut diags));
-        problems.push((file, diags));
-    }
-    facts.errors = located(problems, Origin::Marker, twice);
-    facts.summary = summary;
-    facts
 }
 
 /// Types declared twice in one module. That compiles only when `#[cfg]`s pick one of them,
@@ -393,12 +352,12 @@ fn declared_twice<'a>(
         .collect()
 }
 
-/// Builds the skeleton and hands out the CRDs; returns the plan, each plugin's facts in
-/// input order, and round one's marker errors.
+/// Builds the skeleton and the model, and hands out the CRDs; returns the plan, the model
+/// (without CRDs) and round one's marker errors.
 fn plan(
     per_worker: Vec<Vec<(usize, FileFacts)>>,
     threads: usize,
-) -> (Plan, Vec<Vec<Facts>>, Vec<LocatedError>) {
+) -> (Plan, Api, Vec<LocatedError>) {
     let mut files: Vec<(usize, usize, FileFacts)> = per_worker
         .into_iter()
         .enumerate()
@@ -406,20 +365,18 @@ fn plan(
         .collect();
     files.sort_by_key(|(no, _, _)| *no);
     let mut summaries = Vec::with_capacity(files.len());
-    let mut kinds = Vec::with_capacity(files.len());
+    let mut kinds: Vec<Vec<(usize, Kind)>> = Vec::with_capacity(files.len());
     let mut parsed_by = Vec::with_capacity(files.len());
-    let mut plugin_facts: Vec<Vec<Facts>> = Vec::new();
+    let mut api = Api::default();
     let mut errors = Vec::new();
     for (_, w, f) in files {
         summaries.push(f.summary);
-        kinds.push(f.kinds);
+        kinds.push(f.lowered.kinds);
         parsed_by.push(w);
-        for (p, found) in f.plugins.into_iter().enumerate() {
-            if plugin_facts.len() <= p {
-                plugin_facts.resize_with(p + 1, Vec::new);
-            }
-            plugin_facts[p].extend(found);
-        }
+        api.rbac.extend(f.lowered.rbac);
+        api.webhooks.extend(f.lowered.webhooks);
+        api.webhook_configurations
+            .extend(f.lowered.webhook_configurations);
         errors.extend(f.errors);
     }
     let skeleton = Skeleton::build(summaries);
@@ -432,21 +389,18 @@ fn plan(
     let mut kind_names: HashMap<(String, String), String> = HashMap::new();
     for (file_no, file_kinds) in kinds.into_iter().enumerate() {
         let first_decl = skeleton.file_decls[file_no].start;
-        for fact in file_kinds {
+        for (no, fact) in file_kinds {
             // Two kinds whose CRDs would have one name (`Widget` and `WIDGET`, or a plural
             // given twice) would overwrite each other's file.
-            let name = format!("{}.{}", fact.plural, fact.group);
+            let name = fact.crd_name();
             let mut reported = false;
             match crd_names.get(&name) {
                 Some(other) if *other != fact.kind => {
                     reported = true;
-                    errors.push(LocatedError {
-                        message: format!(
-                            "kinds {other} and {} would both make the CRD {name}: give one of them another `plural = \"...\"`",
-                            fact.kind
-                        ),
-                        ..fact.at.clone()
-                    })
+                    errors.push(fact.at.error(format!(
+                        "kinds {other} and {} would both make the CRD {name}: give one of them another `plural = \"...\"`",
+                        fact.kind
+                    )))
                 }
                 Some(_) => {}
                 None => {
@@ -480,18 +434,16 @@ fn plan(
                 }
             }
             if let Some(clash) = clashes.first().filter(|_| !reported) {
-                errors.push(LocatedError {
-                    message: format!(
-                        "in group {}, {clash}: the API server accepts both CRDs but establishes only the first it sees (NamesAccepted: False on the other); give one of them other names",
-                        fact.group
-                    ),
-                    ..fact.at.clone()
-                });
+                errors.push(fact.at.error(format!(
+                    "in group {}, {clash}: the API server accepts both CRDs but establishes only the first it sees (NamesAccepted: False on the other); give one of them other names",
+                    fact.group
+                )));
             }
             by_group_kind
-                .entry((fact.group, fact.kind))
+                .entry((fact.group.clone(), fact.kind.clone()))
                 .or_default()
-                .push(first_decl + fact.no);
+                .push(first_decl + no);
+            api.kinds.push(fact);
         }
     }
     let crds: Vec<_> = by_group_kind.into_iter().collect();
@@ -507,21 +459,22 @@ fn plan(
             crds,
             assigned,
         },
-        plugin_facts,
+        api,
         errors,
     )
 }
 
-/// Builds the CRDs assigned to worker `w`.
-fn round_two<T>(
+/// Builds the CRDs assigned to worker `w` and passes each to the generators that read
+/// CRDs one by one.
+fn round_two(
     w: usize,
     inputs: &[Input],
     cells: &[OnceCell<SourceFile>],
-    read: &mut KindMarkers,
+    read: &mut WorkerKinds,
     plan: &Plan,
-    options: &Options,
-    emit: &impl Fn(CustomResourceDefinition) -> T,
-) -> RoundTwo<T> {
+    run: &Run<'_>,
+) -> RoundTwo {
+    let options = run.options;
     let index = Index::new(&plan.skeleton, inputs, cells);
     let mut builder = SchemaBuilder::new(&index, options);
     let mut problems = Vec::new();
@@ -547,17 +500,19 @@ fn round_two<T>(
                 }
             })
             .collect();
-        if let Some(mut c) = crd::build_crd(
+        if let Some(c) = crd::build_crd(
             group,
             kind,
             kinds.iter().collect(),
             &mut builder,
             &mut problems,
         ) {
-            if let Some(max) = options.max_desc_len {
-                output::truncate_descriptions(&mut c, max);
-            }
-            built.push((pos, emit(c)));
+            let files = run
+                .building_each_crd()
+                .map(|g| (g, g.generator().crd_files(&c, options)))
+                .collect();
+            let crd = run.reads.all_crds.then_some(c);
+            built.push((pos, BuiltCrd { crd, files }));
         }
     }
     // Round two's own problems are cross-checks of the markers against the schema.
@@ -571,38 +526,29 @@ pub(crate) fn syntax_errors(mut errors: Vec<LocatedError>) -> Error {
     Error::Invalid(errors)
 }
 
-/// Each plugin generator's build, from its facts: its files, or its problems.
-fn build_plugins(
-    run: &Run<'_>,
-    mut facts: Vec<Vec<Facts>>,
-) -> Result<Vec<Artifact>, Vec<LocatedError>> {
-    facts.resize_with(run.plugins.len(), Vec::new);
-    let (mut files, mut errors) = (Vec::new(), Vec::new());
-    for (plugin, facts) in run.plugins.iter().zip(facts) {
-        match plugin.generator().build(facts, run.options) {
-            Ok(made) => files.extend(made),
-            Err(e) => errors.extend(e),
-        }
-    }
-    if errors.is_empty() {
-        Ok(files)
-    } else {
-        Err(errors)
-    }
+/// Each generator's build: its files, or the problems it found.
+type Builds = Vec<(ArtifactKind, Result<Vec<Artifact>, Vec<LocatedError>>)>;
+
+/// The builds of the generators that read every CRD (`all_crds`) or of the others: each
+/// generator's files, or the problems found.
+fn build_generators(run: &Run<'_>, api: &Api, all_crds: bool) -> Builds {
+    run.generators
+        .iter()
+        .filter(|g| g.generator().reads().all_crds == all_crds)
+        .map(|&g| (g, g.generator().build(api, run.options)))
+        .collect()
 }
 
-/// Puts the workers' CRDs in order and the other files next to them, or returns every
-/// problem.
-fn finish<T>(
-    built: Vec<RoundTwo<T>>,
-    files: Result<Vec<Artifact>, Vec<LocatedError>>,
+/// Puts the workers' CRDs in order, runs the builds that need them, and puts every
+/// generator's files in order; or returns every problem.
+fn finish(
+    run: &Run<'_>,
+    mut api: Api,
+    built: Vec<RoundTwo>,
+    early: Builds,
     mut errors: Vec<LocatedError>,
-) -> Result<Made<T>, Error> {
-    let files = files.unwrap_or_else(|e| {
-        errors.extend(e);
-        Vec::new()
-    });
-    let mut crds: Vec<(usize, T)> = Vec::new();
+) -> Result<Made, Error> {
+    let mut crds: Vec<(usize, BuiltCrd)> = Vec::new();
     for (c, e) in built {
         crds.extend(c);
         errors.extend(e);
@@ -613,7 +559,79 @@ fn finish<T>(
         return Err(Error::Invalid(errors));
     }
     crds.sort_by_key(|(pos, _)| *pos);
-    Ok((crds.into_iter().map(|(_, c)| c).collect(), files))
+    let mut per_crd: HashMap<ArtifactKind, Vec<Artifact>> = HashMap::new();
+    for (_, b) in &mut crds {
+        for (g, files) in b.files.drain(..) {
+            per_crd.entry(g).or_default().extend(files);
+        }
+    }
+    api.crds = crds.into_iter().filter_map(|(_, b)| b.crd).collect();
+    let late = if run
+        .generators
+        .iter()
+        .any(|g| g.generator().reads().all_crds)
+    {
+        build_generators(run, &api, true)
+    } else {
+        Vec::new()
+    };
+    let mut builds: HashMap<ArtifactKind, Result<Vec<Artifact>, Vec<LocatedError>>> =
+        early.into_iter().chain(late).collect();
+    let mut files = Vec::new();
+    for g in &run.generators {
+        let mut made = per_crd.remove(g).unwrap_or_default();
+        made.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+        match builds.remove(g) {
+            Some(Ok(built)) => made.extend(built),
+            Some(Err(e)) => errors.extend(e),
+            None => {}
+        }
+        check_files(*g, &mut made)?;
+        files.extend(made);
+    }
+    if !errors.is_empty() {
+        errors.sort();
+        errors.dedup();
+        return Err(Error::Invalid(errors));
+    }
+    Ok(Made {
+        crds: if run.keep_crds { api.crds } else { Vec::new() },
+        files,
+    })
+}
+
+/// A generator's files name their generator and paths under its directory, each path once.
+fn check_files(generator: ArtifactKind, files: &mut [Artifact]) -> Result<(), Error> {
+    let refuse = |message: String| Error::Generator {
+        generator: generator.name(),
+        message,
+    };
+    let mut seen = std::collections::HashSet::new();
+    for f in files.iter_mut() {
+        if f.kind != generator {
+            return Err(refuse(format!(
+                "it made {:?} as a file of the generator `{}`",
+                f.file_name,
+                f.kind.name()
+            )));
+        }
+        if let Some(problem) = output::path_problem(&f.file_name) {
+            return Err(refuse(format!("the file name {:?} {problem}", f.file_name)));
+        }
+        if !generator.owns(&f.file_name) {
+            return Err(refuse(format!(
+                "it made {:?}, which it does not own: the sink would never prune it",
+                f.file_name
+            )));
+        }
+        if !seen.insert(f.file_name.clone()) {
+            return Err(refuse(format!(
+                "it made {:?} twice; one would overwrite the other",
+                f.file_name
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Problems with their file positions, ready to cross threads. `problems` were found by

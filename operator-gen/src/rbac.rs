@@ -9,11 +9,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::api::meta::v1::ObjectMeta;
 use crate::api::rbac::v1::{ClusterRole, PolicyRule, Role};
 
-use crate::diagnostics::Diagnostics;
-use crate::generator::{Facts, Generator};
-use crate::markers::{self, MetaSource, RbacMarker};
+use crate::generator::{Generator, Reads};
+use crate::markers::RbacMarker;
+use crate::model::Api;
 use crate::output::{Artifact, ArtifactKind, document};
-use crate::source::SourceFile;
 use crate::{LocatedError, Options, yaml};
 
 /// The file the roles go to, as controller-gen names it.
@@ -40,28 +39,15 @@ impl Generator for RbacGenerator {
         file_name == ROLE_FILE
     }
 
-    fn collect(&self, file: &SourceFile, diags: &mut Diagnostics) -> Option<Facts> {
-        let (placed, misplaced) = crate::source::item_markers(file, markers::RBAC);
-        let found: Vec<RbacMarker> = placed
-            .into_iter()
-            .flat_map(|attr| markers::parse_rbac(MetaSource::Attr(attr), diags))
-            .collect();
-        for attr in misplaced {
-            diags.push(syn::spanned::Spanned::span(attr), markers::MISPLACED_RBAC);
+    fn reads(&self) -> Reads {
+        Reads {
+            rbac: true,
+            ..Default::default()
         }
-        (!found.is_empty()).then(|| Box::new(found) as Facts)
     }
 
-    fn build(
-        &self,
-        facts: Vec<Facts>,
-        options: &Options,
-    ) -> Result<Vec<Artifact>, Vec<LocatedError>> {
-        let found: Vec<RbacMarker> = facts
-            .into_iter()
-            .filter_map(|f| f.downcast::<Vec<RbacMarker>>().ok())
-            .flat_map(|markers| *markers)
-            .collect();
+    fn build(&self, api: &Api, options: &Options) -> Result<Vec<Artifact>, Vec<LocatedError>> {
+        let found: Vec<RbacMarker> = api.rbac.iter().map(|m| m.value.clone()).collect();
         Ok(render_roles(&build_roles(&found, &options.role_name))
             .into_iter()
             .collect())

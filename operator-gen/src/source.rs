@@ -110,7 +110,7 @@ impl From<proc_macro2::LexError> for ParseError {
 /// Parses a file as `syn::parse_file` does, except that function bodies are left out:
 /// operator-gen reads items and their attributes, never statements, and in an operator's
 /// crate the statements are most of the tokens. They are blanked in the text before lexing
-/// ([`crate::bodies`]) and emptied in the tokens after it. A body's syntax errors are the
+/// (`bodies`) and emptied in the tokens after it. A body's syntax errors are the
 /// compiler's to report. Nesting deeper than [`MAX_NESTING`] is refused before parsing.
 pub fn parse_items(text: &str) -> Result<syn::File, ParseError> {
     let mut content = text.strip_prefix('\u{feff}').unwrap_or(text);

@@ -17,7 +17,7 @@ use crate::api::apiextensions::v1::JSONSchemaProps;
 use crate::pipeline::{located, syntax_errors};
 use crate::schema::SchemaBuilder;
 use crate::source::{self, Index, Input, Skeleton, TypeItem};
-use crate::{Error, LocatedError, Options, Origin, output};
+use crate::{Error, LocatedError, Options, Origin};
 
 /// One type that derives `Schema` or `CustomResource`, and its schema.
 #[derive(Debug, Clone)]
@@ -88,7 +88,7 @@ pub fn type_schemas_of(inputs: &[Input], options: &Options) -> Result<Vec<TypeSc
         let schema = match schema {
             Some(mut schema) if problems.is_empty() => {
                 if let Some(max) = options.max_desc_len {
-                    output::truncate_schema_descriptions(&mut schema, max);
+                    crate::crd::truncate_schema_descriptions(&mut schema, max);
                 }
                 Ok(schema)
             }

@@ -14,14 +14,12 @@ use crate::api::admissionregistration::v1::{
     ValidatingWebhook, ValidatingWebhookConfiguration, WebhookClientConfig,
 };
 use crate::api::meta::v1::ObjectMeta;
-use syn::spanned::Spanned as _;
 
-use crate::diagnostics::Diagnostics;
-use crate::generator::{Facts, Generator};
-use crate::markers::{self, MetaSource, WebhookConfigurationMarker, WebhookMarker, WebhookTarget};
+use crate::generator::{Generator, Reads};
+use crate::markers::{WebhookConfigurationMarker, WebhookMarker, WebhookTarget};
+use crate::model::{Api, Located, Location};
 use crate::output::{Artifact, ArtifactKind, document};
-use crate::source::SourceFile;
-use crate::{LocatedError, Options, Origin, yaml};
+use crate::{LocatedError, Options, yaml};
 
 /// The file the configurations go to, as controller-gen names it.
 pub const MANIFESTS_FILE: &str = "manifests.yaml";
@@ -33,13 +31,6 @@ pub const DEFAULT_VALIDATING_NAME: &str = "validating-webhook-configuration";
 /// The webhook generator: `#[webhook]` markers to `webhook/manifests.yaml`.
 #[derive(Debug)]
 pub struct WebhookGenerator;
-
-/// What one file holds: its markers with where they are.
-#[derive(Debug, Default)]
-struct FileFacts {
-    webhooks: Vec<(WebhookMarker, LocatedError)>,
-    configurations: Vec<(WebhookConfigurationMarker, LocatedError)>,
-}
 
 impl Generator for WebhookGenerator {
     fn name(&self) -> &'static str {
@@ -54,49 +45,19 @@ impl Generator for WebhookGenerator {
         "webhook"
     }
 
-    fn owns(&self, file_name: &str) -> bool {
-        file_name == MANIFESTS_FILE
+    fn owns(&self, path: &str) -> bool {
+        path == MANIFESTS_FILE
     }
 
-    fn collect(&self, file: &SourceFile, diags: &mut Diagnostics) -> Option<Facts> {
-        let at = |span| LocatedError::new(file, span, String::new(), Origin::Source);
-        let mut facts = FileFacts::default();
-        let (webhooks, misplaced) = crate::source::item_markers(file, markers::WEBHOOK);
-        for attr in webhooks {
-            if let Some(m) = markers::parse_webhook(MetaSource::Attr(attr), diags) {
-                facts.webhooks.push((m.value, at(m.span)));
-            }
+    fn reads(&self) -> Reads {
+        Reads {
+            webhooks: true,
+            ..Default::default()
         }
-        let (configurations, misplaced_configurations) =
-            crate::source::item_markers(file, markers::WEBHOOK_CONFIGURATION);
-        for attr in configurations {
-            if let Some(m) = markers::parse_webhook_configuration(MetaSource::Attr(attr), diags) {
-                facts.configurations.push((m.value, at(m.span)));
-            }
-        }
-        for attr in misplaced {
-            diags.push(attr.span(), markers::MISPLACED_WEBHOOK);
-        }
-        for attr in misplaced_configurations {
-            diags.push(attr.span(), markers::MISPLACED_WEBHOOK_CONFIGURATION);
-        }
-        (!facts.webhooks.is_empty() || !facts.configurations.is_empty())
-            .then(|| Box::new(facts) as Facts)
     }
 
-    fn build(
-        &self,
-        facts: Vec<Facts>,
-        _options: &Options,
-    ) -> Result<Vec<Artifact>, Vec<LocatedError>> {
-        let mut all = FileFacts::default();
-        for f in facts {
-            if let Ok(f) = f.downcast::<FileFacts>() {
-                all.webhooks.extend(f.webhooks);
-                all.configurations.extend(f.configurations);
-            }
-        }
-        let configurations = build_configurations(all.webhooks, &all.configurations)?;
+    fn build(&self, api: &Api, _options: &Options) -> Result<Vec<Artifact>, Vec<LocatedError>> {
+        let configurations = build_configurations(&api.webhooks, &api.webhook_configurations)?;
         Ok(render(&configurations).into_iter().collect())
     }
 }
@@ -176,47 +137,38 @@ fn kind_word(mutating: bool) -> &'static str {
 /// Builds both configurations from the markers (with their locations), or says where two
 /// markers contradict each other.
 fn build_configurations(
-    mut webhooks: Vec<(WebhookMarker, LocatedError)>,
-    configurations: &[(WebhookConfigurationMarker, LocatedError)],
+    webhooks: &[Located<WebhookMarker>],
+    configurations: &[Located<WebhookConfigurationMarker>],
 ) -> Result<WebhookConfigurations, Vec<LocatedError>> {
     let mut errors = Vec::new();
-    let mut names: [Option<&(WebhookConfigurationMarker, LocatedError)>; 2] = [None, None];
+    let mut names: [Option<&Located<WebhookConfigurationMarker>>; 2] = [None, None];
     for entry in configurations {
-        let slot = &mut names[usize::from(entry.0.mutating)];
+        let slot = &mut names[usize::from(entry.value.mutating)];
         match slot {
-            Some(first) => errors.push(LocatedError {
-                message: format!(
-                    "a second #[webhook_configuration(mutating = {})]: the {} configuration is already named at {}:{}:{}; keep one",
-                    entry.0.mutating,
-                    kind_word(entry.0.mutating),
-                    first.1.file.display(),
-                    first.1.line,
-                    first.1.column
-                ),
-                ..entry.1.clone()
-            }),
+            Some(first) => errors.push(entry.at.error(format!(
+                "a second #[webhook_configuration(mutating = {})]: the {} configuration is already named at {}; keep one",
+                entry.value.mutating,
+                kind_word(entry.value.mutating),
+                first.at
+            ))),
             None => *slot = Some(entry),
         }
     }
     // Sorted by name, as controller-gen sorts them (byte order).
-    webhooks.sort_by(|a, b| a.0.name.cmp(&b.0.name));
-    let mut seen: std::collections::BTreeMap<(bool, &str), &LocatedError> = Default::default();
-    for (marker, at) in &webhooks {
+    let mut webhooks: Vec<&Located<WebhookMarker>> = webhooks.iter().collect();
+    webhooks.sort_by(|a, b| a.value.name.cmp(&b.value.name));
+    let mut seen: std::collections::BTreeMap<(bool, &str), &Location> = Default::default();
+    for Located { value: marker, at } in webhooks.iter().copied() {
         match seen.entry((marker.mutating, marker.name.as_str())) {
             std::collections::btree_map::Entry::Vacant(slot) => {
                 slot.insert(at);
             }
-            std::collections::btree_map::Entry::Occupied(first) => errors.push(LocatedError {
-                message: format!(
-                    "two {} webhooks are named {:?} (the other is at {}:{}:{}); the API server refuses a configuration whose webhooks share a name",
-                    kind_word(marker.mutating),
-                    marker.name,
-                    first.get().file.display(),
-                    first.get().line,
-                    first.get().column
-                ),
-                ..at.clone()
-            }),
+            std::collections::btree_map::Entry::Occupied(first) => errors.push(at.error(format!(
+                "two {} webhooks are named {:?} (the other is at {}); the API server refuses a configuration whose webhooks share a name",
+                kind_word(marker.mutating),
+                marker.name,
+                first.get()
+            ))),
         }
     }
     if !errors.is_empty() {
@@ -225,20 +177,20 @@ fn build_configurations(
     let name_of = |mutating: bool, default: &str| ObjectMeta {
         name: Some(
             names[usize::from(mutating)]
-                .and_then(|c| c.0.name.clone())
+                .and_then(|c| c.value.name.clone())
                 .unwrap_or_else(|| default.to_string()),
         ),
         ..Default::default()
     };
     let m: Vec<MutatingWebhook> = webhooks
         .iter()
-        .filter(|w| w.0.mutating)
-        .map(|w| mutating(&w.0))
+        .filter(|w| w.value.mutating)
+        .map(|w| mutating(&w.value))
         .collect();
     let v: Vec<ValidatingWebhook> = webhooks
         .iter()
-        .filter(|w| !w.0.mutating)
-        .map(|w| validating(&w.0))
+        .filter(|w| !w.value.mutating)
+        .map(|w| validating(&w.value))
         .collect();
     Ok(WebhookConfigurations {
         mutating: (!m.is_empty()).then(|| MutatingWebhookConfiguration {

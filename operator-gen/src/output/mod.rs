@@ -1,18 +1,17 @@
-//! Stage five: typed objects become YAML artifacts. Where the artifacts go (a directory,
-//! a check against what is on disk, or memory) is the [`sink`]'s business.
+//! Stage five: typed objects become YAML artifacts (and the CRD generator, whose files are
+//! its CRDs rendered). Where the artifacts go (a directory, a check against what is on
+//! disk, or memory) is the [`sink`](crate::sink)'s business; its functions are re-exported
+//! here.
 
-mod sink;
-
-pub use sink::{Drift, Layout, check, recover, write_all};
+pub use crate::sink::{Drift, Layout, check, recover, write_all};
 
 use crate::api::Resource;
-use crate::api::apiextensions::v1::{
-    CustomResourceDefinition, JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
-};
+use crate::api::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
 
+use crate::generator::{Generator, Reads};
 use crate::yaml::Node;
-use crate::{Generated, docs, yaml};
+use crate::{Generated, Options, yaml};
 
 /// One generated file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,6 +49,42 @@ pub(crate) fn document<T: serde::Serialize + Resource>(obj: &T) -> Node {
     yaml::to_node(obj)
 }
 
+/// The CRD generator: root kinds to `crd/bases/<group>_<plural>.yaml`, each CRD rendered on
+/// the thread that built it.
+#[derive(Debug)]
+pub struct CrdGenerator;
+
+impl Generator for CrdGenerator {
+    fn name(&self) -> &'static str {
+        "crd"
+    }
+
+    fn help(&self) -> &'static str {
+        "CustomResourceDefinitions from #[resource] kinds, into crd/bases/<group>_<plural>.yaml"
+    }
+
+    fn dir(&self) -> &'static str {
+        "crd/bases"
+    }
+
+    /// `crd/bases` holds only generated files (kubebuilder's `kustomization.yaml` is one
+    /// level up), so every YAML file directly in it is this generator's.
+    fn owns(&self, path: &str) -> bool {
+        path.ends_with(".yaml") && !path.contains('/')
+    }
+
+    fn reads(&self) -> Reads {
+        Reads {
+            each_crd: true,
+            ..Default::default()
+        }
+    }
+
+    fn crd_files(&self, crd: &CustomResourceDefinition, _options: &Options) -> Vec<Artifact> {
+        vec![crd_artifact(crd)]
+    }
+}
+
 /// The file name of a CRD: `<group>_<plural>.yaml`.
 pub fn crd_file_name(crd: &CustomResourceDefinition) -> String {
     format!("{}_{}.yaml", crd.spec.group, crd.spec.names.plural)
@@ -70,15 +105,31 @@ pub fn crd_artifact(crd: &CustomResourceDefinition) -> Artifact {
 }
 
 impl Generated {
-    /// All files, in a fixed order: CRDs by file name, then the other generators' files
-    /// in registration order.
+    /// All files, in a fixed order: generators in registration order, CRDs by file name.
     pub fn artifacts(&self) -> Vec<Artifact> {
-        // Rendering is independent per CRD: large APIs use every core.
-        let mut files = parallel_map(&self.crds, crd_artifact);
-        files.sort_by(|a, b| a.file_name.cmp(&b.file_name));
-        files.extend(self.files.iter().cloned());
-        files
+        self.files.clone()
     }
+}
+
+/// Why `path` cannot be a generator's file name, if it cannot: it must be a relative path
+/// of plain names (`crd/x.yaml` under a generator's directory), none of them hidden (the
+/// sink's staging and backup files are hidden) or `.`/`..`.
+pub fn path_problem(path: &str) -> Option<&'static str> {
+    if path.is_empty() {
+        return Some("is empty");
+    }
+    if path.starts_with('/') || path.contains('\\') {
+        return Some("is not a relative path with `/` between its parts");
+    }
+    for part in path.split('/') {
+        if part.is_empty() {
+            return Some("has an empty part (`//` or a trailing `/`)");
+        }
+        if part.starts_with('.') {
+            return Some("has a part that starts with `.` (hidden, `.` or `..`)");
+        }
+    }
+    None
 }
 
 /// `f` over `items` on up to `available_parallelism` threads, results in the order of `items`.
@@ -113,44 +164,4 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -
             })
             .collect()
     })
-}
-
-/// Applies `max_desc_len` to every description of a CRD's schemas.
-pub fn truncate_descriptions(crd: &mut CustomResourceDefinition, max: usize) {
-    for v in &mut crd.spec.versions {
-        if let Some(schema) = v
-            .schema
-            .as_mut()
-            .and_then(|s| s.open_api_v3_schema.as_mut())
-        {
-            truncate_schema_descriptions(schema, max);
-        }
-    }
-}
-
-/// Applies `max_desc_len` to every description of one schema and the schemas inside it.
-pub fn truncate_schema_descriptions(schema: &mut JSONSchemaProps, max: usize) {
-    fn walk(s: &mut JSONSchemaProps, max: usize) {
-        s.description = s.description.take().and_then(|d| docs::truncate(&d, max));
-        for p in s.properties.iter_mut().flat_map(|m| m.values_mut()) {
-            walk(p, max);
-        }
-        match &mut s.items {
-            Some(JSONSchemaPropsOrArray::Schema(i)) => walk(i, max),
-            Some(JSONSchemaPropsOrArray::Schemas(list)) => {
-                list.iter_mut().for_each(|i| walk(i, max))
-            }
-            None => {}
-        }
-        if let Some(JSONSchemaPropsOrBool::Schema(a)) = &mut s.additional_properties {
-            walk(a, max);
-        }
-        for list in [&mut s.all_of, &mut s.any_of, &mut s.one_of]
-            .into_iter()
-            .flatten()
-        {
-            list.iter_mut().for_each(|i| walk(i, max));
-        }
-    }
-    walk(schema, max);
 }

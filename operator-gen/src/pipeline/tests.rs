@@ -22,11 +22,10 @@ fn input(name: &str, text: &str) -> Input {
 fn outcome(inputs: &[Input], options: &Options, threads: usize) -> String {
     match run_on(
         inputs,
-        &Run::new(options, &ArtifactKind::all()),
+        &Run::new(options, &ArtifactKind::all(), true),
         threads,
-        &|crd| crd,
     ) {
-        Ok((crds, files)) => format!("{crds:?}\n{files:?}"),
+        Ok(Made { crds, files }) => format!("{crds:?}\n{files:?}"),
         Err(e) => e.to_string(),
     }
 }
@@ -115,7 +114,18 @@ fn crds_come_out_sorted_by_group_and_kind_whoever_built_them() {
         .collect();
     same_on_any_number_of_threads(&inputs, &Options::default());
     let all = ArtifactKind::all();
-    let (crds, _) = run_on(&inputs, &Run::new(&Options::default(), &all), 2, &|crd| crd).unwrap();
+    let Made { crds, files } =
+        run_on(&inputs, &Run::new(&Options::default(), &all, true), 2).unwrap();
+    let names: Vec<&str> = files.iter().map(|f| f.file_name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "x.example.com_alphas.yaml",
+            "x.example.com_bravoes.yaml",
+            "x.example.com_charlies.yaml",
+            "x.example.com_deltas.yaml"
+        ]
+    );
     let kinds: Vec<&str> = crds.iter().map(|c| c.spec.names.kind.as_str()).collect();
     assert_eq!(kinds, ["Alpha", "Bravo", "Charlie", "Delta"]);
 }

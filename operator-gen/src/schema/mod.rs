@@ -89,6 +89,11 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
         }
     }
 
+    /// The options it builds with.
+    pub fn options(&self) -> &'i Options {
+        self.options
+    }
+
     fn error(&mut self, file: &'a SourceFile, span: Span, message: impl Into<String>) {
         self.file_problems
             .push((file, span, message.into(), Origin::Source));

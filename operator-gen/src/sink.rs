@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::{Artifact, ArtifactKind, parallel_map};
+use crate::output::{Artifact, ArtifactKind, parallel_map};
 
 const JOURNAL: &str = ".operator-gen.journal";
 const STAGED: &str = ".operator-gen.tmp";
@@ -127,24 +127,70 @@ impl std::fmt::Display for Drift {
     }
 }
 
-/// The files of the generators in `ran` that `artifacts` no longer produces, sorted.
+/// The files of the generators in `ran` that `artifacts` no longer produces, sorted: the
+/// files under each generator's directory, in subdirectories too, that it
+/// [owns](ArtifactKind::owns). Hidden entries (the sink's own staging and backup files) and
+/// symbolic links to directories are not entered.
 fn stale_files(artifacts: &[&Artifact], layout: &Layout, ran: &[ArtifactKind]) -> Vec<PathBuf> {
+    fn walk(
+        dir: &Path,
+        rel: &str,
+        kind: ArtifactKind,
+        produced: &BTreeSet<PathBuf>,
+        out: &mut Vec<PathBuf>,
+    ) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            if name.starts_with('.') {
+                continue;
+            }
+            let path = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => walk(&entry.path(), &path, kind, produced, out),
+                Ok(_) if kind.owns(&path) && !produced.contains(&entry.path()) => {
+                    out.push(entry.path())
+                }
+                _ => {}
+            }
+        }
+    }
     let produced: BTreeSet<PathBuf> = artifacts.iter().map(|a| layout.path_of(a)).collect();
     let mut stale = Vec::new();
     for &kind in ran {
-        let Ok(entries) = std::fs::read_dir(layout.dir(kind)) else {
-            continue;
-        };
-        stale.extend(
-            entries
-                .filter_map(Result::ok)
-                .filter(|e| e.file_name().to_str().is_some_and(|n| kind.owns(n)))
-                .map(|e| e.path())
-                .filter(|p| !produced.contains(p)),
-        );
+        walk(&layout.dir(kind), "", kind, &produced, &mut stale);
     }
     stale.sort();
+    stale.dedup();
     stale
+}
+
+/// Removes the directories under a generator's directory that pruning left empty, from
+/// the pruned files up (never the generator's directory itself, nor a directory that holds
+/// anything else).
+fn remove_emptied_dirs(pruned: &[&Step], layout: &Layout, ran: &[ArtifactKind]) {
+    let tops: Vec<PathBuf> = ran.iter().map(|k| layout.dir(*k)).collect();
+    for step in pruned {
+        let mut dir = step.target.parent();
+        while let Some(d) = dir {
+            if tops.iter().any(|t| t == d) || !tops.iter().any(|t| d.starts_with(t)) {
+                break;
+            }
+            // Fails, and stops here, when the directory is not empty.
+            if std::fs::remove_dir(d).is_err() {
+                break;
+            }
+            dir = d.parent();
+        }
+    }
 }
 
 /// The artifacts of the generators in `ran`.
@@ -352,7 +398,22 @@ fn write_interrupted(
 ) -> io::Result<Vec<PathBuf>> {
     recover(layout)?;
     let artifacts = of_generators(artifacts, ran);
-    let dirs: BTreeSet<PathBuf> = artifacts.iter().map(|a| layout.dir(a.kind)).collect();
+    for a in &artifacts {
+        if let Some(problem) = crate::output::path_problem(&a.file_name) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "the generator `{}` made a file named {:?}, which {problem}; nothing was written",
+                    a.kind.name(),
+                    a.file_name
+                ),
+            ));
+        }
+    }
+    let dirs: BTreeSet<PathBuf> = artifacts
+        .iter()
+        .filter_map(|a| layout.path_of(a).parent().map(Path::to_path_buf))
+        .collect();
     for dir in &dirs {
         std::fs::create_dir_all(dir).map_err(at(dir, "create the directory"))?;
     }
@@ -443,6 +504,8 @@ fn write_interrupted(
     for step in &steps {
         step.forget()?;
     }
+    let pruned: Vec<&Step> = steps.iter().filter(|s| !s.replace).collect();
+    remove_emptied_dirs(&pruned, layout, ran);
     let mut changed: Vec<PathBuf> = steps.into_iter().map(|s| s.target).collect();
     changed.sort();
     Ok(changed)

@@ -214,3 +214,75 @@ fn an_output_root_that_is_a_file_is_named_as_such() {
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "a file\n");
 }
+
+/// A generator whose files are a tree (see tests/generators.rs for one that builds them).
+struct Tree;
+
+impl crate::Generator for Tree {
+    fn name(&self) -> &'static str {
+        "tree"
+    }
+    fn help(&self) -> &'static str {
+        "files in subdirectories"
+    }
+    fn dir(&self) -> &'static str {
+        "tree"
+    }
+    fn owns(&self, path: &str) -> bool {
+        path.ends_with(".txt")
+    }
+    fn reads(&self) -> crate::Reads {
+        crate::Reads::default()
+    }
+}
+
+static TREE: Tree = Tree;
+
+#[test]
+fn a_tree_of_files_is_written_pruned_and_recovered_as_one() {
+    let kind = ArtifactKind::of(&TREE);
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "tree/a/old.txt", "old\n");
+    write(dir.path(), "tree/a/b/gone.txt", "gone\n");
+    write(dir.path(), "tree/a/b/notes.md", "hand-written\n");
+    write(dir.path(), "tree/c/d/gone.txt", "gone\n");
+    let layout = Layout::kubebuilder(dir.path());
+    let before = tree(dir.path());
+    let set = vec![
+        artifact(kind, "a/old.txt", "new\n"),
+        artifact(kind, "x/y/z.txt", "created\n"),
+    ];
+    // replace a/old, create x/y/z, prune a/b/gone and c/d/gone
+    for n in 0..4 {
+        write_interrupted(&set, &layout, &[kind], Some(Interrupt::KillBefore(n))).unwrap();
+        recover(&layout).unwrap();
+        assert_eq!(
+            tree(dir.path()),
+            before,
+            "killed before step {n}, recovered"
+        );
+    }
+    let changed = write_all(&set, &layout, &[kind]).unwrap();
+    assert_eq!(changed.len(), 4, "{changed:?}");
+    assert_eq!(
+        tree(dir.path()),
+        [
+            (
+                "tree/a/b/notes.md".to_string(),
+                "hand-written\n".to_string()
+            ),
+            ("tree/a/old.txt".into(), "new\n".into()),
+            ("tree/x/y/z.txt".into(), "created\n".into()),
+        ]
+    );
+    assert!(
+        !dir.path().join("tree/c").exists(),
+        "emptied directories go"
+    );
+    assert!(check(&set, &layout, &[kind]).is_empty());
+
+    let escaping = [artifact(kind, "../crd/bases/x.txt", "")];
+    let err = write_all(&escaping, &layout, &[kind]).unwrap_err();
+    assert!(err.to_string().contains("\"../crd/bases/x.txt\""), "{err}");
+    assert!(!dir.path().join("crd").exists());
+}
