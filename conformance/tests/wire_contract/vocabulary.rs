@@ -1,7 +1,8 @@
 //! Random kinds over the Rust type vocabulary whose wire format is not Go's: every integer
 //! width, `NonZero*`, `char`, fixed arrays, bytes, `Option` behind a `Box`, `Option`s in
-//! lists and maps, a field serialised `with` a module (described by markers), a type
-//! converted through a `String`, Kubernetes types. Each case is written twice from one
+//! lists and maps, maps keyed by an enum, a `char` or a converted type, a field serialised
+//! `with` a module (described by markers), a type converted through a `String`, Kubernetes
+//! types. Each case is written twice from one
 //! model: the source operator-gen reads (with the derives and markers) and the source the
 //! case crate compiles (plain serde derives), so serde itself says what the type reads.
 //!
@@ -48,6 +49,8 @@ pub enum Ty {
     MapOpt(Box<Ty>),
     /// `BTreeMap<String, T>`.
     Map(Box<Ty>),
+    /// A map whose keys are not any string: `BTreeMap<K, T>`.
+    KeyedMap(Key, Box<Ty>),
     /// A struct of the case, by index.
     Struct(usize),
     /// `u32` written `with` a module as a decimal string; markers say so.
@@ -64,6 +67,44 @@ pub enum Ty {
     Duration,
     /// `std::time::Duration`: `{"secs": .., "nanos": ..}`.
     StdDuration,
+}
+
+/// Map keys that do not read every string.
+#[derive(Debug, Clone, Copy)]
+pub enum Key {
+    /// `Color`, a unit enum (one variant renamed).
+    Color,
+    /// `char`.
+    Char,
+    /// `Listen`, converted through a `String` that must be a port.
+    Listen,
+}
+
+impl Key {
+    fn rust(self) -> &'static str {
+        match self {
+            Key::Color => "Color",
+            Key::Char => "char",
+            Key::Listen => "Listen",
+        }
+    }
+
+    fn valid(self) -> &'static str {
+        match self {
+            Key::Color => "dark-blue",
+            Key::Char => "c",
+            Key::Listen => "8080",
+        }
+    }
+
+    /// Keys to probe: some read, some do not.
+    fn probes(self) -> &'static [&'static str] {
+        match self {
+            Key::Color => &["Red", "Green", "DarkBlue", "red", ""],
+            Key::Char => &["a", "é", "😀", "ab", ""],
+            Key::Listen => &["0", "65535", "65536", "x", ""],
+        }
+    }
 }
 
 pub struct StructDef {
@@ -134,6 +175,12 @@ impl Case {
             13 if field => Ty::BoxOpt(Box::new(leaf(rng))),
             14 if nested => Ty::VecOpt(Box::new(leaf(rng))),
             15 if nested => Ty::MapOpt(Box::new(leaf(rng))),
+            // As a field only (it carries the bound the rule on its keys needs), so never
+            // inside a list.
+            16 if nested && field && rng.below(3) == 0 => {
+                let key = [Key::Color, Key::Char, Key::Listen][rng.below(3) as usize];
+                Ty::KeyedMap(key, Box::new(leaf(rng)))
+            }
             16 if nested => Ty::Map(Box::new(leaf(rng))),
             17 if nested => Ty::Struct(self.draw_struct(rng, depth + 1)),
             18 if field => Ty::AsString,
@@ -166,6 +213,7 @@ impl Case {
             Ty::VecOpt(t) => format!("Vec<Option<{}>>", self.rust_type(t)),
             Ty::MapOpt(t) => format!("BTreeMap<String, Option<{}>>", self.rust_type(t)),
             Ty::Map(t) => format!("BTreeMap<String, {}>", self.rust_type(t)),
+            Ty::KeyedMap(k, t) => format!("BTreeMap<{}, {}>", k.rust(), self.rust_type(t)),
             Ty::Struct(id) => self.structs[*id].name.clone(),
             Ty::AsString => "u32".into(),
             Ty::Converted => "Listen".into(),
@@ -207,6 +255,9 @@ impl Case {
                         );
                     }
                 }
+                if markers && matches!(ty, Ty::KeyedMap(..)) {
+                    let _ = writeln!(s, "    #[validation(max_properties = 8)]");
+                }
                 let _ = writeln!(s, "    pub {rust}: {},", self.rust_type(ty));
             }
             let _ = writeln!(s, "}}\n");
@@ -226,6 +277,7 @@ impl Case {
             Ty::Bytes => json!([0, 255]),
             Ty::Opt(t) | Ty::BoxOpt(t) => self.valid(t),
             Ty::Map(t) | Ty::MapOpt(t) => json!({ "k": self.valid(t) }),
+            Ty::KeyedMap(k, t) => json!({ k.valid(): self.valid(t) }),
             Ty::Struct(id) => self.valid_struct(*id),
             Ty::AsString => json!("42"),
             Ty::Converted => json!("8080"),
@@ -331,6 +383,15 @@ impl Case {
                 put(json!({}));
                 put(json!([]));
                 path.push(Step::Key("k".into()));
+                self.edits(t, path, out);
+                path.pop();
+            }
+            Ty::KeyedMap(k, t) => {
+                put(json!({}));
+                for key in k.probes() {
+                    put(json!({ *key: self.valid(t) }));
+                }
+                path.push(Step::Key(k.valid().into()));
                 self.edits(t, path, out);
                 path.pop();
             }
@@ -512,6 +573,7 @@ fn tag(ty: &Ty) -> String {
         Ty::VecOpt(t) => format!("vecopt{}", tag(t)),
         Ty::MapOpt(t) => format!("mapopt{}", tag(t)),
         Ty::Map(t) => format!("map{}", tag(t)),
+        Ty::KeyedMap(k, t) => format!("map{}{}", k.rust().to_ascii_lowercase(), tag(t)),
         Ty::Struct(id) => format!("part{id}"),
         Ty::AsString => "asstring".into(),
         Ty::Converted => "listen".into(),
@@ -542,7 +604,7 @@ pub fn prelude(markers: bool) -> String {
         &r#"
 /// A port written and read as a decimal string; the conversion refuses what is no port, so
 /// the markers say what a port looks like.
-#[derive(Serialize, Deserialize, Clone)]
+#[derive(Serialize, Deserialize, Clone, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(into = "String", try_from = "String")]
 MARKERS
 pub struct Listen { pub port: u16 }
@@ -551,6 +613,10 @@ impl TryFrom<String> for Listen {
     type Error = std::num::ParseIntError;
     fn try_from(s: String) -> Result<Self, Self::Error> { Ok(Listen { port: s.parse()? }) }
 }
+
+/// Map keys from a unit enum.
+DERIVE
+pub enum Color { Red, Green, #[serde(rename = "dark-blue")] DarkBlue }
 
 /// u32 as a decimal string.
 pub mod as_string {
@@ -563,7 +629,15 @@ pub mod as_string {
     }
 }
 "#
-        .replace("MARKERS", listen_markers),
+        .replace("MARKERS", listen_markers)
+        .replace(
+            "DERIVE",
+            if markers {
+                "#[derive(Schema, Serialize, Deserialize, Clone, PartialEq, Eq, PartialOrd, Ord)]"
+            } else {
+                "#[derive(Serialize, Deserialize, Clone, PartialEq, Eq, PartialOrd, Ord)]"
+            },
+        ),
     );
     s
 }

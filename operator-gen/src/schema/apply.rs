@@ -206,6 +206,15 @@ impl<'a> SchemaBuilder<'a, '_> {
                 ),
             );
         }
+        if let Some(rule) = unbounded_key_rule(schema) {
+            self.error(
+                file,
+                site,
+                format!(
+                    "the keys of this map read only some strings, so operator-gen holds them to that with the CEL rule `{rule}`; the API server refuses such a rule on a map without `maxProperties` (its estimated cost is over the budget), so bound the map: #[validation(max_properties = N)] on the field, or #[validation(items(max_properties = N))] for the maps of a list; or use String keys"
+                ),
+            );
+        }
         let list_type = markers.schema.iter().find_map(|p| match &p.value {
             SchemaProp::ListType(t) => Some((t.as_str(), p.span)),
             _ => None,
@@ -220,6 +229,28 @@ impl<'a> SchemaBuilder<'a, '_> {
                 .map_or(span, |p| p.span);
             self.error(file, span, problem);
         }
+    }
+}
+
+/// The first key rule (see `types::key_rule`) on a map without `maxProperties` in this
+/// schema, its list items or its map values (not in its properties: each field is checked
+/// where it is declared).
+fn unbounded_key_rule(schema: &JSONSchemaProps) -> Option<&str> {
+    if let Some(JSONSchemaPropsOrBool::Schema(values)) = &schema.additional_properties {
+        if schema.max_properties.is_none()
+            && let Some(rule) = schema
+                .x_kubernetes_validations
+                .iter()
+                .flatten()
+                .find(|r| super::types::is_key_rule(r))
+        {
+            return Some(&rule.rule);
+        }
+        return unbounded_key_rule(values);
+    }
+    match &schema.items {
+        Some(JSONSchemaPropsOrArray::Schema(items)) => unbounded_key_rule(items),
+        _ => None,
     }
 }
 
@@ -493,6 +524,24 @@ fn apply_validation(schema: &mut JSONSchemaProps, v: &Spanned<Validation>) -> Re
         Validation::Cel(rule) => push_rule(schema, rule),
     }
     Ok(())
+}
+
+/// `text` as a single-quoted CEL string literal.
+pub(super) fn cel_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('\'');
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// A property name as CEL in the API server spells it: names that are not identifiers, or

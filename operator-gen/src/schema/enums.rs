@@ -224,9 +224,9 @@ impl<'a> SchemaBuilder<'a, '_> {
             }
             rules.push(CelRule {
                 rule: format!(
-                    "self.{} != '{}' || ({})",
+                    "self.{} != {} || ({})",
                     cel_field(tag),
-                    json_name.replace('\\', "\\\\").replace('\'', "\\'"),
+                    super::apply::cel_string(json_name),
                     checks.join(" && ")
                 ),
                 message: Some(format!(

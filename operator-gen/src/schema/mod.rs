@@ -664,6 +664,92 @@ mod tests {
         assert!(spec["rollout"]["properties"]["rollingUpdate"].is_object());
     }
 
+    /// A map's keys are held to what the key type reads; what CEL cannot check is refused.
+    #[test]
+    fn map_keys_are_held_to_what_the_key_type_reads() {
+        let generated = generate(
+            r#"
+            use std::collections::{BTreeMap, HashMap};
+            #[derive(CustomResource)]
+            #[resource(group = "test.example.com", version = "v1")]
+            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
+            #[derive(Schema)]
+            pub enum Color { Red, #[serde(rename = "it's")] Quote, #[serde(skip)] Hidden }
+            #[derive(Schema)]
+            #[validation(pattern = "^[a-z]+$", min_length = 2)]
+            pub struct Name(String);
+            #[derive(Schema)]
+            pub struct ThingSpec {
+                #[validation(max_properties = 2)]
+                pub by_color: BTreeMap<Color, String>,
+                #[validation(max_properties = 8)]
+                pub by_char: HashMap<char, i32>,
+                #[validation(max_properties = 8)]
+                pub by_name: BTreeMap<Name, BTreeMap<String, i32>>,
+            }
+            "#,
+        )
+        .unwrap();
+        let spec = spec_properties(&generated);
+        let rule = |field: &str| spec[field]["x-kubernetes-validations"].clone();
+        assert_eq!(
+            rule("by_color"),
+            serde_json::json!([{
+                "rule": "self.all(k, k in ['Red', 'it\\'s'])",
+                "message": "keys must be one of Red, it's"
+            }])
+        );
+        assert_eq!(rule("by_char")[0]["rule"], "self.all(k, size(k) == 1)");
+        assert_eq!(
+            rule("by_name")[0]["rule"],
+            "self.all(k, size(k) >= 2 && k.matches('^[a-z]+$'))"
+        );
+        assert!(
+            spec["by_name"]["additionalProperties"]
+                .get("x-kubernetes-validations")
+                .is_none(),
+            "String keys take any string"
+        );
+
+        let err = generate(
+            r#"
+            use std::collections::BTreeMap;
+            use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+            #[derive(CustomResource)]
+            #[resource(group = "test.example.com", version = "v1")]
+            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
+            #[derive(Schema)]
+            pub struct ThingSpec { pub at: BTreeMap<Time, String> }
+            "#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("the keys of this map have the format `date-time`"),
+            "{err}"
+        );
+
+        // Without a bound, the API server would refuse the rule: refused here, at the field.
+        let err = generate(
+            r#"
+            #[derive(CustomResource)]
+            #[resource(group = "test.example.com", version = "v1")]
+            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
+            #[derive(Schema)]
+            pub struct ThingSpec {
+                #[validation(max_items = 2)]
+                pub lists: Vec<std::collections::BTreeMap<char, String>>,
+            }
+            "#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("src/lib.rs:8:28: error: the keys of this map read only some strings, so operator-gen holds them to that with the CEL rule `self.all(k, size(k) == 1)`; the API server refuses such a rule on a map without `maxProperties`"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn cel_names_are_escaped_as_the_api_server_expects() {
         assert_eq!(cel_field("cron"), "cron");

@@ -7,8 +7,10 @@ use crate::api::apiextensions::v1::{
 };
 use syn::spanned::Spanned as _;
 
+use super::apply::{cel_string, push_rule};
 use super::{SchemaBuilder, Site, WRAPPERS};
 use crate::known_types;
+use crate::markers::CelRule;
 use crate::source::Resolved;
 
 impl<'a> SchemaBuilder<'a, '_> {
@@ -258,12 +260,23 @@ impl<'a> SchemaBuilder<'a, '_> {
                     );
                     return None;
                 }
+                let keys = match key_rule(&key_schema) {
+                    Ok(rule) => rule,
+                    Err(why) => {
+                        self.error(site.file, key.span(), why);
+                        return None;
+                    }
+                };
                 let value = self.element_schema(site, value)?;
-                Some(JSONSchemaProps {
+                let mut map = JSONSchemaProps {
                     type_: Some("object".into()),
                     additional_properties: Some(JSONSchemaPropsOrBool::Schema(Box::new(value))),
                     ..Default::default()
-                })
+                };
+                if let Some(rule) = keys {
+                    push_rule(&mut map, &rule);
+                }
+                Some(map)
             }
             // std's Duration is `{"secs": u64, "nanos": u32}` to serde (kube::core::Duration
             // is Go's "1h30m" form). serde carries nanos of a second or more into secs; the
@@ -335,6 +348,82 @@ impl<'a> SchemaBuilder<'a, '_> {
             }
         }
     }
+}
+
+/// The CEL rule that holds a map's keys to what its key type reads (an enum's names, one
+/// character, a newtype's pattern or lengths), or `None` for any string. A structural
+/// schema cannot constrain a map's keys (there is no `propertyNames`), so without the rule
+/// the API server would admit a key the operator cannot read, and one such object fails
+/// every typed list of the kind. What CEL cannot check of a key (a format, a key type's
+/// own rules) is an error.
+fn key_rule(key: &JSONSchemaProps) -> Result<Option<CelRule>, String> {
+    if let Some(format) = &key.format {
+        return Err(format!(
+            "the keys of this map have the format `{format}`, which the API server cannot check on a map's keys (a structural schema has no `propertyNames`), so it would admit keys the operator cannot read; use String keys"
+        ));
+    }
+    if key.x_kubernetes_validations.is_some() {
+        return Err("the key type of this map has CEL rules of its own, which the API server cannot apply to a map's keys, so it would admit keys the operator cannot read; use String keys, or put the rules on the map (`self.all(k, ...)`)".into());
+    }
+    let mut checks = Vec::new();
+    let mut says = Vec::new();
+    if let Some(values) = &key.enum_ {
+        let names: Vec<&str> = values.iter().filter_map(|v| v.0.as_str()).collect();
+        checks.push(format!(
+            "k in [{}]",
+            names
+                .iter()
+                .map(|n| cel_string(n))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        says.push(format!("be one of {}", names.join(", ")));
+    }
+    match (key.min_length, key.max_length) {
+        (Some(min), Some(max)) if min == max => {
+            checks.push(format!("size(k) == {min}"));
+            says.push(if min == 1 {
+                "be one character".to_string()
+            } else {
+                format!("be {min} characters long")
+            });
+        }
+        (min, max) => {
+            if let Some(min) = min {
+                checks.push(format!("size(k) >= {min}"));
+                says.push(format!("have at least {min} characters"));
+            }
+            if let Some(max) = max {
+                checks.push(format!("size(k) <= {max}"));
+                says.push(format!("have at most {max} characters"));
+            }
+        }
+    }
+    if let Some(pattern) = &key.pattern {
+        checks.push(format!("k.matches({})", cel_string(pattern)));
+        says.push(format!("match {pattern}"));
+    }
+    if checks.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(CelRule {
+        rule: format!("{KEY_RULE}{})", checks.join(" && ")),
+        message: Some(format!("{KEY_MESSAGE}{}", says.join(" and "))),
+        ..Default::default()
+    }))
+}
+
+/// How a key rule begins, and its message.
+const KEY_RULE: &str = "self.all(k, ";
+const KEY_MESSAGE: &str = "keys must ";
+
+/// Whether `rule` is one [`key_rule`] wrote.
+pub(super) fn is_key_rule(rule: &crate::api::apiextensions::v1::ValidationRule) -> bool {
+    rule.rule.starts_with(KEY_RULE)
+        && rule
+            .message
+            .as_deref()
+            .is_some_and(|m| m.starts_with(KEY_MESSAGE))
 }
 
 /// A Rust integer type: its name's bits and whether it is signed.
