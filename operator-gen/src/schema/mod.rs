@@ -345,6 +345,8 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
         let mut required = Vec::new();
         // Optional immutable fields, in field order: once set, they may not be unset.
         let mut once_set = Vec::new();
+        // A flattened map of any JSON takes the fields no other field names.
+        let mut preserve_unknown = false;
         let mut ok = true;
         for (field, attrs) in fields.iter().zip(serde) {
             let Some(ident) = &field.ident else { continue };
@@ -386,11 +388,15 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                         if inner.type_.as_deref() == Some("object")
                             && inner.additional_properties.is_none()
                             && inner.x_kubernetes_preserve_unknown_fields.is_none() => {}
+                    // A map of any JSON (`HashMap<String, serde_json::Value>`,
+                    // `serde_json::Map`, `Value` itself) takes every field the struct does not
+                    // name: the API server keeps those fields as they are.
+                    Some(inner) if takes_any_field(&inner) => preserve_unknown = true,
                     Some(_) => {
                         self.error(
                             site.file,
                             field.ty.span(),
-                            "#[serde(flatten)] is supported for structs with named fields; a flattened map has no structural schema",
+                            "#[serde(flatten)] of this type has no structural schema: a flattened struct's fields join this struct's, and a flattened map must hold any JSON (`HashMap<String, serde_json::Value>`, whose fields the API server then keeps unchecked); a map of typed values would need the API server to check fields it does not know",
                         );
                         ok = false;
                     }
@@ -495,6 +501,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             type_: Some("object".into()),
             properties: (!properties.is_empty()).then_some(properties),
             required: (!required.is_empty()).then_some(required),
+            x_kubernetes_preserve_unknown_fields: preserve_unknown.then_some(true),
             ..Default::default()
         };
         // `self == oldSelf` on the field cannot see a field that is removed, so the parent
@@ -511,6 +518,29 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             );
         }
         Some(schema)
+    }
+}
+
+/// Whether a flattened value of this schema reads every field a struct does not name, as
+/// any JSON: `serde_json::Value`, `serde_json::Map`, or a map of `Value`s.
+fn takes_any_field(schema: &JSONSchemaProps) -> bool {
+    let any_json = |s: &JSONSchemaProps| {
+        s.x_kubernetes_preserve_unknown_fields == Some(true)
+            && s.properties.is_none()
+            && s.additional_properties.is_none()
+            && matches!(s.type_.as_deref(), None | Some("object"))
+    };
+    if any_json(schema) {
+        return true;
+    }
+    match &schema.additional_properties {
+        Some(crate::api::apiextensions::v1::JSONSchemaPropsOrBool::Schema(values)) => {
+            schema.type_.as_deref() == Some("object")
+                && schema.properties.is_none()
+                && values.type_.is_none()
+                && any_json(values)
+        }
+        _ => false,
     }
 }
 
@@ -662,6 +692,59 @@ mod tests {
             serde_json::json!(["kind", "name"])
         );
         assert!(spec["rollout"]["properties"]["rollingUpdate"].is_object());
+    }
+
+    /// A flattened map of any JSON takes the fields the struct does not name; a flattened
+    /// map of typed values is refused.
+    #[test]
+    fn a_flattened_map_of_any_json_keeps_unknown_fields() {
+        let generated = generate(
+            r#"
+            #[derive(CustomResource)]
+            #[resource(group = "test.example.com", version = "v1")]
+            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
+            #[derive(Schema)]
+            pub struct ThingSpec {
+                pub size: i32,
+                pub inner: Inner,
+                #[serde(flatten)]
+                pub extra: std::collections::HashMap<String, serde_json::Value>,
+            }
+            #[derive(Schema)]
+            pub struct Inner { #[serde(flatten)] pub rest: serde_json::Map<String, serde_json::Value> }
+            "#,
+        )
+        .unwrap();
+        let spec = &crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+            ["properties"]["spec"];
+        assert_eq!(spec["x-kubernetes-preserve-unknown-fields"], true);
+        assert_eq!(spec["required"], serde_json::json!(["inner", "size"]));
+        assert!(spec["properties"].get("extra").is_none());
+        assert_eq!(
+            spec["properties"]["inner"],
+            serde_json::json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})
+        );
+
+        let err = generate(
+            r#"
+            #[derive(CustomResource)]
+            #[resource(group = "test.example.com", version = "v1")]
+            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
+            #[derive(Schema)]
+            pub struct ThingSpec {
+                #[serde(flatten)]
+                pub labels: std::collections::BTreeMap<String, String>,
+            }
+            "#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains(
+                "src/lib.rs:8:29: error: #[serde(flatten)] of this type has no structural schema"
+            ),
+            "{err}"
+        );
     }
 
     /// A map's keys are held to what the key type reads; what CEL cannot check is refused.

@@ -307,6 +307,14 @@ impl<'a> SchemaBuilder<'a, '_> {
                     ..Default::default()
                 })
             }
+            // serde_json's map of any JSON: an object whose fields the API server keeps.
+            ("Map", [_, _]) if full_path.first().is_some_and(|p| p == "serde_json") => {
+                Some(JSONSchemaProps {
+                    type_: Some("object".into()),
+                    x_kubernetes_preserve_unknown_fields: Some(true),
+                    ..Default::default()
+                })
+            }
             ("Value", [])
                 if full_path.first().is_some_and(|p| p == "serde_json") || full_path.len() == 1 =>
             {
