@@ -437,6 +437,13 @@ pub fn summarize(file: &SourceFile) -> FileSummary {
                 collect_use(module, &p.tree, prefix, out);
                 prefix.pop();
             }
+            // `use a::b::{self}` imports `b` itself, as `b` or under its `as` name.
+            syn::UseTree::Name(n) if n.ident == "self" => {
+                if let Some(last) = prefix.last() {
+                    out.uses
+                        .push((module.to_vec(), last.clone(), prefix.clone()));
+                }
+            }
             syn::UseTree::Name(n) => {
                 let mut full = prefix.clone();
                 full.push(n.ident.to_string());
@@ -444,7 +451,9 @@ pub fn summarize(file: &SourceFile) -> FileSummary {
             }
             syn::UseTree::Rename(r) => {
                 let mut full = prefix.clone();
-                full.push(r.ident.to_string());
+                if r.ident != "self" {
+                    full.push(r.ident.to_string());
+                }
                 out.uses.push((module.to_vec(), r.rename.to_string(), full));
             }
             syn::UseTree::Glob(_) => out.globs.push((module.to_vec(), prefix.clone())),

@@ -833,6 +833,32 @@ mod tests {
         );
     }
 
+    /// Modules imported under another name, also through `{self as ...}` and `{self}`.
+    #[test]
+    fn kubernetes_types_resolve_through_module_aliases() {
+        let generated = generate(
+            r#"
+            use k8s_openapi::api::core::v1 as corev1;
+            use k8s_openapi::api::apps::{self};
+            use k8s_openapi::apimachinery::pkg::apis::meta::v1::{self as metav1};
+            #[derive(CustomResource)]
+            #[resource(group = "test.example.com", version = "v1")]
+            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
+            #[derive(Schema)]
+            pub struct ThingSpec {
+                pub resources: corev1::ResourceRequirements,
+                pub strategy: apps::v1::DeploymentStrategy,
+                pub selector: metav1::LabelSelector,
+            }
+            "#,
+        )
+        .unwrap();
+        let spec = spec_properties(&generated);
+        assert!(spec["resources"]["properties"]["limits"].is_object());
+        assert!(spec["strategy"]["properties"]["rollingUpdate"].is_object());
+        assert!(spec["selector"]["properties"]["matchLabels"].is_object());
+    }
+
     #[test]
     fn cel_names_are_escaped_as_the_api_server_expects() {
         assert_eq!(cel_field("cron"), "cron");
