@@ -859,6 +859,58 @@ mod tests {
         assert!(spec["selector"]["properties"]["matchLabels"].is_object());
     }
 
+    /// Types named through the crate's re-exports: a `pub use ... as` at the root, a glob
+    /// re-export of a child module, reached by `crate::`, `super::` and plain paths.
+    #[test]
+    fn types_resolve_through_re_exports() {
+        let generated = generate(
+            r#"
+            pub use api::v1::shared::Shared as Common;
+            pub mod api {
+                pub use self::v1::*;
+                pub mod v1 {
+                    pub mod shared {
+                        #[derive(Schema)]
+                        pub struct Shared { pub x: i32 }
+                    }
+                    mod types {
+                        #[derive(Schema)]
+                        pub struct Inner { pub y: String }
+                    }
+                    pub use types::*;
+                    use super::super::Common;
+                    #[derive(CustomResource)]
+                    #[resource(group = "test.example.com", version = "v1")]
+                    pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
+                    #[derive(Schema)]
+                    pub struct ThingSpec {
+                        pub a: Common,
+                        pub b: crate::Common,
+                        pub c: super::v1::Inner,
+                        pub d: crate::api::Inner,
+                        pub e: crate::api::Shared2,
+                    }
+                    pub use shared::Shared as Shared2;
+                }
+            }
+            "#,
+        )
+        .unwrap();
+        let spec = spec_properties(&generated);
+        for field in ["a", "b", "e"] {
+            assert!(
+                spec[field]["properties"]["x"].is_object(),
+                "{field}: {spec}"
+            );
+        }
+        for field in ["c", "d"] {
+            assert!(
+                spec[field]["properties"]["y"].is_object(),
+                "{field}: {spec}"
+            );
+        }
+    }
+
     #[test]
     fn cel_names_are_escaped_as_the_api_server_expects() {
         assert_eq!(cel_field("cron"), "cron");

@@ -172,7 +172,7 @@ impl Skeleton {
         };
         if let Some(mut base) = base {
             base.extend(segs[1..segs.len() - 1].iter().cloned());
-            return match self.lookup(&base, &name) {
+            return match self.find_in_module(&base, &name, depth) {
                 Some(decl) => Resolved::Local(decl),
                 None => Resolved::External(segs.to_vec()),
             };
@@ -191,7 +191,10 @@ impl Skeleton {
             }
             if declared.is_some() {
                 for glob in self.globs.get(module).into_iter().flatten() {
-                    if let Some(decl) = self.glob_lookup(module, glob, &name) {
+                    let found = self
+                        .local_module(module, glob)
+                        .and_then(|target| self.find_in_module(&target, &name, depth + 1));
+                    if let Some(decl) = found {
                         return Resolved::Local(decl);
                     }
                 }
@@ -210,10 +213,33 @@ impl Skeleton {
         }
         let mut child = module.to_vec();
         child.extend(segs[..segs.len() - 1].iter().cloned());
-        if let Some(decl) = self.lookup(&child, &name) {
+        if let Some(decl) = self.find_in_module(&child, &name, depth) {
             return Resolved::Local(decl);
         }
         Resolved::External(segs.to_vec())
+    }
+
+    /// The type `module::name`: declared there, or brought there by a `use` (a re-export,
+    /// `pub use v1::Spec as Current;`) or a glob import of a module of the crate
+    /// (`pub use types::*;`), followed as far as the crate goes.
+    fn find_in_module(&self, module: &[String], name: &str, depth: usize) -> Option<usize> {
+        if depth > 8 {
+            return None;
+        }
+        if let Some(decl) = self.lookup(module, name) {
+            return Some(decl);
+        }
+        if let Some(full) = self.uses.get(module).and_then(|u| u.get(name))
+            && let Resolved::Local(decl) = self.resolve_import(module, full, depth + 1)
+        {
+            return Some(decl);
+        }
+        self.globs
+            .get(module)
+            .into_iter()
+            .flatten()
+            .filter_map(|glob| self.local_module(module, glob))
+            .find_map(|target| self.find_in_module(&target, name, depth + 1))
     }
 
     fn resolve_import(&self, module: &[String], full: &[String], depth: usize) -> Resolved {
@@ -225,7 +251,8 @@ impl Skeleton {
                 // `use my_crate_module::Type` without `crate::` (2015-style or a child module).
                 let mut child = module.to_vec();
                 child.extend(full[..full.len() - 1].iter().cloned());
-                if let Some(decl) = self.lookup(&child, full.last().expect("non-empty")) {
+                let name = full.last().expect("non-empty");
+                if let Some(decl) = self.find_in_module(&child, name, depth + 1) {
                     return Resolved::Local(decl);
                 }
                 Resolved::External(full.to_vec())
@@ -258,7 +285,10 @@ impl Skeleton {
             })
     }
 
-    fn glob_lookup(&self, module: &[String], glob: &[String], name: &str) -> Option<usize> {
+    /// The module of the crate a glob import in `module` names (`crate::a::*`,
+    /// `super::*`, `self::a::*`, or `a::*` for a child module), or `None` for another
+    /// crate's.
+    fn local_module(&self, module: &[String], glob: &[String]) -> Option<Vec<String>> {
         let target: Vec<String> = match glob.first().map(String::as_str) {
             Some("crate") => glob[1..].to_vec(),
             Some("self") => {
@@ -276,9 +306,27 @@ impl Skeleton {
                 m.extend(rest.iter().cloned());
                 m
             }
-            _ => return None,
+            // A child module, when the crate has one by that name.
+            Some(_) => {
+                let mut m = module.to_vec();
+                m.extend(glob.iter().cloned());
+                if !self.is_module(&m) {
+                    return None;
+                }
+                m
+            }
+            None => return None,
         };
-        self.lookup(&target, name)
+        Some(target)
+    }
+
+    /// Whether the crate has a module at `path` (one that declares, imports or holds one
+    /// that does).
+    fn is_module(&self, path: &[String]) -> bool {
+        let under = |m: &Vec<String>| m.starts_with(path);
+        self.by_path.keys().any(under)
+            || self.uses.keys().any(under)
+            || self.globs.keys().any(under)
     }
 
     fn lookup(&self, module: &[String], name: &str) -> Option<usize> {
