@@ -1,14 +1,15 @@
 //! Random kinds over the Rust type vocabulary whose wire format is not Go's: every integer
 //! width, `NonZero*`, `char`, fixed arrays, bytes, `Option` behind a `Box`, `Option`s in
-//! lists and maps, maps keyed by an enum, a `char` or a converted type, a field serialised
-//! `with` a module (described by markers), a type converted through a `String`, Kubernetes
-//! types. Each case is written twice from one
+//! lists and maps, maps keyed by an enum, a `char` or a converted type, a flattened map of
+//! any JSON, a field serialised `with` a module (described by markers), a type converted
+//! through a `String`, Kubernetes types. Each case is written twice from one
 //! model: the source operator-gen reads (with the derives and markers) and the source the
 //! case crate compiles (plain serde derives), so serde itself says what the type reads.
 //!
 //! With each case come probes: a valid spec, and for every value in it the boundaries of
 //! its type (its minimum and maximum, one past each, zero for `NonZero`, a character too
-//! many, an item too few, `null`, a value of the wrong JSON type, the field left out).
+//! many, an item too few, `null`, a value of the wrong JSON type, the field left out, a
+//! field no struct names).
 
 use serde_json::{Map, Value, json};
 use std::fmt::Write as _;
@@ -111,6 +112,9 @@ pub struct StructDef {
     pub name: String,
     /// (Rust name, JSON name, type)
     pub fields: Vec<(String, String, Ty)>,
+    /// Whether it has `#[serde(flatten)] extra: BTreeMap<String, serde_json::Value>`,
+    /// which takes the fields it does not name.
+    pub extra: bool,
 }
 
 pub struct Case {
@@ -142,7 +146,9 @@ impl Case {
                 format!("{}Part{id}", self.kind)
             },
             fields: Vec::new(),
+            extra: false,
         });
+        self.structs[id].extra = rng.below(5) == 0;
         let count = 2 + rng.below(5) as usize;
         let mut fields = Vec::new();
         for i in 0..count {
@@ -260,6 +266,12 @@ impl Case {
                 }
                 let _ = writeln!(s, "    pub {rust}: {},", self.rust_type(ty));
             }
+            if def.extra {
+                let _ = writeln!(
+                    s,
+                    "    #[serde(flatten)]\n    pub extra: BTreeMap<String, serde_json::Value>,"
+                );
+            }
             let _ = writeln!(s, "}}\n");
         }
         s
@@ -327,6 +339,12 @@ impl Case {
             self.edits(ty, path, out);
             path.pop();
         }
+        // A field the struct does not name: pruned by the API server, or kept for a
+        // flattened map of any JSON.
+        path.push(Step::Key("zz".into()));
+        out.push((path.clone(), Some(json!(1))));
+        out.push((path.clone(), Some(json!({"a": [null, "b"]}))));
+        path.pop();
     }
 
     fn edits(&self, ty: &Ty, path: &mut Vec<Step>, out: &mut Vec<(Vec<Step>, Option<Value>)>) {
