@@ -64,6 +64,40 @@ fn every_case_is_written() {
         serde_json::to_string(&first.crds).unwrap(),
         serde_json::to_string(&again.crds).unwrap()
     );
+    // The draw reaches every part of the vocabulary (a part it never draws tests nothing);
+    // smaller draws than the default may miss some.
+    let text: String = cases.iter().map(|c| c.source(true)).collect();
+    let parts = if settings().1 >= 150 { 19 } else { 0 };
+    for part in [
+        "std::num::NonZero<",
+        ": char,",
+        "; 1]",
+        "Vec<u8>",
+        "Box<Option<",
+        "Vec<Option<",
+        "BTreeMap<String, Option<",
+        "BTreeMap<Color, ",
+        "BTreeMap<char, ",
+        "BTreeMap<Listen, ",
+        "#[serde(flatten)]",
+        "crate::as_string",
+        ": Listen,",
+        ": ByteString,",
+        ": IntOrString,",
+        ": Quantity,",
+        ": Duration,",
+        ": std::time::Duration,",
+        ": Level,",
+    ]
+    .into_iter()
+    .take(parts)
+    {
+        assert!(
+            text.contains(part),
+            "no case of seeds {:?} draws `{part}`",
+            settings()
+        );
+    }
 }
 
 fn workspace_root() -> PathBuf {
@@ -92,7 +126,7 @@ fn build_reader(cases: &[Case]) -> PathBuf {
     let package = format!("wire-cases-{seed}-{count}");
     let dir = root.join("target/tests").join(&package);
     std::fs::create_dir_all(dir.join("src")).unwrap();
-    let mut deps: Vec<String> = ["serde", "serde_json", "k8s-openapi"]
+    let mut deps: Vec<String> = ["serde", "serde_json", "serde_repr", "k8s-openapi"]
         .iter()
         .map(|d| dependency_line(&manifest, d))
         .collect();

@@ -1,7 +1,7 @@
 //! Random kinds over the Rust type vocabulary whose wire format is not Go's: every integer
 //! width, `NonZero*`, `char`, fixed arrays, bytes, `Option` behind a `Box`, `Option`s in
 //! lists and maps, maps keyed by an enum, a `char` or a converted type, a flattened map of
-//! any JSON, a field serialised `with` a module (described by markers), a type converted
+//! any JSON, an enum written as its discriminant (serde_repr), a field serialised `with` a module (described by markers), a type converted
 //! through a `String`, Kubernetes types. Each case is written twice from one
 //! model: the source operator-gen reads (with the derives and markers) and the source the
 //! case crate compiles (plain serde derives), so serde itself says what the type reads.
@@ -68,6 +68,8 @@ pub enum Ty {
     Duration,
     /// `std::time::Duration`: `{"secs": .., "nanos": ..}`.
     StdDuration,
+    /// `Level`, written as its discriminant (serde_repr, `#[repr(i16)]`).
+    Repr,
 }
 
 /// Map keys that do not read every string.
@@ -190,7 +192,8 @@ impl Case {
             16 if nested => Ty::Map(Box::new(leaf(rng))),
             17 if nested => Ty::Struct(self.draw_struct(rng, depth + 1)),
             18 if field => Ty::AsString,
-            19 => match rng.below(8) {
+            19 => match rng.below(9) {
+                8 => Ty::Repr,
                 7 => Ty::StdDuration,
                 0 => Ty::Converted,
                 1 => Ty::ByteString,
@@ -230,6 +233,7 @@ impl Case {
             Ty::Quantity => "Quantity".into(),
             Ty::Duration => "Duration".into(),
             Ty::StdDuration => "std::time::Duration".into(),
+            Ty::Repr => "Level".into(),
         }
     }
 
@@ -300,6 +304,7 @@ impl Case {
             Ty::Quantity => json!("1Gi"),
             Ty::Duration => json!("1h"),
             Ty::StdDuration => json!({"secs": 30, "nanos": 5}),
+            Ty::Repr => json!(-3),
         }
     }
 
@@ -508,6 +513,22 @@ impl Case {
                     put(v);
                 }
             }
+            Ty::Repr => {
+                for v in [
+                    json!(-3),
+                    json!(0),
+                    json!(1),
+                    json!(300),
+                    json!(2),
+                    json!(-4),
+                    json!(32768),
+                    json!("1"),
+                    json!("Low"),
+                    json!(1.5),
+                ] {
+                    put(v);
+                }
+            }
             Ty::StdDuration => {
                 for v in [
                     json!({"secs": 0, "nanos": 999_999_999}),
@@ -602,6 +623,7 @@ fn tag(ty: &Ty) -> String {
         Ty::Quantity => "quantity".into(),
         Ty::Duration => "duration".into(),
         Ty::StdDuration => "stdduration".into(),
+        Ty::Repr => "repr".into(),
     }
 }
 
@@ -636,6 +658,11 @@ impl TryFrom<String> for Listen {
 DERIVE
 pub enum Color { Red, Green, #[serde(rename = "dark-blue")] DarkBlue }
 
+/// Written as its discriminant: -3, 0, 1, 300.
+REPR
+#[repr(i16)]
+pub enum Level { Low = -3, Zero = 0, One, High = 300 }
+
 /// u32 as a decimal string.
 pub mod as_string {
     use serde::{Deserialize, Deserializer, Serializer};
@@ -648,6 +675,14 @@ pub mod as_string {
 }
 "#
         .replace("MARKERS", listen_markers)
+        .replace(
+            "REPR",
+            if markers {
+                "#[derive(Schema, serde_repr::Serialize_repr, serde_repr::Deserialize_repr, Clone)]"
+            } else {
+                "#[derive(serde_repr::Serialize_repr, serde_repr::Deserialize_repr, Clone)]"
+            },
+        )
         .replace(
             "DERIVE",
             if markers {

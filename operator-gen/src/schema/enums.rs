@@ -26,6 +26,13 @@ impl<'a> SchemaBuilder<'a, '_> {
         item: &'a syn::ItemEnum,
         shape: &SerdeShape,
     ) -> Option<JSONSchemaProps> {
+        let (ser_repr, de_repr) = (
+            crate::type_schemas::derives(&item.attrs, "Serialize_repr"),
+            crate::type_schemas::derives(&item.attrs, "Deserialize_repr"),
+        );
+        if ser_repr || de_repr {
+            return self.repr_enum(site, item, ser_repr && de_repr);
+        }
         let container = &shape.container;
         let mut variants: Vec<(String, &'a syn::Variant, &VariantAttrs)> = Vec::new();
         for (variant, attrs) in item.variants.iter().zip(&shape.variants) {
@@ -85,6 +92,90 @@ impl<'a> SchemaBuilder<'a, '_> {
             None => self.externally_tagged_enum(site, item, &variants),
             Some(tag) => self.tagged_enum(site, item, &variants, container, tag),
         }
+    }
+
+    /// An enum with serde_repr's derives: written and read as its discriminant, an integer
+    /// of its `#[repr]` type (implicit discriminants count up from the one before, from 0).
+    /// Only those integers read, unless a variant is `#[serde(other)]`, which takes any.
+    fn repr_enum(
+        &mut self,
+        site: Site<'a, '_>,
+        item: &'a syn::ItemEnum,
+        both: bool,
+    ) -> Option<JSONSchemaProps> {
+        if !both {
+            self.error(
+                site.file,
+                item.ident.span(),
+                format!(
+                    "`{}` derives one of serde_repr's Serialize_repr and Deserialize_repr but not the other, so it is written and read in different forms (an integer and a name); derive both",
+                    item.ident
+                ),
+            );
+            return None;
+        }
+        let repr = item
+            .attrs
+            .iter()
+            .filter(|a| a.path().is_ident("repr"))
+            .find_map(|a| a.parse_args::<syn::Ident>().ok())
+            .and_then(|r| super::types::integer(&r.to_string()).map(|i| (r, i)));
+        let Some((_, int)) = repr else {
+            self.error(
+                site.file,
+                item.ident.span(),
+                format!(
+                    "`{}` derives serde_repr's traits, which write the discriminant as the #[repr] integer; give it one (#[repr(u8)], #[repr(i32)], ...)",
+                    item.ident
+                ),
+            );
+            return None;
+        };
+        let mut values: Vec<i128> = Vec::new();
+        let mut other = false;
+        let mut next: i128 = 0;
+        for variant in &item.variants {
+            if !matches!(variant.fields, syn::Fields::Unit) {
+                self.error(
+                    site.file,
+                    variant.ident.span(),
+                    format!(
+                        "variant `{}` carries data; serde_repr writes only unit variants, as their discriminant",
+                        variant.ident
+                    ),
+                );
+                return None;
+            }
+            let value = match &variant.discriminant {
+                None => next,
+                Some((_, expr)) => match integer_literal(expr) {
+                    Some(n) => n,
+                    None => {
+                        self.error(
+                            site.file,
+                            expr.span(),
+                            "operator-gen reads discriminants written as integer literals (it does not evaluate constants); write the number",
+                        );
+                        return None;
+                    }
+                },
+            };
+            next = value + 1;
+            other |= variant.attrs.iter().any(is_serde_other);
+            values.push(value);
+        }
+        let mut schema = super::types::integer_schema(int);
+        if !other {
+            schema.minimum = None;
+            schema.maximum = None;
+            schema.enum_ = Some(
+                values
+                    .into_iter()
+                    .map(|v| JSON(serde_json::Value::from(v as i64)))
+                    .collect(),
+            );
+        }
+        Some(schema)
     }
 
     /// `#[serde(untagged)]`: the union of the variants' fields, and a rule that the object
@@ -385,4 +476,32 @@ fn string_enum(variants: &[(String, &syn::Variant, &VariantAttrs)]) -> JSONSchem
         ),
         ..Default::default()
     }
+}
+
+/// An integer literal, negated or not (`3`, `-1`, `0x10`).
+fn integer_literal(expr: &syn::Expr) -> Option<i128> {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) => n.base10_parse::<i128>().ok(),
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => integer_literal(expr).map(|n| -n),
+        syn::Expr::Paren(p) => integer_literal(&p.expr),
+        syn::Expr::Group(g) => integer_literal(&g.expr),
+        _ => None,
+    }
+}
+
+/// Whether `attr` is `#[serde(other)]`.
+fn is_serde_other(attr: &syn::Attribute) -> bool {
+    attr.path().is_ident("serde")
+        && attr
+            .parse_args_with(
+                syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+            )
+            .is_ok_and(|metas| metas.iter().any(|m| m.path().is_ident("other")))
 }

@@ -747,6 +747,64 @@ mod tests {
         );
     }
 
+    /// An enum with serde_repr's derives is its discriminants, as integers.
+    #[test]
+    fn serde_repr_enums_are_their_discriminants() {
+        let generated = generate(
+            r#"
+            #[derive(CustomResource)]
+            #[resource(group = "test.example.com", version = "v1")]
+            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
+            #[derive(Schema, Serialize_repr, Deserialize_repr)]
+            #[repr(i32)]
+            pub enum Level { Low = -2, Mid, High = 0x10, Top }
+            #[derive(Schema, serde_repr::Serialize_repr, serde_repr::Deserialize_repr)]
+            #[repr(u8)]
+            pub enum Open { Known = 1, #[serde(other)] Unknown = 255 }
+            #[derive(Schema)]
+            pub struct ThingSpec { pub level: Level, pub open: Open }
+            "#,
+        )
+        .unwrap();
+        let spec = spec_properties(&generated);
+        assert_eq!(
+            spec["level"],
+            serde_json::json!({"type": "integer", "format": "int32", "enum": [-2, -1, 16, 17]})
+        );
+        assert_eq!(
+            spec["open"],
+            serde_json::json!({"type": "integer", "minimum": 0, "maximum": 255})
+        );
+
+        let err = generate(
+            r#"
+            const TWO: u8 = 2;
+            #[derive(CustomResource)]
+            #[resource(group = "test.example.com", version = "v1")]
+            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
+            #[derive(Schema, Serialize_repr, Deserialize)]
+            #[repr(u8)]
+            pub enum Half { A }
+            #[derive(Schema, Serialize_repr, Deserialize_repr)]
+            pub enum NoRepr { A }
+            #[derive(Schema, Serialize_repr, Deserialize_repr)]
+            #[repr(u8)]
+            pub enum Constant { A = TWO }
+            #[derive(Schema)]
+            pub struct ThingSpec { pub half: Half, pub no_repr: NoRepr, pub constant: Constant }
+            "#,
+        )
+        .unwrap_err()
+        .to_string();
+        for expected in [
+            "8:22: error: `Half` derives one of serde_repr's Serialize_repr and Deserialize_repr but not the other",
+            "10:22: error: `NoRepr` derives serde_repr's traits, which write the discriminant as the #[repr] integer",
+            "13:37: error: operator-gen reads discriminants written as integer literals",
+        ] {
+            assert!(err.contains(expected), "{expected}\n{err}");
+        }
+    }
+
     /// A map's keys are held to what the key type reads; what CEL cannot check is refused.
     #[test]
     fn map_keys_are_held_to_what_the_key_type_reads() {

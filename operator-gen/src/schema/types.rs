@@ -436,13 +436,13 @@ pub(super) fn is_key_rule(rule: &crate::api::apiextensions::v1::ValidationRule) 
 
 /// A Rust integer type: its name's bits and whether it is signed.
 #[derive(Debug, Clone, Copy)]
-struct Integer {
+pub(super) struct Integer {
     bits: u32,
     signed: bool,
 }
 
 /// The integer type named `name` (`usize` and `isize` as the 64-bit targets operators run on).
-fn integer(name: &str) -> Option<Integer> {
+pub(super) fn integer(name: &str) -> Option<Integer> {
     let (signed, bits) = match name.split_at_checked(1)? {
         ("i", bits) => (true, bits),
         ("u", bits) => (false, bits),
@@ -465,7 +465,7 @@ fn integer(name: &str) -> Option<Integer> {
 /// controller-gen writes Go's int32 and int64: their format says their range. `u64` is not
 /// negative; above i64::MAX the API server, which stores integers as int64, refuses a value
 /// whatever the schema says.
-fn integer_schema(int: Integer) -> JSONSchemaProps {
+pub(super) fn integer_schema(int: Integer) -> JSONSchemaProps {
     let (min, max): (Option<i64>, Option<i64>) = match (int.bits, int.signed) {
         (32 | 64, true) => (None, None),
         (64, false) => (Some(0), None),
