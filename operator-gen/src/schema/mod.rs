@@ -592,6 +592,13 @@ mod tests {
         )
     }
 
+    /// [`generate`] with the kind `Thing` of spec `ThingSpec` added after `types`.
+    fn generate_kind(types: &str) -> Result<crate::Generated, crate::Error> {
+        generate(&format!(
+            "{types}\n#[derive(CustomResource)]\n#[resource(group = \"test.example.com\", version = \"v1\")]\npub struct Thing {{ pub metadata: ObjectMeta, pub spec: ThingSpec }}\n"
+        ))
+    }
+
     /// The properties of the first CRD's spec, as JSON.
     fn spec_properties(generated: &crate::Generated) -> serde_json::Value {
         crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
@@ -698,11 +705,8 @@ mod tests {
     /// map of typed values is refused.
     #[test]
     fn a_flattened_map_of_any_json_keeps_unknown_fields() {
-        let generated = generate(
+        let generated = generate_kind(
             r#"
-            #[derive(CustomResource)]
-            #[resource(group = "test.example.com", version = "v1")]
-            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
             #[derive(Schema)]
             pub struct ThingSpec {
                 pub size: i32,
@@ -725,11 +729,8 @@ mod tests {
             serde_json::json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})
         );
 
-        let err = generate(
+        let err = generate_kind(
             r#"
-            #[derive(CustomResource)]
-            #[resource(group = "test.example.com", version = "v1")]
-            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
             #[derive(Schema)]
             pub struct ThingSpec {
                 #[serde(flatten)]
@@ -741,7 +742,7 @@ mod tests {
         .to_string();
         assert!(
             err.contains(
-                "src/lib.rs:8:29: error: #[serde(flatten)] of this type has no structural schema"
+                "src/lib.rs:5:29: error: #[serde(flatten)] of this type has no structural schema"
             ),
             "{err}"
         );
@@ -750,11 +751,8 @@ mod tests {
     /// An enum with serde_repr's derives is its discriminants, as integers.
     #[test]
     fn serde_repr_enums_are_their_discriminants() {
-        let generated = generate(
+        let generated = generate_kind(
             r#"
-            #[derive(CustomResource)]
-            #[resource(group = "test.example.com", version = "v1")]
-            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
             #[derive(Schema, Serialize_repr, Deserialize_repr)]
             #[repr(i32)]
             pub enum Level { Low = -2, Mid, High = 0x10, Top }
@@ -776,12 +774,9 @@ mod tests {
             serde_json::json!({"type": "integer", "minimum": 0, "maximum": 255})
         );
 
-        let err = generate(
+        let err = generate_kind(
             r#"
             const TWO: u8 = 2;
-            #[derive(CustomResource)]
-            #[resource(group = "test.example.com", version = "v1")]
-            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
             #[derive(Schema, Serialize_repr, Deserialize)]
             #[repr(u8)]
             pub enum Half { A }
@@ -797,9 +792,9 @@ mod tests {
         .unwrap_err()
         .to_string();
         for expected in [
-            "8:22: error: `Half` derives one of serde_repr's Serialize_repr and Deserialize_repr but not the other",
-            "10:22: error: `NoRepr` derives serde_repr's traits, which write the discriminant as the #[repr] integer",
-            "13:37: error: operator-gen reads discriminants written as integer literals",
+            "5:22: error: `Half` derives one of serde_repr's Serialize_repr and Deserialize_repr but not the other",
+            "7:22: error: `NoRepr` derives serde_repr's traits, which write the discriminant as the #[repr] integer",
+            "10:37: error: operator-gen reads discriminants written as integer literals",
         ] {
             assert!(err.contains(expected), "{expected}\n{err}");
         }
@@ -808,12 +803,9 @@ mod tests {
     /// A map's keys are held to what the key type reads; what CEL cannot check is refused.
     #[test]
     fn map_keys_are_held_to_what_the_key_type_reads() {
-        let generated = generate(
+        let generated = generate_kind(
             r#"
             use std::collections::{BTreeMap, HashMap};
-            #[derive(CustomResource)]
-            #[resource(group = "test.example.com", version = "v1")]
-            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
             #[derive(Schema)]
             pub enum Color { Red, #[serde(rename = "it's")] Quote, #[serde(skip)] Hidden }
             #[derive(Schema)]
@@ -852,13 +844,10 @@ mod tests {
             "String keys take any string"
         );
 
-        let err = generate(
+        let err = generate_kind(
             r#"
             use std::collections::BTreeMap;
             use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
-            #[derive(CustomResource)]
-            #[resource(group = "test.example.com", version = "v1")]
-            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
             #[derive(Schema)]
             pub struct ThingSpec { pub at: BTreeMap<Time, String> }
             "#,
@@ -871,11 +860,8 @@ mod tests {
         );
 
         // Without a bound, the API server would refuse the rule: refused here, at the field.
-        let err = generate(
+        let err = generate_kind(
             r#"
-            #[derive(CustomResource)]
-            #[resource(group = "test.example.com", version = "v1")]
-            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
             #[derive(Schema)]
             pub struct ThingSpec {
                 #[validation(max_items = 2)]
@@ -886,7 +872,7 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(
-            err.contains("src/lib.rs:8:28: error: the keys of this map read only some strings, so operator-gen holds them to that with the CEL rule `self.all(k, size(k) == 1)`; the API server refuses such a rule on a map without `maxProperties`"),
+            err.contains("src/lib.rs:5:28: error: the keys of this map read only some strings, so operator-gen holds them to that with the CEL rule `self.all(k, size(k) == 1)`; the API server refuses such a rule on a map without `maxProperties`"),
             "{err}"
         );
     }
@@ -894,14 +880,11 @@ mod tests {
     /// Modules imported under another name, also through `{self as ...}` and `{self}`.
     #[test]
     fn kubernetes_types_resolve_through_module_aliases() {
-        let generated = generate(
+        let generated = generate_kind(
             r#"
             use k8s_openapi::api::core::v1 as corev1;
             use k8s_openapi::api::apps::{self};
             use k8s_openapi::apimachinery::pkg::apis::meta::v1::{self as metav1};
-            #[derive(CustomResource)]
-            #[resource(group = "test.example.com", version = "v1")]
-            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
             #[derive(Schema)]
             pub struct ThingSpec {
                 pub resources: corev1::ResourceRequirements,
