@@ -38,7 +38,7 @@ fn described(mut s: JSONSchemaProps, description: &str) -> JSONSchemaProps {
     s
 }
 
-fn int_or_string() -> JSONSchemaProps {
+pub(crate) fn int_or_string() -> JSONSchemaProps {
     JSONSchemaProps {
         any_of: Some(vec![typed("integer"), typed("string")]),
         x_kubernetes_int_or_string: Some(true),

@@ -1,7 +1,8 @@
 //! Random kinds over the Rust type vocabulary whose wire format is not Go's: every integer
 //! width, `NonZero*`, `char`, fixed arrays, bytes, `Option` behind a `Box`, `Option`s in
 //! lists and maps, maps keyed by an enum, a `char` or a converted type, a flattened map of
-//! any JSON, an enum written as its discriminant (serde_repr), a field serialised `with` a module (described by markers), a type converted
+//! any JSON, an enum written as its discriminant (serde_repr), an untagged enum of an
+//! integer and a string (an int-or-string), a field serialised `with` a module (described by markers), a type converted
 //! through a `String`, Kubernetes types. Each case is written twice from one
 //! model: the source operator-gen reads (with the derives and markers) and the source the
 //! case crate compiles (plain serde derives), so serde itself says what the type reads.
@@ -70,6 +71,8 @@ pub enum Ty {
     StdDuration,
     /// `Level`, written as its discriminant (serde_repr, `#[repr(i16)]`).
     Repr,
+    /// `Target`, an untagged enum of a `NonZeroU16` and a `Color`: an int-or-string.
+    Untagged,
 }
 
 /// Map keys that do not read every string.
@@ -192,7 +195,8 @@ impl Case {
             16 if nested => Ty::Map(Box::new(leaf(rng))),
             17 if nested => Ty::Struct(self.draw_struct(rng, depth + 1)),
             18 if field => Ty::AsString,
-            19 => match rng.below(9) {
+            19 => match rng.below(10) {
+                9 => Ty::Untagged,
                 8 => Ty::Repr,
                 7 => Ty::StdDuration,
                 0 => Ty::Converted,
@@ -234,6 +238,7 @@ impl Case {
             Ty::Duration => "Duration".into(),
             Ty::StdDuration => "std::time::Duration".into(),
             Ty::Repr => "Level".into(),
+            Ty::Untagged => "Target".into(),
         }
     }
 
@@ -305,6 +310,7 @@ impl Case {
             Ty::Duration => json!("1h"),
             Ty::StdDuration => json!({"secs": 30, "nanos": 5}),
             Ty::Repr => json!(-3),
+            Ty::Untagged => json!(443),
         }
     }
 
@@ -529,6 +535,25 @@ impl Case {
                     put(v);
                 }
             }
+            Ty::Untagged => {
+                for v in [
+                    json!(0),
+                    json!(1),
+                    json!(65535),
+                    json!(65536),
+                    json!(-1),
+                    json!("Red"),
+                    json!("dark-blue"),
+                    json!("DarkBlue"),
+                    json!("dark.blue"),
+                    json!(""),
+                    json!("443"),
+                    json!(1.5),
+                    json!(true),
+                ] {
+                    put(v);
+                }
+            }
             Ty::StdDuration => {
                 for v in [
                     json!({"secs": 0, "nanos": 999_999_999}),
@@ -624,6 +649,7 @@ fn tag(ty: &Ty) -> String {
         Ty::Duration => "duration".into(),
         Ty::StdDuration => "stdduration".into(),
         Ty::Repr => "repr".into(),
+        Ty::Untagged => "untagged".into(),
     }
 }
 
@@ -658,6 +684,11 @@ impl TryFrom<String> for Listen {
 DERIVE
 pub enum Color { Red, Green, #[serde(rename = "dark-blue")] DarkBlue }
 
+/// A number or a color: untagged, so an int-or-string.
+UNTAGGED
+#[serde(untagged)]
+pub enum Target { Number(std::num::NonZeroU16), Name(Color) }
+
 /// Written as its discriminant: -3, 0, 1, 300.
 REPR
 #[repr(i16)]
@@ -675,6 +706,14 @@ pub mod as_string {
 }
 "#
         .replace("MARKERS", listen_markers)
+        .replace(
+            "UNTAGGED",
+            if markers {
+                "#[derive(Schema, Serialize, Deserialize, Clone)]"
+            } else {
+                "#[derive(Serialize, Deserialize, Clone)]"
+            },
+        )
         .replace(
             "REPR",
             if markers {

@@ -197,6 +197,21 @@ impl<'a> SchemaBuilder<'a, '_> {
             );
             return None;
         }
+        if let [(_, a, _), (_, b, _)] = variants
+            && let (Some(a_ty), Some(b_ty)) = (newtype(a), newtype(b))
+        {
+            let a_schema = self.type_schema(site, a_ty)?;
+            let b_schema = self.type_schema(site, b_ty)?;
+            if let Some(result) = int_or_string(&a_schema, &b_schema) {
+                return match result {
+                    Ok(schema) => Some(schema),
+                    Err(why) => {
+                        self.error(site.file, item.ident.span(), why);
+                        None
+                    }
+                };
+            }
+        }
         let mut union = object(BTreeMap::new());
         let mut alternatives = Vec::new();
         for (_, variant, attrs) in variants {
@@ -504,4 +519,80 @@ fn is_serde_other(attr: &syn::Attribute) -> bool {
                 syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
             )
             .is_ok_and(|metas| metas.iter().any(|m| m.path().is_ident("other")))
+}
+
+/// The one field's type of a newtype variant (`Port(u16)`).
+fn newtype(variant: &syn::Variant) -> Option<&syn::Type> {
+    match &variant.fields {
+        syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => Some(&u.unnamed[0].ty),
+        _ => None,
+    }
+}
+
+/// An untagged enum of an integer variant and a string variant (`Number(u16)`,
+/// `Name(String)`) is an int-or-string: the API server applies the numeric bounds to
+/// integers and the string's pattern and lengths to strings, and a CEL rule of either side
+/// applies to its own type. A string side restricted to names (a unit enum) becomes a
+/// pattern. `None` when the two variants are not one integer and one string.
+fn int_or_string(
+    a: &JSONSchemaProps,
+    b: &JSONSchemaProps,
+) -> Option<Result<JSONSchemaProps, String>> {
+    let (int, string) = match (a.type_.as_deref(), b.type_.as_deref()) {
+        (Some("integer"), Some("string")) => (a, b),
+        (Some("string"), Some("integer")) => (b, a),
+        _ => return None,
+    };
+    if int.enum_.is_some() {
+        return Some(Err("the integer variant of this untagged enum takes only some integers (an enum), which an int-or-string schema cannot say next to its strings; use a plain integer type with bounds".into()));
+    }
+    let mut pattern = string.pattern.clone();
+    if let Some(values) = &string.enum_ {
+        if pattern.is_some() {
+            return Some(Err(
+                "the string variant of this untagged enum has both names and a pattern; keep one"
+                    .into(),
+            ));
+        }
+        let names: Vec<String> = values
+            .iter()
+            .filter_map(|v| v.0.as_str())
+            .map(regex_syntax_escape)
+            .collect();
+        pattern = Some(format!("^({})$", names.join("|")));
+    }
+    let mut rules = Vec::new();
+    for (schema, kind) in [(int, "int"), (string, "string")] {
+        for rule in schema.x_kubernetes_validations.iter().flatten() {
+            rules.push(crate::api::apiextensions::v1::ValidationRule {
+                rule: format!("type(self) != {kind} || ({})", rule.rule),
+                ..rule.clone()
+            });
+        }
+    }
+    Some(Ok(JSONSchemaProps {
+        minimum: int.minimum,
+        maximum: int.maximum,
+        exclusive_minimum: int.exclusive_minimum,
+        exclusive_maximum: int.exclusive_maximum,
+        multiple_of: int.multiple_of,
+        pattern,
+        min_length: string.min_length,
+        max_length: string.max_length,
+        format: string.format.clone(),
+        x_kubernetes_validations: (!rules.is_empty()).then_some(rules),
+        ..crate::known_types::int_or_string()
+    }))
+}
+
+/// `text` with the characters a regular expression gives a meaning escaped.
+fn regex_syntax_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }

@@ -800,6 +800,64 @@ mod tests {
         }
     }
 
+    /// An untagged enum of an integer and a string is an int-or-string with each side's
+    /// constraints; the API server applies each to its own type.
+    #[test]
+    fn untagged_integer_or_string_enums_are_int_or_string() {
+        let generated = generate_kind(
+            r#"
+            #[derive(Schema)]
+            #[serde(untagged)]
+            pub enum Port { Number(std::num::NonZeroU16), Name(PortName) }
+            #[derive(Schema)]
+            #[validation(pattern = "^[a-z]+$", max_length = 15)]
+            pub struct PortName(String);
+            #[derive(Schema)]
+            pub enum Mode { Fast, #[serde(rename = "slow.mode")] Slow }
+            #[derive(Schema)]
+            #[serde(untagged)]
+            pub enum Level { Named(Mode), Signed(i8) }
+            #[derive(Schema)]
+            pub struct ThingSpec { pub port: Port, pub level: Level }
+            "#,
+        )
+        .unwrap();
+        let spec = spec_properties(&generated);
+        let any_of = serde_json::json!([{"type": "integer"}, {"type": "string"}]);
+        assert_eq!(
+            spec["port"],
+            serde_json::json!({
+                "anyOf": any_of, "x-kubernetes-int-or-string": true,
+                "minimum": 1, "maximum": 65535, "pattern": "^[a-z]+$", "maxLength": 15,
+            })
+        );
+        assert_eq!(
+            spec["level"],
+            serde_json::json!({
+                "anyOf": any_of, "x-kubernetes-int-or-string": true,
+                "minimum": -128, "maximum": 127, "pattern": "^(Fast|slow\\.mode)$",
+            })
+        );
+        let err = generate_kind(
+            r#"
+            #[derive(Schema, Serialize_repr, Deserialize_repr)]
+            #[repr(u8)]
+            pub enum Code { A = 1 }
+            #[derive(Schema)]
+            #[serde(untagged)]
+            pub enum Either { Code(Code), Text(String) }
+            #[derive(Schema)]
+            pub struct ThingSpec { pub either: Either }
+            "#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("the integer variant of this untagged enum takes only some integers"),
+            "{err}"
+        );
+    }
+
     /// A map's keys are held to what the key type reads; what CEL cannot check is refused.
     #[test]
     fn map_keys_are_held_to_what_the_key_type_reads() {
