@@ -35,11 +35,7 @@ impl Location {
         } else {
             usize::MAX
         };
-        let snippet = file
-            .text
-            .lines()
-            .nth(start.line.saturating_sub(1))
-            .map(str::to_string);
+        let snippet = file.line(start.line).map(str::to_string);
         let width = snippet.as_ref().map_or(0, |s| s.chars().count());
         Self {
             file: file.path.clone(),

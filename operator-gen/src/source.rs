@@ -22,6 +22,24 @@ pub struct SourceFile {
     pub ast: syn::File,
     /// Module path of the file inside its crate (`["api", "v1alpha1"]`).
     pub module: Vec<String>,
+    /// Where each line starts in `text`, found on first use (for the excerpts of
+    /// locations: a file with many markers would otherwise be scanned once per marker).
+    line_starts: std::cell::OnceCell<Vec<usize>>,
+}
+
+impl SourceFile {
+    /// Line `line` (1-based) of the text, without its line break.
+    pub fn line(&self, line: usize) -> Option<&str> {
+        let starts = self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        let start = *starts.get(line.checked_sub(1)?)?;
+        let end = starts.get(line).map_or(self.text.len(), |next| next - 1);
+        let text = &self.text[start..end];
+        Some(text.strip_suffix('\r').unwrap_or(text))
+    }
 }
 
 /// The `.rs` files under `paths` (files are taken as they are), sorted within each
@@ -60,6 +78,7 @@ pub fn parse_text(
 ) -> Result<SourceFile, crate::LocatedError> {
     match parse_items(&text) {
         Ok(ast) => Ok(SourceFile {
+            line_starts: std::cell::OnceCell::new(),
             module: module_path(path, root),
             path: path.to_path_buf(),
             ast,
