@@ -368,14 +368,16 @@ pub fn generate(paths: &[PathBuf], options: &Options) -> Result<Generated, Error
     generate_with(paths, options, &ArtifactKind::all())
 }
 
-/// [`generate`] with only the generators in `ran`.
+/// [`generate`] with only the generators in `ran`. The CRDs are built (and returned) when
+/// one of them reads CRDs; `rbac` alone reads no kind.
 pub fn generate_with(
     paths: &[PathBuf],
     options: &Options,
     ran: &[ArtifactKind],
 ) -> Result<Generated, Error> {
     let inputs = source::read_inputs(paths)?;
-    let made = pipeline::run(&inputs, options, ran, true)?;
+    let keep_crds = ran.iter().any(|g| g.generator().reads().crds());
+    let made = pipeline::run(&inputs, options, ran, keep_crds)?;
     Ok(Generated {
         crds: made.crds,
         files: made.files,

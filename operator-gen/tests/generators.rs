@@ -255,6 +255,29 @@ fn names_only(files: &[operator_gen::Artifact], kind: ArtifactKind) -> Vec<opera
     files.iter().filter(|f| f.kind == kind).cloned().collect()
 }
 
+/// Only what the generators that run read is read: RBAC alone reads no kind, so a broken
+/// kind does not stop it.
+#[test]
+fn rbac_alone_reads_no_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = crate_with(dir.path(), &[]);
+    std::fs::write(
+        src.join("lib.rs"),
+        "#[resource(group = \"BAD GROUP\", version = \"v1\")]\npub struct Broken { pub metadata: ObjectMeta, pub spec: i32 }\n\
+         #[rbac(groups = \"apps\", resources = \"deployments\", verbs = \"get\")]\npub fn reconcile() {}\n",
+    )
+    .unwrap();
+    let rbac = operator_gen::generate_with(
+        std::slice::from_ref(&src),
+        &Options::default(),
+        &[ArtifactKind::RBAC],
+    )
+    .unwrap();
+    assert!(rbac.crds.is_empty());
+    assert_eq!(names(&rbac.files, ArtifactKind::RBAC), ["role.yaml"]);
+    assert!(operator_gen::generate(&[src], &Options::default()).is_err());
+}
+
 #[test]
 fn a_generators_errors_point_into_the_sources() {
     let dir = tempfile::tempdir().unwrap();
