@@ -277,17 +277,6 @@ impl LocatedError {
             origin,
         }
     }
-
-    /// Where it is.
-    pub fn location(&self) -> Location {
-        Location {
-            file: self.file.clone(),
-            line: self.line,
-            column: self.column,
-            snippet: self.snippet.clone(),
-            highlight: self.highlight,
-        }
-    }
 }
 
 impl fmt::Display for LocatedError {

@@ -72,6 +72,7 @@ impl<'o> Run<'o> {
         let mut reads = generators
             .iter()
             .fold(Reads::default(), |r, g| r.and(g.generator().reads()));
+        // A caller that keeps the CRDs reads all of them too.
         reads.all_crds |= keep_crds;
         Self {
             options,

@@ -119,8 +119,8 @@ impl<'a> SchemaBuilder<'a, '_> {
             .iter()
             .filter(|a| a.path().is_ident("repr"))
             .find_map(|a| a.parse_args::<syn::Ident>().ok())
-            .and_then(|r| super::types::integer(&r.to_string()).map(|i| (r, i)));
-        let Some((_, int)) = repr else {
+            .and_then(|r| super::types::integer(&r.to_string()));
+        let Some(int) = repr else {
             self.error(
                 site.file,
                 item.ident.span(),
@@ -557,7 +557,7 @@ fn int_or_string(
         let names: Vec<String> = values
             .iter()
             .filter_map(|v| v.0.as_str())
-            .map(regex_syntax_escape)
+            .map(regex::escape)
             .collect();
         pattern = Some(format!("^({})$", names.join("|")));
     }
@@ -583,16 +583,4 @@ fn int_or_string(
         x_kubernetes_validations: (!rules.is_empty()).then_some(rules),
         ..crate::known_types::int_or_string()
     }))
-}
-
-/// `text` with the characters a regular expression gives a meaning escaped.
-fn regex_syntax_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if "\\.+*?()|[]{}^$".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
 }

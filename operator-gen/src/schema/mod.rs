@@ -608,11 +608,8 @@ mod tests {
 
     #[test]
     fn a_type_used_many_times_has_the_same_schema_at_every_use() {
-        let generated = generate(
+        let generated = generate_kind(
             r#"
-            #[derive(CustomResource)]
-            #[resource(group = "test.example.com", version = "v1")]
-            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
             #[derive(Schema)]
             pub struct ThingSpec {
                 pub first: Shared,
@@ -678,13 +675,10 @@ mod tests {
     /// other API groups share, is that module's type.
     #[test]
     fn kubernetes_types_resolve_through_glob_imports() {
-        let generated = generate(
+        let generated = generate_kind(
             r#"
             use k8s_openapi::api::core::v1::*;
             use k8s_openapi::api::apps::v1::*;
-            #[derive(CustomResource)]
-            #[resource(group = "test.example.com", version = "v1")]
-            pub struct Thing { pub metadata: ObjectMeta, pub spec: ThingSpec }
             #[derive(Schema)]
             pub struct ThingSpec {
                 pub source: TypedLocalObjectReference,

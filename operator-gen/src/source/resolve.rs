@@ -35,6 +35,8 @@ pub struct Skeleton {
     uses: FxHashMap<Vec<String>, FxHashMap<String, Vec<String>>>,
     /// module → glob-imported module paths.
     globs: FxHashMap<Vec<String>, Vec<Vec<String>>>,
+    /// Every module that declares or imports something, and the modules above it.
+    modules: rustc_hash::FxHashSet<Vec<String>>,
 }
 
 /// What a type path in the sources refers to.
@@ -128,6 +130,18 @@ impl Skeleton {
                 sk.globs.entry(module).or_default().push(glob);
             }
         }
+        let mut modules = rustc_hash::FxHashSet::default();
+        for module in sk
+            .by_path
+            .keys()
+            .chain(sk.uses.keys())
+            .chain(sk.globs.keys())
+        {
+            for len in 0..=module.len() {
+                modules.insert(module[..len].to_vec());
+            }
+        }
+        sk.modules = modules;
         sk
     }
 
@@ -323,10 +337,7 @@ impl Skeleton {
     /// Whether the crate has a module at `path` (one that declares, imports or holds one
     /// that does).
     fn is_module(&self, path: &[String]) -> bool {
-        let under = |m: &Vec<String>| m.starts_with(path);
-        self.by_path.keys().any(under)
-            || self.uses.keys().any(under)
-            || self.globs.keys().any(under)
+        self.modules.contains(path)
     }
 
     fn lookup(&self, module: &[String], name: &str) -> Option<usize> {
