@@ -12,33 +12,54 @@ use crate::api::apiextensions::v1::{
 use crate::api::meta::v1::ObjectMeta;
 use proc_macro2::Span;
 
+use crate::Origin;
 use crate::diagnostics::Diagnostics;
 use crate::markers::{
     self, MetaSource, PrintColumnMarker, ResourceMarker, SubresourceMarker, marker_name,
 };
+use crate::model::{KindMarkers, Loc, Problem, TypeDef};
 use crate::schema::SchemaBuilder;
-use crate::source::{SourceFile, TypeDecl, TypeItem};
+use crate::source::TypeItem;
 
 /// The annotation that records which generator wrote a CRD (controller-gen writes
 /// `controller-gen.kubebuilder.io/version`).
 pub const VERSION_ANNOTATION: &str = "operator-gen.operator-rs.dev/version";
 
-/// A root kind found in the sources, with its CRD-level markers.
-#[derive(Debug)]
-pub struct KindDecl<'a> {
-    pub decl: TypeDecl<'a>,
-    pub resource: ResourceMarker,
-    pub subresources: SubresourceMarker,
-    pub printcolumns: Vec<PrintColumnMarker>,
+/// A version of a root kind in the model: the struct's declaration id, its model and its
+/// CRD-level markers.
+#[derive(Debug, Clone, Copy)]
+pub struct KindDecl<'m> {
+    pub id: usize,
+    pub def: &'m TypeDef,
+    pub resource: &'m ResourceMarker<Loc>,
+    pub subresources: &'m SubresourceMarker<Loc>,
+    pub printcolumns: &'m [PrintColumnMarker],
 }
 
-impl KindDecl<'_> {
-    pub fn kind(&self) -> String {
-        self.resource
-            .kind
-            .as_ref()
-            .map_or_else(|| self.decl.name(), |k| k.value.clone())
+impl<'m> KindDecl<'m> {
+    /// The root kind `id` of the model, when it is one.
+    pub fn of(id: usize, def: &'m TypeDef) -> Option<Self> {
+        let KindMarkers {
+            resource,
+            subresources,
+            printcolumns,
+        } = def.kind.as_ref()?;
+        Some(Self {
+            id,
+            def,
+            resource,
+            subresources,
+            printcolumns,
+        })
     }
+}
+
+/// The kind a `#[resource]` marker on the type `name` declares.
+pub fn kind_name<S>(resource: &ResourceMarker<S>, name: &str) -> String {
+    resource
+        .kind
+        .as_ref()
+        .map_or_else(|| name.to_string(), |k| k.value.clone())
 }
 
 /// Reads the CRD-level markers of `attrs` (shared with operator-derive).
@@ -85,10 +106,13 @@ fn attr_span(attr: &syn::Attribute) -> Span {
     attr.span()
 }
 
-/// `decl` as a root kind, when it carries a `#[resource]` marker that reads. Marker errors
-/// land in `diags`.
-pub fn kind_decl<'a>(decl: TypeDecl<'a>, diags: &mut Diagnostics) -> Option<KindDecl<'a>> {
-    let attrs = decl.item.attrs();
+/// The CRD-level markers of `item`, when it carries a `#[resource]` marker that reads.
+/// Marker errors land in `diags`.
+pub fn kind_markers(
+    item: TypeItem<'_>,
+    diags: &mut Diagnostics,
+) -> Option<(ResourceMarker, SubresourceMarker, Vec<PrintColumnMarker>)> {
+    let attrs = item.attrs();
     if !attrs
         .iter()
         .any(|a| marker_name(a) == Some(markers::RESOURCE))
@@ -96,18 +120,13 @@ pub fn kind_decl<'a>(decl: TypeDecl<'a>, diags: &mut Diagnostics) -> Option<Kind
         return None;
     }
     let (resource, subresources, printcolumns) = crd_markers(attrs, diags);
-    if !matches!(decl.item, TypeItem::Struct(_)) {
+    if !matches!(item, TypeItem::Struct(_)) {
         diags.push(
-            decl.item.ident().span(),
+            item.ident().span(),
             "#[resource] goes on a struct with named fields",
         );
     }
-    Some(KindDecl {
-        decl,
-        resource: resource?,
-        subresources,
-        printcolumns,
-    })
+    Some((resource?, subresources, printcolumns))
 }
 
 pub use crate::plural::default_plural;
@@ -115,12 +134,12 @@ pub use crate::plural::default_plural;
 /// Builds the CRD of (`group`, `kind`) with one version per `#[resource]` struct in `decls`
 /// (versions sorted by name, as controller-gen does). `None` when a problem was reported, or
 /// when every version is skipped.
-pub fn build_crd<'a>(
+pub fn build_crd<'m>(
     group: &str,
     kind: &str,
-    mut decls: Vec<&KindDecl<'a>>,
-    builder: &mut SchemaBuilder<'a, '_>,
-    problems: &mut Vec<(&'a SourceFile, Diagnostics)>,
+    mut decls: Vec<KindDecl<'m>>,
+    builder: &mut SchemaBuilder<'m>,
+    problems: &mut Vec<Problem>,
 ) -> Option<CustomResourceDefinition> {
     decls.sort_by(|a, b| a.resource.version.value.cmp(&b.resource.version.value));
     let mut ok = true;
@@ -128,18 +147,16 @@ pub fn build_crd<'a>(
         if pair[0].resource.version.value == pair[1].resource.version.value {
             report(
                 problems,
-                pair[1].decl.file,
                 pair[1].resource.version.span,
                 format!(
                     "{group}/{kind} version {} is declared twice (also by `{}`)",
-                    pair[1].resource.version.value,
-                    pair[0].decl.name()
+                    pair[1].resource.version.value, pair[0].def.name
                 ),
             );
             ok = false;
         }
     }
-    let first = decls[0];
+    let first = &decls[0];
     // A kind named by its type, not by `kind = "..."`: the type's name must do as a kind
     // (an explicit kind is checked at the marker).
     for d in &decls {
@@ -148,18 +165,16 @@ pub fn build_crd<'a>(
         {
             report(
                 problems,
-                d.decl.file,
-                d.decl.item.ident().span(),
+                d.def.at,
                 format!("{problem}; name the kind with #[resource(kind = \"...\")]"),
             );
             ok = false;
         }
     }
     for other in &decls[1..] {
-        if let Some(what) = names_disagree(&first.resource, &other.resource) {
+        if let Some(what) = names_disagree(first.resource, other.resource) {
             report(
                 problems,
-                other.decl.file,
                 other.resource.span,
                 format!(
                     "the versions of {group}/{kind} disagree on {what} ({} and {}); every version's #[resource] must give the same names and scope",
@@ -169,41 +184,33 @@ pub fn build_crd<'a>(
             ok = false;
         }
     }
-    let kept: Vec<&KindDecl<'a>> = decls
-        .iter()
-        .copied()
-        .filter(|d| d.resource.skip.is_none())
-        .collect();
+    let kept: Vec<&KindDecl<'m>> = decls.iter().filter(|d| d.resource.skip.is_none()).collect();
     let mut versions = Vec::new();
     for k in &kept {
-        let Some(schema) = builder.root_schema(&k.decl) else {
+        let Some(schema) = builder.root_schema(k.id) else {
             ok = false;
             continue;
         };
-        let mut diags = Diagnostics::new();
-        check_kind(k, &schema, &mut diags);
-        ok &= diags.is_empty();
-        problems.push((k.decl.file, diags));
+        let before = problems.len();
+        check_kind(k, &schema, problems);
+        ok &= problems.len() == before;
         versions.push(version_for(k, schema, kept.len() == 1));
     }
     if kept.is_empty() || !ok {
         // Every version skipped: controller-gen writes nothing for the kind either.
         return None;
     }
-    let storage: Vec<&&KindDecl<'a>> = kept
+    let storage: Vec<&&KindDecl<'m>> = kept
         .iter()
         .filter(|k| k.resource.storage.is_some())
         .collect();
     if kept.len() > 1 && storage.len() != 1 {
-        let (file, span) = storage
-            .get(1)
-            .map_or((kept[0].decl.file, kept[0].resource.span), |k| {
-                (k.decl.file, k.resource.storage.unwrap_or(k.resource.span))
-            });
+        let at = storage.get(1).map_or(kept[0].resource.span, |k| {
+            k.resource.storage.unwrap_or(k.resource.span)
+        });
         report(
             problems,
-            file,
-            span,
+            at,
             if storage.is_empty() {
                 format!(
                     "{group}/{kind} has {} versions and none is marked `storage`; mark exactly one #[resource(..., storage)]",
@@ -218,7 +225,6 @@ pub fn build_crd<'a>(
     if !versions.iter().any(|v| v.served) {
         report(
             problems,
-            kept[0].decl.file,
             kept[0].resource.span,
             format!("{group}/{kind} serves no version; at least one must be served"),
         );
@@ -231,20 +237,13 @@ pub fn build_crd<'a>(
     Some(crd)
 }
 
-fn report<'a>(
-    problems: &mut Vec<(&'a SourceFile, Diagnostics)>,
-    file: &'a SourceFile,
-    span: Span,
-    message: String,
-) {
-    let mut d = Diagnostics::new();
-    d.push(span, message);
-    problems.push((file, d));
+fn report(problems: &mut Vec<Problem>, at: Loc, message: String) {
+    problems.push(Problem::new(at, message, Origin::Source));
 }
 
 /// Which CRD-wide name or scope two versions' `#[resource]` markers give differently.
-fn names_disagree(a: &ResourceMarker, b: &ResourceMarker) -> Option<&'static str> {
-    let value = |s: &Option<markers::Spanned<String>>| s.as_ref().map(|s| s.value.clone());
+fn names_disagree(a: &ResourceMarker<Loc>, b: &ResourceMarker<Loc>) -> Option<&'static str> {
+    let value = |s: &Option<markers::Spanned<String, Loc>>| s.as_ref().map(|s| s.value.clone());
     if value(&a.plural) != value(&b.plural) {
         Some("the plural")
     } else if value(&a.singular) != value(&b.singular) {
@@ -269,7 +268,7 @@ fn property_at<'s>(schema: &'s JSONSchemaProps, path: &str) -> Option<&'s JSONSc
 }
 
 /// Cross-checks between CRD markers and the schema.
-fn check_kind(kind: &KindDecl<'_>, schema: &JSONSchemaProps, diags: &mut Diagnostics) {
+fn check_kind(kind: &KindDecl<'_>, schema: &JSONSchemaProps, problems: &mut Vec<Problem>) {
     // `subresource(status)` without a `status` field is accepted, as controller-gen does
     // (its multi-version testdata has such kinds): the API server serves `/status` and
     // keeps status writes apart from spec writes even before the type grows a status.
@@ -279,11 +278,13 @@ fn check_kind(kind: &KindDecl<'_>, schema: &JSONSchemaProps, diags: &mut Diagnos
             .flatten()
         {
             match property_at(schema, &path.value) {
-                None => diags.push(
+                None => report(
+                    problems,
                     path.span,
                     format!("`{}` does not name a field of the schema", path.value),
                 ),
-                Some(p) if p.type_.as_deref() != Some("integer") => diags.push(
+                Some(p) if p.type_.as_deref() != Some("integer") => report(
+                    problems,
                     path.span,
                     format!("`{}` must point at an integer field", path.value),
                 ),
@@ -353,7 +354,7 @@ fn version_for(
 }
 
 fn crd_for(
-    decls: &[&KindDecl<'_>],
+    decls: &[KindDecl<'_>],
     group: &str,
     kind: &str,
     versions: Vec<CustomResourceDefinitionVersion>,

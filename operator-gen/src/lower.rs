@@ -6,43 +6,62 @@
 use crate::crd;
 use crate::diagnostics::Diagnostics;
 use crate::generator::Reads;
-use crate::markers::{self, MetaSource, PrintColumnMarker, ResourceMarker, SubresourceMarker};
-use crate::model::{Kind, Located, Location};
-use crate::source::{FileSummary, SourceFile, TypeDecl};
+use crate::markers::{self, MetaSource, ResourceMarker};
+use crate::model::{Kind, KindMarkers, Loc, Located, Location, TypeDef};
+use crate::source::{FileSummary, SourceFile};
+
+mod types;
 
 /// A file's share of the model.
 #[derive(Debug, Default)]
 pub(crate) struct Lowered {
     /// Each root kind, with its position in the file's declarations.
     pub kinds: Vec<(usize, Kind)>,
+    /// Every declared type, in the file's declaration order (when CRDs are built).
+    pub types: Vec<TypeDef>,
     pub rbac: Vec<Located<markers::RbacMarker>>,
     pub webhooks: Vec<Located<markers::WebhookMarker>>,
     pub webhook_configurations: Vec<Located<markers::WebhookConfigurationMarker>>,
 }
 
-/// The CRD-level markers of a root kind. They hold spans, so they stay on the thread that
-/// read them, which builds the kind's CRD without reading them again.
-pub(crate) type KindMarkers = (ResourceMarker, SubresourceMarker, Vec<PrintColumnMarker>);
+/// The model of every type `file` (input `file_no`) declares, in declaration order.
+pub(crate) fn type_defs(file_no: usize, file: &SourceFile) -> Vec<TypeDef> {
+    crate::source::type_items(file)
+        .into_iter()
+        .map(|item| types::type_def(file_no, item))
+        .collect()
+}
 
-/// Lowers `file` (`summary` is its [`crate::source::summarize`]). Marker errors go to
-/// `diags`; each kind's CRD-level markers to `kind_markers`, by position in the file's
-/// declarations.
+/// Lowers `file`, input `file_no` (`summary` is its [`crate::source::summarize`]).
+/// Errors of the item markers and of the kinds' CRD-level markers go to `diags`; those of
+/// the types' schema markers stay with each type, for when a CRD uses it.
 pub(crate) fn lower(
+    file_no: usize,
     file: &SourceFile,
     summary: &FileSummary,
     reads: Reads,
-    kind_markers: &mut Vec<(usize, KindMarkers)>,
     diags: &mut Diagnostics,
 ) -> Lowered {
     let mut lowered = Lowered::default();
     if reads.kinds || reads.crds() {
         for (no, item) in crate::source::type_items(file).into_iter().enumerate() {
-            let module = &summary.decls[no].0;
-            let decl = TypeDecl { item, module, file };
-            if let Some(k) = crd::kind_decl(decl, diags) {
-                lowered.kinds.push((no, kind(file, &k)));
-                kind_markers.push((no, (k.resource, k.subresources, k.printcolumns)));
+            let kind_markers = crd::kind_markers(item, diags);
+            let mut def = reads.crds().then(|| types::type_def(file_no, item));
+            if let Some((resource, subresources, printcolumns)) = kind_markers {
+                let name = item.ident().to_string();
+                lowered
+                    .kinds
+                    .push((no, kind(file, &summary.decls[no].0, &name, &resource)));
+                if let Some(def) = &mut def {
+                    let mut at = |span| Loc::of(file_no, span);
+                    def.kind = Some(KindMarkers {
+                        resource: resource.map_spans(&mut at),
+                        subresources: subresources.map_spans(&mut at),
+                        printcolumns,
+                    });
+                }
             }
+            lowered.types.extend(def);
         }
     }
     if reads.rbac {
@@ -95,12 +114,11 @@ pub(crate) fn lower(
     lowered
 }
 
-/// The model of a root kind.
-fn kind(file: &SourceFile, k: &crd::KindDecl<'_>) -> Kind {
-    let r = &k.resource;
-    let kind = k.kind();
-    let mut rust_path = k.decl.module.to_vec();
-    rust_path.push(k.decl.name());
+/// The model of a root kind: the struct `name` in `module`, with its `#[resource]`.
+fn kind(file: &SourceFile, module: &[String], name: &str, r: &ResourceMarker) -> Kind {
+    let kind = crd::kind_name(r, name);
+    let mut rust_path = module.to_vec();
+    rust_path.push(name.to_string());
     Kind {
         group: r.group.value.clone(),
         version: r.version.value.clone(),

@@ -11,6 +11,9 @@ use crate::markers::{RbacMarker, Scope, WebhookConfigurationMarker, WebhookMarke
 use crate::source::SourceFile;
 use crate::{LocatedError, Origin};
 
+mod types;
+pub use types::*;
+
 /// A place in a source file: where a marker or a declaration was written.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Location {
@@ -28,20 +31,25 @@ pub struct Location {
 impl Location {
     /// Where `span` is in `file`.
     pub(crate) fn of(file: &SourceFile, span: proc_macro2::Span) -> Self {
-        let start = span.start();
-        let end = span.end();
-        let end_col = if end.line == start.line {
-            end.column.max(start.column + 1)
+        let loc = Loc::of(0, span);
+        Self::at(&file.path, file.line(loc.line as usize), loc)
+    }
+
+    /// `loc` in the file at `path`, whose line `loc.line` is `line_text`.
+    pub(crate) fn at(path: &std::path::Path, line_text: Option<&str>, loc: Loc) -> Self {
+        let (line, column) = (loc.line as usize, loc.column as usize);
+        let end_col = if loc.end_line == loc.line {
+            (loc.end_column as usize).max(column + 1)
         } else {
             usize::MAX
         };
-        let snippet = file.line(start.line).map(str::to_string);
+        let snippet = line_text.map(str::to_string);
         let width = snippet.as_ref().map_or(0, |s| s.chars().count());
         Self {
-            file: file.path.clone(),
-            line: start.line,
-            column: start.column + 1,
-            highlight: (start.column, end_col.min(width.max(start.column + 1))),
+            file: path.to_path_buf(),
+            line,
+            column: column + 1,
+            highlight: (column, end_col.min(width.max(column + 1))),
             snippet,
         }
     }

@@ -4,14 +4,13 @@
 //! source positions in a thread-local map), so the work is split in two rounds on the same
 //! worker threads:
 //!
-//! 1. Each worker takes files from a common queue (largest first), parses them, and reports
-//!    what crosses threads: the declarations and imports of each file ([`FileSummary`]), its
-//!    share of the [`Api`] model (its root kinds and item markers, [`crate::lower`]), and
-//!    its marker errors.
-//! 2. The calling thread builds the crate-wide [`Skeleton`] for name resolution and the
-//!    [`Api`], and hands each CRD to the worker that parsed its first version's file.
-//!    Workers build the schemas and CRDs with their own trees (a type declared in a file
-//!    another worker parsed is parsed again here, on first use) and pass each CRD to the
+//! 1. Each worker takes files from a common queue (largest first), parses them, lowers them
+//!    and drops their trees. It reports what crosses threads: the declarations and imports
+//!    of each file ([`FileSummary`]), its share of the model (its declared types, root
+//!    kinds and item markers, [`crate::lower`]), and its marker errors.
+//! 2. The calling thread builds the crate-wide [`Skeleton`] for name resolution, the
+//!    [`Api`] and the list of CRDs to build. Workers take CRDs from that list, build their
+//!    schemas from the model (no syntax tree is read again) and pass each CRD to the
 //!    generators that read CRDs one by one (the CRD generator renders its file there).
 //!    Meanwhile the calling thread runs the builds of the generators that need no CRD.
 //! 3. The generators that read every CRD build last, from the whole [`Api`].
@@ -22,19 +21,19 @@
 //! The result does not depend on the number of threads: CRDs come out sorted by group and
 //! kind, roles are normalised, errors are sorted and deduplicated.
 
-use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use crate::api::apiextensions::v1::CustomResourceDefinition;
 
 use crate::diagnostics::Diagnostics;
 use crate::generator::{ArtifactKind, Reads};
-use crate::lower::{KindMarkers, Lowered};
-use crate::model::{Api, Kind};
+use crate::lower::Lowered;
+use crate::model::{Api, Kind, TypeDef};
 use crate::output::Artifact;
-use crate::schema::SchemaBuilder;
-use crate::source::{FileSummary, Index, Input, Skeleton, SourceFile};
+use crate::schema::{SchemaBuilder, Types};
+use crate::source::{FileSummary, Input, Skeleton, SourceFile, Sources};
 use crate::{Error, LocatedError, Options, Origin, crd, output};
 
 /// The stack of a worker thread. Parsing, schema building and rendering recurse once per
@@ -94,17 +93,15 @@ impl<'o> Run<'o> {
 /// syntax errors.
 type RoundOne = Result<Vec<(usize, FileFacts)>, Vec<LocatedError>>;
 
-/// The CRD-level markers of the kinds a worker read in round one, by (input position,
-/// position in the file's declarations).
-type WorkerKinds = HashMap<(usize, usize), KindMarkers>;
-
 /// What the calling thread decides between the rounds.
 struct Plan {
     skeleton: Skeleton,
+    /// Every declared type, by declaration id (when CRDs are built).
+    types: Vec<TypeDef>,
     /// (group, kind) → declaration ids of its versions, sorted by group and kind.
     crds: Vec<((String, String), Vec<usize>)>,
-    /// Per worker, the positions in `crds` it builds.
-    assigned: Vec<Vec<usize>>,
+    /// The next position in `crds` a worker takes.
+    next: AtomicUsize,
 }
 
 /// What a worker made of one CRD: the object when it is kept, and the files of the
@@ -150,10 +147,9 @@ fn run_on(inputs: &[Input], run: &Run<'_>, threads: usize) -> Result<Made, Error
     let threads = threads.min(inputs.len()).max(1);
     let queue = Queue::new(inputs);
     if threads == 1 {
-        let cells = cells(inputs.len());
-        let (facts, mut kinds) = round_one(inputs, &queue, &cells, run);
-        let (plan, api, errors) = plan(vec![facts.map_err(syntax_errors)?], 1);
-        let built = round_two(0, inputs, &cells, &mut kinds, &plan, run);
+        let facts = round_one(inputs, &queue, run);
+        let (plan, api, errors) = plan(vec![facts.map_err(syntax_errors)?]);
+        let built = round_two(inputs, &plan, run);
         let early = build_generators(run, &api, false);
         return finish(run, api, vec![built], early, errors);
     }
@@ -171,15 +167,14 @@ fn run_on(inputs: &[Input], run: &Run<'_>, threads: usize) -> Result<Made, Error
             workers.push(
                 worker
                     .spawn_scoped(scope, move || {
-                        let cells = cells(inputs.len());
-                        let (facts, mut kinds) = round_one(inputs, queue, &cells, run);
+                        let facts = round_one(inputs, queue, run);
                         let _ = report.send((w, facts));
                         // Without this sender the calling thread sees when every worker reported
                         // or died, and never waits on a panicked one.
                         drop(report);
                         // No plan comes when generation stops after round one.
                         match plan_receiver.recv() {
-                            Ok(plan) => round_two(w, inputs, &cells, &mut kinds, &plan, run),
+                            Ok(plan) => round_two(inputs, &plan, run),
                             Err(_) => (Vec::new(), Vec::new()),
                         }
                     })
@@ -207,7 +202,7 @@ fn run_on(inputs: &[Input], run: &Run<'_>, threads: usize) -> Result<Made, Error
             join(workers);
             return Err(syntax_errors(syntax));
         }
-        let (plan, api, errors) = plan(facts, threads);
+        let (plan, api, errors) = plan(facts);
         let plan = std::sync::Arc::new(plan);
         for sender in &plan_senders {
             let _ = sender.send(plan.clone());
@@ -253,48 +248,27 @@ fn join<T>(workers: Vec<std::thread::ScopedJoinHandle<'_, T>>) -> Vec<T> {
         .collect()
 }
 
-fn cells(n: usize) -> Vec<OnceCell<SourceFile>> {
-    (0..n).map(|_| OnceCell::new()).collect()
-}
-
-/// Parses the files this worker takes from `queue` into `cells` and lowers them.
-fn round_one(
-    inputs: &[Input],
-    queue: &Queue,
-    cells: &[OnceCell<SourceFile>],
-    run: &Run<'_>,
-) -> (RoundOne, WorkerKinds) {
-    let mut taken = Vec::new();
+/// Parses and lowers the files this worker takes from `queue`; each file's tree is dropped
+/// once it is lowered.
+fn round_one(inputs: &[Input], queue: &Queue, run: &Run<'_>) -> RoundOne {
+    let mut facts = Vec::new();
     let mut syntax = Vec::new();
     while let Some(no) = queue.take() {
         match inputs[no].parse() {
-            Ok(file) => {
-                let _ = cells[no].set(file);
-                taken.push(no);
-            }
+            // After a syntax error only syntax errors are reported: lowering stops.
+            Ok(file) if syntax.is_empty() => facts.push((no, file_facts(no, &file, run))),
+            Ok(_) => {}
             Err(e) => syntax.push(e),
         }
     }
-    let mut kinds = WorkerKinds::new();
-    if !syntax.is_empty() {
-        return (Err(syntax), kinds);
+    if syntax.is_empty() {
+        Ok(facts)
+    } else {
+        Err(syntax)
     }
-    let facts = taken
-        .into_iter()
-        .map(|no| {
-            let file = cells[no].get().expect("parsed above");
-            (no, file_facts(no, file, run, &mut kinds))
-        })
-        .collect();
-    (Ok(facts), kinds)
 }
 
-fn file_facts(
-    file_no: usize,
-    file: &SourceFile,
-    run: &Run<'_>,
-    kinds: &mut WorkerKinds,
-) -> FileFacts {
+fn file_facts(file_no: usize, file: &SourceFile, run: &Run<'_>) -> FileFacts {
     let summary = crate::source::summarize(file);
     let reads_kinds = run.reads.kinds || run.reads.crds();
     let twice = if reads_kinds {
@@ -303,9 +277,7 @@ fn file_facts(
         Vec::new()
     };
     let mut diags = Diagnostics::new();
-    let mut markers = Vec::new();
-    let lowered = crate::lower::lower(file, &summary, run.reads, &mut markers, &mut diags);
-    kinds.extend(markers.into_iter().map(|(no, m)| ((file_no, no), m)));
+    let lowered = crate::lower::lower(file_no, file, &summary, run.reads, &mut diags);
     FileFacts {
         summary,
         lowered,
@@ -353,27 +325,20 @@ fn declared_twice<'a>(
         .collect()
 }
 
-/// Builds the skeleton and the model, and hands out the CRDs; returns the plan, the model
-/// (without CRDs) and round one's marker errors.
-fn plan(
-    per_worker: Vec<Vec<(usize, FileFacts)>>,
-    threads: usize,
-) -> (Plan, Api, Vec<LocatedError>) {
-    let mut files: Vec<(usize, usize, FileFacts)> = per_worker
-        .into_iter()
-        .enumerate()
-        .flat_map(|(w, facts)| facts.into_iter().map(move |(no, f)| (no, w, f)))
-        .collect();
-    files.sort_by_key(|(no, _, _)| *no);
+/// Builds the skeleton and the model, and lists the CRDs to build; returns the plan, the
+/// model (without CRDs) and round one's marker errors.
+fn plan(per_worker: Vec<Vec<(usize, FileFacts)>>) -> (Plan, Api, Vec<LocatedError>) {
+    let mut files: Vec<(usize, FileFacts)> = per_worker.into_iter().flatten().collect();
+    files.sort_by_key(|(no, _)| *no);
     let mut summaries = Vec::with_capacity(files.len());
     let mut kinds: Vec<Vec<(usize, Kind)>> = Vec::with_capacity(files.len());
-    let mut parsed_by = Vec::with_capacity(files.len());
+    let mut types = Vec::new();
     let mut api = Api::default();
     let mut errors = Vec::new();
-    for (_, w, f) in files {
+    for (_, f) in files {
         summaries.push(f.summary);
         kinds.push(f.lowered.kinds);
-        parsed_by.push(w);
+        types.extend(f.lowered.types);
         api.rbac.extend(f.lowered.rbac);
         api.webhooks.extend(f.lowered.webhooks);
         api.webhook_configurations
@@ -448,66 +413,39 @@ fn plan(
         }
     }
     let crds: Vec<_> = by_group_kind.into_iter().collect();
-    // Each CRD goes to the worker that parsed its first version's file: building a kind
-    // elsewhere would mean parsing its file twice.
-    let mut assigned: Vec<Vec<usize>> = vec![Vec::new(); threads];
-    for (pos, (_, ids)) in crds.iter().enumerate() {
-        assigned[parsed_by[skeleton.decls[ids[0]].file]].push(pos);
-    }
     (
         Plan {
             skeleton,
+            types,
             crds,
-            assigned,
+            next: AtomicUsize::new(0),
         },
         api,
         errors,
     )
 }
 
-/// Builds the CRDs assigned to worker `w` and passes each to the generators that read
-/// CRDs one by one.
-fn round_two(
-    w: usize,
-    inputs: &[Input],
-    cells: &[OnceCell<SourceFile>],
-    read: &mut WorkerKinds,
-    plan: &Plan,
-    run: &Run<'_>,
-) -> RoundTwo {
+/// Builds the CRDs this worker takes from the plan and passes each to the generators
+/// that read CRDs one by one.
+fn round_two(inputs: &[Input], plan: &Plan, run: &Run<'_>) -> RoundTwo {
     let options = run.options;
-    let index = Index::new(&plan.skeleton, inputs, cells);
-    let mut builder = SchemaBuilder::new(&index, options);
+    let types = Types {
+        skeleton: &plan.skeleton,
+        defs: &plan.types,
+    };
+    let mut builder = SchemaBuilder::new(types, options);
     let mut problems = Vec::new();
     let mut built = Vec::new();
-    for &pos in &plan.assigned[w] {
-        let ((group, kind), ids) = &plan.crds[pos];
+    loop {
+        let pos = plan.next.fetch_add(1, Ordering::Relaxed);
+        let Some(((group, kind), ids)) = plan.crds.get(pos) else {
+            break;
+        };
         let kinds: Vec<crd::KindDecl<'_>> = ids
             .iter()
-            .filter_map(|&id| {
-                let decl = index.decl(id);
-                let file = plan.skeleton.decls[id].file;
-                let at = (file, id - plan.skeleton.file_decls[file].start);
-                match read.remove(&at) {
-                    Some((resource, subresources, printcolumns)) => Some(crd::KindDecl {
-                        decl,
-                        resource,
-                        subresources,
-                        printcolumns,
-                    }),
-                    // Another worker read this version's markers and reported their
-                    // errors; read them again here.
-                    None => crd::kind_decl(decl, &mut Diagnostics::new()),
-                }
-            })
+            .filter_map(|&id| crd::KindDecl::of(id, &plan.types[id]))
             .collect();
-        if let Some(c) = crd::build_crd(
-            group,
-            kind,
-            kinds.iter().collect(),
-            &mut builder,
-            &mut problems,
-        ) {
+        if let Some(c) = crd::build_crd(group, kind, kinds, &mut builder, &mut problems) {
             let files = run
                 .building_each_crd()
                 .map(|g| (g, g.generator().crd_files(&c, options)))
@@ -517,8 +455,8 @@ fn round_two(
         }
     }
     // Round two's own problems are cross-checks of the markers against the schema.
-    let errors = located(problems, Origin::Source, builder.file_problems);
-    (built, errors)
+    problems.extend(builder.problems);
+    (built, Sources::new(inputs).located(problems))
 }
 
 /// Syntax errors of round one, in file order.

@@ -11,11 +11,11 @@
 //! variants; `into`, `from`, `try_from` on types), which the schema builder may not paper
 //! over with the Rust type's own schema.
 
-use proc_macro2::Span;
 use serde_derive_internals::{Ctxt, Derive, ast, attr};
 use syn::ext::IdentExt as _;
 use syn::spanned::Spanned as _;
 
+use crate::model::Loc;
 use crate::source::TypeItem;
 
 /// serde's reading of one declared struct or enum.
@@ -84,7 +84,10 @@ pub struct WireSwap {
     /// What it names (a function, a module or a type), as written.
     pub target: String,
     /// Where its value is written.
-    pub span: Span,
+    pub at: Loc,
+    /// For `with`: the module it names, as a path to resolve (whether it starts with `::`,
+    /// and its segments).
+    pub module: Option<(bool, Vec<String>)>,
 }
 
 impl WireSwap {
@@ -117,8 +120,8 @@ impl ContainerAttrs {
 }
 
 /// Reads `item` as serde_derive's `Deserialize` reads it. Every problem serde would report
-/// is returned, each at its span.
-pub fn read(item: &TypeItem<'_>) -> Result<SerdeShape, Vec<syn::Error>> {
+/// is returned, each at its span. `file` is the input's position, for the places kept.
+pub fn read(item: &TypeItem<'_>, file: usize) -> Result<SerdeShape, Vec<syn::Error>> {
     if let Some(shape) = without_serde_attributes(item) {
         return Ok(shape);
     }
@@ -149,7 +152,7 @@ pub fn read(item: &TypeItem<'_>) -> Result<SerdeShape, Vec<syn::Error>> {
         TypeItem::Alias(_) => return Ok(SerdeShape::default()),
     };
     let cx = Ctxt::new();
-    let shape = ast::Container::from_ast(&cx, &input, Derive::Deserialize).map(|c| lower(&c));
+    let shape = ast::Container::from_ast(&cx, &input, Derive::Deserialize).map(|c| lower(&c, file));
     match cx.check() {
         Ok(()) => Ok(shape.unwrap_or_default()),
         Err(combined) => Err(combined.into_iter().collect()),
@@ -262,7 +265,7 @@ fn lean_fields(fields: &syn::Fields) -> syn::Fields {
     }
 }
 
-fn lower(c: &ast::Container<'_>) -> SerdeShape {
+fn lower(c: &ast::Container<'_>, file: usize) -> SerdeShape {
     let a = &c.attrs;
     let (tag, content, untagged) = match a.tag() {
         attr::TagType::External => (None, None, false),
@@ -277,7 +280,8 @@ fn lower(c: &ast::Container<'_>) -> SerdeShape {
         conversions.push(WireSwap {
             attribute,
             target: shown(target),
-            span,
+            at: Loc::of(file, span),
+            module: None,
         })
     };
     if let Some(t) = a.type_into() {
@@ -299,7 +303,9 @@ fn lower(c: &ast::Container<'_>) -> SerdeShape {
         remote: a.remote().is_some(),
     };
     let (fields, variants) = match &c.data {
-        ast::Data::Struct(_, fields) => (fields.iter().map(field).collect(), Vec::new()),
+        ast::Data::Struct(_, fields) => {
+            (fields.iter().map(|f| field(f, file)).collect(), Vec::new())
+        }
         ast::Data::Enum(variants) => (
             Vec::new(),
             variants
@@ -308,8 +314,12 @@ fn lower(c: &ast::Container<'_>) -> SerdeShape {
                     name: v.attrs.name().deserialize_name().to_string(),
                     skip_deserializing: v.attrs.skip_deserializing(),
                     untagged: v.attrs.untagged(),
-                    fields: v.fields.iter().map(field).collect(),
-                    swaps: custom_functions(v.attrs.serialize_with(), v.attrs.deserialize_with()),
+                    fields: v.fields.iter().map(|f| field(f, file)).collect(),
+                    swaps: custom_functions(
+                        v.attrs.serialize_with(),
+                        v.attrs.deserialize_with(),
+                        file,
+                    ),
                 })
                 .collect(),
         ),
@@ -321,11 +331,11 @@ fn lower(c: &ast::Container<'_>) -> SerdeShape {
     }
 }
 
-fn field(f: &ast::Field<'_>) -> FieldAttrs {
+fn field(f: &ast::Field<'_>, file: usize) -> FieldAttrs {
     let a = &f.attrs;
     let name = a.name().deserialize_name().to_string();
     let written = a.name().serialize_name();
-    let swaps = custom_functions(a.serialize_with(), a.deserialize_with());
+    let swaps = custom_functions(a.serialize_with(), a.deserialize_with(), file);
     FieldAttrs {
         written_name: (written != name).then(|| written.to_string()),
         name,
@@ -339,24 +349,32 @@ fn field(f: &ast::Field<'_>) -> FieldAttrs {
 
 /// `with = "m"` reaches serde_derive_internals as `m::serialize` and `m::deserialize`:
 /// shown as the one attribute the user wrote.
-fn custom_functions(ser: Option<&syn::ExprPath>, de: Option<&syn::ExprPath>) -> Vec<WireSwap> {
+fn custom_functions(
+    ser: Option<&syn::ExprPath>,
+    de: Option<&syn::ExprPath>,
+    file: usize,
+) -> Vec<WireSwap> {
     let module = |p: &syn::ExprPath, last: &str| {
         let segments = &p.path.segments;
         (segments.len() > 1 && segments.last().is_some_and(|s| s.ident == last)).then(|| {
             let mut module = p.path.clone();
             module.segments.pop();
             module.segments.pop_punct();
-            shown(&module)
+            module
         })
     };
     if let (Some(s), Some(d)) = (ser, de)
         && let (Some(a), Some(b)) = (module(s, "serialize"), module(d, "deserialize"))
-        && a == b
+        && shown(&a) == shown(&b)
     {
         return vec![WireSwap {
             attribute: "with",
-            target: a,
-            span: s.span(),
+            target: shown(&a),
+            at: Loc::of(file, s.span()),
+            module: Some((
+                a.leading_colon.is_some(),
+                a.segments.iter().map(|s| s.ident.to_string()).collect(),
+            )),
         }];
     }
     let mut out = Vec::new();
@@ -365,7 +383,8 @@ fn custom_functions(ser: Option<&syn::ExprPath>, de: Option<&syn::ExprPath>) -> 
             out.push(WireSwap {
                 attribute,
                 target: shown(p),
-                span: p.span(),
+                at: Loc::of(file, p.span()),
+                module: None,
             });
         }
     }
@@ -400,7 +419,7 @@ mod tests {
             syn::Item::Enum(e) => TypeItem::Enum(e),
             _ => unreachable!(),
         };
-        read(&ty)
+        read(&ty, 0)
             .unwrap_or_else(|e| panic!("{:?}", e.iter().map(|e| e.to_string()).collect::<Vec<_>>()))
     }
 
@@ -496,7 +515,10 @@ mod tests {
                 _ => unreachable!(),
             };
             let cx = Ctxt::new();
-            let full = lower(&ast::Container::from_ast(&cx, &input, Derive::Deserialize).unwrap());
+            let full = lower(
+                &ast::Container::from_ast(&cx, &input, Derive::Deserialize).unwrap(),
+                0,
+            );
             cx.check().unwrap();
             let names = |s: &SerdeShape| {
                 let fields =
@@ -590,7 +612,7 @@ mod tests {
         let syn::Item::Struct(s) = &parsed else {
             unreachable!()
         };
-        let errors = read(&TypeItem::Struct(s)).unwrap_err();
+        let errors = read(&TypeItem::Struct(s), 0).unwrap_err();
         assert!(
             errors[0].to_string().contains("unknown rename rule"),
             "{}",
@@ -600,7 +622,7 @@ mod tests {
         let syn::Item::Struct(s) = &parsed else {
             unreachable!()
         };
-        let errors = read(&TypeItem::Struct(s)).unwrap_err();
+        let errors = read(&TypeItem::Struct(s), 0).unwrap_err();
         assert!(
             errors[0]
                 .to_string()

@@ -11,7 +11,7 @@ mod nesting;
 mod resolve;
 
 pub use nesting::{MAX_NESTING, check_nesting};
-pub use resolve::{DeclInfo, Index, Resolved, Skeleton};
+pub use resolve::{DeclInfo, Resolved, Skeleton};
 
 /// One parsed source file.
 #[derive(Debug)]
@@ -30,15 +30,59 @@ pub struct SourceFile {
 impl SourceFile {
     /// Line `line` (1-based) of the text, without its line break.
     pub fn line(&self, line: usize) -> Option<&str> {
-        let starts = self.line_starts.get_or_init(|| {
-            std::iter::once(0)
-                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
-                .collect()
-        });
-        let start = *starts.get(line.checked_sub(1)?)?;
-        let end = starts.get(line).map_or(self.text.len(), |next| next - 1);
-        let text = &self.text[start..end];
-        Some(text.strip_suffix('\r').unwrap_or(text))
+        let starts = self.line_starts.get_or_init(|| line_starts(&self.text));
+        line_of(&self.text, starts, line)
+    }
+}
+
+/// Where each line of `text` starts.
+fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
+}
+
+/// Line `line` (1-based) of `text`, whose lines start at `starts`, without its line break.
+fn line_of<'t>(text: &'t str, starts: &[usize], line: usize) -> Option<&'t str> {
+    let start = *starts.get(line.checked_sub(1)?)?;
+    let end = starts.get(line).map_or(text.len(), |next| next - 1);
+    let text = &text[start..end];
+    Some(text.strip_suffix('\r').unwrap_or(text))
+}
+
+/// The inputs' texts, to turn the model's places ([`Loc`](crate::model::Loc)) into
+/// messages with their excerpts, on any thread, without the syntax trees.
+pub(crate) struct Sources<'a> {
+    inputs: &'a [Input],
+    /// Where each input's lines start, found on first use.
+    lines: Vec<std::sync::OnceLock<Vec<usize>>>,
+}
+
+impl<'a> Sources<'a> {
+    pub(crate) fn new(inputs: &'a [Input]) -> Self {
+        Self {
+            inputs,
+            lines: inputs.iter().map(|_| std::sync::OnceLock::new()).collect(),
+        }
+    }
+
+    /// `loc` as a place with its file's path and its line's text.
+    pub(crate) fn location(&self, loc: crate::model::Loc) -> crate::model::Location {
+        let input = &self.inputs[loc.file as usize];
+        let starts = self.lines[loc.file as usize].get_or_init(|| line_starts(&input.text));
+        let line = line_of(&input.text, starts, loc.line as usize);
+        crate::model::Location::at(&input.path, line, loc)
+    }
+
+    /// The problems, placed.
+    pub(crate) fn located(
+        &self,
+        problems: impl IntoIterator<Item = crate::model::Problem>,
+    ) -> Vec<crate::LocatedError> {
+        problems
+            .into_iter()
+            .map(|p| crate::LocatedError::at(self.location(p.at), p.message, p.origin))
+            .collect()
     }
 }
 
@@ -315,20 +359,6 @@ impl<'a> TypeItem<'a> {
             TypeItem::Enum(e) => &e.generics,
             TypeItem::Alias(t) => &t.generics,
         }
-    }
-}
-
-/// A declared type together with where it lives.
-#[derive(Debug, Clone, Copy)]
-pub struct TypeDecl<'a> {
-    pub item: TypeItem<'a>,
-    pub module: &'a [String],
-    pub file: &'a SourceFile,
-}
-
-impl TypeDecl<'_> {
-    pub fn name(&self) -> String {
-        self.item.ident().to_string()
     }
 }
 

@@ -9,15 +9,15 @@
 //! are left out. A root kind's (`#[derive(CustomResource)]`) is its version's
 //! `openAPIV3Schema`, also for a version the CRD skips.
 
-use std::cell::OnceCell;
 use std::path::PathBuf;
 
 use crate::api::apiextensions::v1::JSONSchemaProps;
 
-use crate::pipeline::{located, syntax_errors};
-use crate::schema::SchemaBuilder;
-use crate::source::{self, Index, Input, Skeleton, TypeItem};
-use crate::{Error, LocatedError, Options, Origin};
+use crate::model::Body;
+use crate::pipeline::syntax_errors;
+use crate::schema::{SchemaBuilder, Types};
+use crate::source::{self, Input, Skeleton, Sources};
+use crate::{Error, LocatedError, Options};
 
 /// One type that derives `Schema` or `CustomResource`, and its schema.
 #[derive(Debug, Clone)]
@@ -48,14 +48,14 @@ pub fn type_schemas(paths: &[PathBuf], options: &Options) -> Result<Vec<TypeSche
 
 /// [`type_schemas`] of files already read.
 pub fn type_schemas_of(inputs: &[Input], options: &Options) -> Result<Vec<TypeSchema>, Error> {
-    let cells: Vec<OnceCell<source::SourceFile>> = inputs.iter().map(|_| OnceCell::new()).collect();
     let mut syntax = Vec::new();
     let mut summaries = Vec::with_capacity(inputs.len());
-    for (input, cell) in inputs.iter().zip(&cells) {
+    let mut defs = Vec::new();
+    for (no, input) in inputs.iter().enumerate() {
         match input.parse() {
             Ok(file) => {
                 summaries.push(source::summarize(&file));
-                let _ = cell.set(file);
+                defs.extend(crate::lower::type_defs(no, &file));
             }
             Err(e) => syntax.push(e),
         }
@@ -64,27 +64,29 @@ pub fn type_schemas_of(inputs: &[Input], options: &Options) -> Result<Vec<TypeSc
         return Err(syntax_errors(syntax));
     }
     let skeleton = Skeleton::build(summaries);
-    let index = Index::new(&skeleton, inputs, &cells);
+    let types = Types {
+        skeleton: &skeleton,
+        defs: &defs,
+    };
+    let sources = Sources::new(inputs);
     let mut out = Vec::new();
-    for id in 0..skeleton.decls.len() {
-        let decl = index.decl(id);
-        let attrs = decl.item.attrs();
-        let kind = derives(attrs, "CustomResource");
-        if matches!(decl.item, TypeItem::Alias(_))
-            || !(kind || derives(attrs, "Schema"))
-            || !decl.item.generics().params.is_empty()
+    for (id, def) in defs.iter().enumerate() {
+        let kind = def.derives("CustomResource");
+        if matches!(def.body, Body::Alias(_))
+            || !(kind || def.derives("Schema"))
+            || def.generics.is_some()
         {
             continue;
         }
         // A builder per type, so each type's problems are its own (nested types are built
         // again for each user; the derive asks once per crate).
-        let mut builder = SchemaBuilder::new(&index, options);
+        let mut builder = SchemaBuilder::new(types, options);
         let schema = if kind {
-            builder.root_schema(&decl)
+            builder.root_schema(id)
         } else {
             builder.declared_schema(id)
         };
-        let problems = located(Vec::new(), Origin::Source, builder.file_problems);
+        let problems = sources.located(builder.problems);
         let schema = match schema {
             Some(mut schema) if problems.is_empty() => {
                 if let Some(max) = options.max_desc_len {
@@ -99,12 +101,13 @@ pub fn type_schemas_of(inputs: &[Input], options: &Options) -> Result<Vec<TypeSc
                 Err(problems)
             }
         };
+        let info = &skeleton.decls[id];
         out.push(TypeSchema {
-            file: decl.file.path.clone(),
-            line: decl.item.ident().span().start().line,
-            module: decl.module.to_vec(),
-            name: decl.name(),
-            derives_json_schema: derives(attrs, "JsonSchema"),
+            file: inputs[info.file].path.clone(),
+            line: def.at.line as usize,
+            module: info.module.clone(),
+            name: def.name.clone(),
+            derives_json_schema: def.derives("JsonSchema"),
             kind,
             schema,
         });

@@ -9,16 +9,25 @@ use syn::parse::Parser;
 use syn::spanned::Spanned as _;
 use syn::{Expr, ExprLit, ExprUnary, Lit, LitStr, Token, UnOp};
 
-/// A value together with the span of the tokens that wrote it.
+/// A value together with where it was written: the span of its tokens while the syntax
+/// tree is at hand (`S = Span`), a [`Loc`](crate::model::Loc) in the thread-free model.
 #[derive(Debug, Clone)]
-pub struct Spanned<T> {
+pub struct Spanned<T, S = Span> {
     pub value: T,
-    pub span: Span,
+    pub span: S,
 }
 
-impl<T> Spanned<T> {
-    pub fn new(value: T, span: Span) -> Self {
+impl<T, S> Spanned<T, S> {
+    pub fn new(value: T, span: S) -> Self {
         Self { value, span }
+    }
+
+    /// The same value, placed by `f`.
+    pub fn map_span<S2>(self, f: &mut impl FnMut(S) -> S2) -> Spanned<T, S2> {
+        Spanned {
+            value: self.value,
+            span: f(self.span),
+        }
     }
 }
 

@@ -27,24 +27,24 @@ impl Scope {
 /// the group/version/kind and the names of a custom resource
 /// (`+groupName`, `+kubebuilder:resource`).
 #[derive(Debug, Clone)]
-pub struct ResourceMarker {
-    pub group: Spanned<String>,
-    pub version: Spanned<String>,
+pub struct ResourceMarker<S = Span> {
+    pub group: Spanned<String, S>,
+    pub version: Spanned<String, S>,
     /// `None` means the struct's own name.
-    pub kind: Option<Spanned<String>>,
+    pub kind: Option<Spanned<String, S>>,
     pub scope: Scope,
-    pub plural: Option<Spanned<String>>,
-    pub singular: Option<Spanned<String>>,
+    pub plural: Option<Spanned<String, S>>,
+    pub singular: Option<Spanned<String, S>>,
     pub shortnames: Vec<String>,
     pub categories: Vec<String>,
     /// `storage`: this version is the storage version (`+kubebuilder:storageversion`).
-    pub storage: Option<Span>,
+    pub storage: Option<S>,
     /// `served = false` (`+kubebuilder:unservedversion`).
     pub served: bool,
     /// `deprecated` or `deprecated = "warning"` (`+kubebuilder:deprecatedversion`).
     pub deprecated: Option<Option<String>>,
     /// `skip`: leave this version out of the CRD (`+kubebuilder:skipversion`).
-    pub skip: Option<Span>,
+    pub skip: Option<S>,
     /// `selectable_fields = [".spec.x"]` (`+kubebuilder:selectablefield`), per version.
     pub selectable_fields: Vec<String>,
     /// `annotations = ["k=v"]`, `labels = ["k=v"]` on the CRD object (`+kubebuilder:metadata`).
@@ -54,7 +54,32 @@ pub struct ResourceMarker {
     /// for crates that re-export them (kube-derive's `crates(...)`). Names from
     /// [`CRATE_PATHS`], paths as written; the generator ignores them.
     pub crates: Vec<(String, String)>,
-    pub span: Span,
+    pub span: S,
+}
+
+impl<S> ResourceMarker<S> {
+    /// The same marker, placed by `f`.
+    pub fn map_spans<S2>(self, f: &mut impl FnMut(S) -> S2) -> ResourceMarker<S2> {
+        ResourceMarker {
+            group: self.group.map_span(f),
+            version: self.version.map_span(f),
+            kind: self.kind.map(|k| k.map_span(f)),
+            scope: self.scope,
+            plural: self.plural.map(|p| p.map_span(f)),
+            singular: self.singular.map(|s| s.map_span(f)),
+            shortnames: self.shortnames,
+            categories: self.categories,
+            storage: self.storage.map(&mut *f),
+            served: self.served,
+            deprecated: self.deprecated,
+            skip: self.skip.map(&mut *f),
+            selectable_fields: self.selectable_fields,
+            annotations: self.annotations,
+            labels: self.labels,
+            crates: self.crates,
+            span: f(self.span),
+        }
+    }
 }
 
 /// The crates `#[resource(crates(...))]` can relocate.
@@ -363,18 +388,42 @@ pub fn is_dns_subdomain(s: &str) -> bool {
 }
 
 /// `#[subresource(status)]` and/or `#[subresource(scale(spec_path = ..., status_path = ..., selector_path = ...))]`.
-#[derive(Debug, Clone, Default)]
-pub struct SubresourceMarker {
-    pub status: Option<Span>,
-    pub scale: Option<ScaleMarker>,
+#[derive(Debug, Clone)]
+pub struct SubresourceMarker<S = Span> {
+    pub status: Option<S>,
+    pub scale: Option<ScaleMarker<S>>,
+}
+
+impl<S> Default for SubresourceMarker<S> {
+    fn default() -> Self {
+        Self {
+            status: None,
+            scale: None,
+        }
+    }
+}
+
+impl<S> SubresourceMarker<S> {
+    /// The same marker, placed by `f`.
+    pub fn map_spans<S2>(self, f: &mut impl FnMut(S) -> S2) -> SubresourceMarker<S2> {
+        SubresourceMarker {
+            status: self.status.map(&mut *f),
+            scale: self.scale.map(|s| ScaleMarker {
+                spec_path: s.spec_path.map_span(f),
+                status_path: s.status_path.map_span(f),
+                selector_path: s.selector_path.map(|p| p.map_span(f)),
+                span: f(s.span),
+            }),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
-pub struct ScaleMarker {
-    pub spec_path: Spanned<String>,
-    pub status_path: Spanned<String>,
-    pub selector_path: Option<Spanned<String>>,
-    pub span: Span,
+pub struct ScaleMarker<S = Span> {
+    pub spec_path: Spanned<String, S>,
+    pub status_path: Spanned<String, S>,
+    pub selector_path: Option<Spanned<String, S>>,
+    pub span: S,
 }
 
 const SCALE_KEYS: &[&str] = &["spec_path", "status_path", "selector_path"];

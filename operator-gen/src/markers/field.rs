@@ -119,29 +119,67 @@ impl ObjectType {
     }
 }
 
-/// Everything the schema markers say about one field or type.
-#[derive(Debug, Clone, Default)]
-pub struct FieldMarkers {
-    pub validations: Vec<Spanned<Validation>>,
+/// Everything the schema markers say about one field or type, each marker with where it
+/// was written (`S`: a span while parsing, a [`Loc`](crate::model::Loc) in the model).
+#[derive(Debug, Clone)]
+pub struct FieldMarkers<S = Span> {
+    pub validations: Vec<Spanned<Validation, S>>,
     /// `#[validation(items(...))]`: constraints on the elements of an array.
-    pub items: Vec<Spanned<Validation>>,
+    pub items: Vec<Spanned<Validation, S>>,
     /// `#[validation(items(int_or_string, preserve_unknown_fields, embedded_resource))]`:
     /// controller-gen's `items:XIntOrString`, `items:XPreserveUnknownFields` and
     /// `items:XEmbeddedResource`.
-    pub items_schema: Vec<Spanned<SchemaProp>>,
-    pub schema: Vec<Spanned<SchemaProp>>,
-    pub optional: Option<Span>,
-    pub required: Option<Span>,
+    pub items_schema: Vec<Spanned<SchemaProp, S>>,
+    pub schema: Vec<Spanned<SchemaProp, S>>,
+    pub optional: Option<S>,
+    pub required: Option<S>,
     /// `immutable`: the field cannot change once set (`+k8s:immutable`).
-    pub immutable: Option<Span>,
+    pub immutable: Option<S>,
     /// Type-level one-of groups, JSON field names, in source order.
-    pub one_of: Vec<Spanned<(OneOf, Vec<String>)>>,
+    pub one_of: Vec<Spanned<(OneOf, Vec<String>), S>>,
     /// `length(...)` of `#[schemars]`, `#[validate]` or `#[garde]`: characters, items or
     /// entries, by the schema's type.
-    pub lengths: Vec<Spanned<Length>>,
+    pub lengths: Vec<Spanned<Length, S>>,
 }
 
-impl FieldMarkers {
+impl<S> Default for FieldMarkers<S> {
+    fn default() -> Self {
+        Self {
+            validations: Vec::new(),
+            items: Vec::new(),
+            items_schema: Vec::new(),
+            schema: Vec::new(),
+            optional: None,
+            required: None,
+            immutable: None,
+            one_of: Vec::new(),
+            lengths: Vec::new(),
+        }
+    }
+}
+
+impl<S: Copy> FieldMarkers<S> {
+    /// The same markers, placed by `f` (the model's lowering turns spans into locations).
+    pub fn map_spans<S2>(self, f: &mut impl FnMut(S) -> S2) -> FieldMarkers<S2> {
+        fn all<T, S, S2>(
+            v: Vec<Spanned<T, S>>,
+            f: &mut impl FnMut(S) -> S2,
+        ) -> Vec<Spanned<T, S2>> {
+            v.into_iter().map(|s| s.map_span(f)).collect()
+        }
+        FieldMarkers {
+            validations: all(self.validations, f),
+            items: all(self.items, f),
+            items_schema: all(self.items_schema, f),
+            schema: all(self.schema, f),
+            optional: self.optional.map(&mut *f),
+            required: self.required.map(&mut *f),
+            immutable: self.immutable.map(&mut *f),
+            one_of: all(self.one_of, f),
+            lengths: all(self.lengths, f),
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.validations.is_empty()
             && self.items.is_empty()
@@ -154,10 +192,12 @@ impl FieldMarkers {
             && self.lengths.is_empty()
     }
 
-    pub fn has(&self, pred: impl Fn(&SchemaProp) -> bool) -> Option<Span> {
+    pub fn has(&self, pred: impl Fn(&SchemaProp) -> bool) -> Option<S> {
         self.schema.iter().find(|p| pred(&p.value)).map(|p| p.span)
     }
+}
 
+impl FieldMarkers {
     /// Files one marker read at `span` (its key) where the generator looks for it.
     pub(super) fn add(&mut self, parsed: Parsed, span: Span) {
         let set = |slot: &mut Option<Span>, on: bool| {

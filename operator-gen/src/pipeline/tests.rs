@@ -142,26 +142,35 @@ fn syntax_errors_of_every_worker_are_reported() {
     assert!(out.contains("src/c.rs:1:"), "{out}");
 }
 
+/// The model's types and the skeleton's declarations share their ids: a field's type
+/// resolved through the skeleton is built from the right model.
 #[test]
-fn a_file_this_thread_did_not_parse_is_parsed_on_first_use() {
-    let inputs = vec![
-        input("a", "pub struct A { pub b: crate::b::B }"),
-        input("b", "pub struct Other;\npub struct B { pub size: i32 }"),
+fn the_model_and_the_skeleton_number_the_types_alike() {
+    let inputs = [
+        input(
+            "a",
+            "pub struct A { pub b: crate::b::B }\npub type Alias = i32;",
+        ),
+        input(
+            "b",
+            "pub enum Other { X }\nmod inner { pub struct B { pub size: i32 } }",
+        ),
     ];
     let mut summaries = Vec::new();
-    for i in &inputs {
-        summaries.push(crate::source::summarize(&i.parse().unwrap()));
+    let mut defs = Vec::new();
+    for (no, i) in inputs.iter().enumerate() {
+        let file = i.parse().unwrap();
+        summaries.push(crate::source::summarize(&file));
+        defs.extend(crate::lower::type_defs(no, &file));
     }
     let skeleton = Skeleton::build(summaries);
-    let cells = cells(2);
-    let _ = cells[0].set(inputs[0].parse().unwrap());
-    let index = Index::new(&skeleton, &inputs, &cells);
-    assert!(cells[1].get().is_none());
-    let decl = index.decl(2);
-    assert_eq!(decl.name(), "B");
-    assert_eq!(decl.module, ["b"]);
-    assert_eq!(decl.file.path, PathBuf::from("src/b.rs"));
-    assert!(cells[1].get().is_some(), "file b was parsed on first use");
+    let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["A", "Alias", "Other", "B"]);
+    for (id, def) in defs.iter().enumerate() {
+        assert_eq!(skeleton.decls[id].name, def.name);
+        assert_eq!(skeleton.decls[id].file, def.at.file as usize);
+    }
+    assert_eq!(skeleton.decls[3].module, ["b", "inner"]);
 }
 
 #[test]

@@ -9,19 +9,18 @@ use crate::api::apiextensions::v1::{
 
 use super::SchemaBuilder;
 use crate::markers::{CelRule, FieldMarkers, Length, OneOf, SchemaProp, Spanned, Validation};
-use crate::source::SourceFile;
+use crate::model::Loc;
 
-impl<'a> SchemaBuilder<'a, '_> {
+impl SchemaBuilder<'_> {
     /// Applies field or type markers to `schema`, checking that each fits.
     pub(super) fn apply_markers(
         &mut self,
-        file: &'a SourceFile,
         schema: &mut JSONSchemaProps,
-        markers: &FieldMarkers,
+        markers: &FieldMarkers<Loc>,
     ) {
         for p in &markers.schema {
             if let Err(msg) = apply_schema_prop(schema, &p.value) {
-                self.error(file, p.span, msg);
+                self.error(p.span, msg);
             }
         }
         // A `type` override goes first, so the other constraints are checked against it.
@@ -35,7 +34,6 @@ impl<'a> SchemaBuilder<'a, '_> {
             match length_bounds(schema.type_.as_deref(), int_or_string, l.value) {
                 Some(bounds) => lengths.extend(bounds.map(|v| Spanned::new(v, l.span))),
                 None => self.error(
-                    file,
                     l.span,
                     "`length` applies to a string, a list or a map, and this value is none of those",
                 ),
@@ -43,7 +41,7 @@ impl<'a> SchemaBuilder<'a, '_> {
         }
         for v in types.into_iter().chain(others).chain(&lengths) {
             if let Err(msg) = apply_validation(schema, v) {
-                self.error(file, v.span, msg);
+                self.error(v.span, msg);
             }
         }
         // CEL sees a value through its schema's type; the API server cannot compile a rule
@@ -61,7 +59,6 @@ impl<'a> SchemaBuilder<'a, '_> {
                 );
             for (span, what) in rules {
                 self.error(
-                    file,
                     span,
                     format!(
                         "{what} needs a value the API server's CEL can see, and this one has no type (serde_json::Value, schemaless) or holds values without one: the API server cannot compile the rule; give the values a type or drop the rule"
@@ -79,7 +76,7 @@ impl<'a> SchemaBuilder<'a, '_> {
                 },
             );
         }
-        let mut groups: Vec<&Spanned<(OneOf, Vec<String>)>> = markers.one_of.iter().collect();
+        let mut groups: Vec<&Spanned<(OneOf, Vec<String>), Loc>> = markers.one_of.iter().collect();
         groups.sort_by_key(|g| g.value.0);
         for group in groups {
             let (kind, fields) = &group.value;
@@ -89,7 +86,6 @@ impl<'a> SchemaBuilder<'a, '_> {
                     && !(has_cel_type(property) && cel_nameable(f))
                 {
                     self.error(
-                        file,
                         group.span,
                         format!(
                             "`{}` names `{f}`, which the API server's CEL cannot see (a value without a type, such as serde_json::Value, or a list or map of them; or a name CEL cannot spell), so it refuses the rule",
@@ -102,7 +98,6 @@ impl<'a> SchemaBuilder<'a, '_> {
                     && matches!(kind, OneOf::Exactly | OneOf::AtMost)
                 {
                     self.error(
-                        file,
                         group.span,
                         format!(
                             "`{}` names `{f}`, which has a default: the API server fills it in, so it is always set and the group's other fields could never be; drop the default or the field from the group",
@@ -112,7 +107,6 @@ impl<'a> SchemaBuilder<'a, '_> {
                 }
                 if property.is_none() {
                     self.error(
-                        file,
                         group.span,
                         format!(
                             "`{}` names `{f}`, which is not a field of this struct (JSON names, after serde renames)",
@@ -136,12 +130,12 @@ impl<'a> SchemaBuilder<'a, '_> {
                     // may apply to, as on a field.
                     for p in &markers.items_schema {
                         if let Err(msg) = apply_schema_prop(items, &p.value) {
-                            self.error(file, p.span, format!("items: {msg}"));
+                            self.error(p.span, format!("items: {msg}"));
                         }
                     }
                     for v in &markers.items {
                         if let Err(msg) = apply_validation(items, v) {
-                            self.error(file, v.span, format!("items: {msg}"));
+                            self.error(v.span, format!("items: {msg}"));
                         }
                     }
                 }
@@ -151,7 +145,6 @@ impl<'a> SchemaBuilder<'a, '_> {
                         .first()
                         .map_or_else(|| markers.items_schema[0].span, |v| v.span);
                     self.error(
-                        file,
                         span,
                         "`items(...)` applies to arrays (Vec, sets, fixed arrays)",
                     );
@@ -166,10 +159,9 @@ impl<'a> SchemaBuilder<'a, '_> {
     /// lists, and rules on `oldSelf` where old and new values cannot be paired.
     pub(super) fn check_final_schema(
         &mut self,
-        file: &'a SourceFile,
         schema: &JSONSchemaProps,
-        markers: &FieldMarkers,
-        site: proc_macro2::Span,
+        markers: &FieldMarkers<Loc>,
+        site: Loc,
     ) {
         let items = match &schema.items {
             Some(JSONSchemaPropsOrArray::Schema(items)) => Some(&**items),
@@ -189,12 +181,11 @@ impl<'a> SchemaBuilder<'a, '_> {
             if let Some(schema) = schema
                 && let Err(problem) = super::values::check(value, schema)
             {
-                self.error(file, p.span, format!("{prefix}{what} {problem}"));
+                self.error(p.span, format!("{prefix}{what} {problem}"));
             }
         }
         if let Some(path) = uncorrelated_old_self(schema) {
             self.error(
-                file,
                 site,
                 format!(
                     "{path} has a rule on `oldSelf` (immutable, or a CEL transition rule), but it sits in {}: the API server cannot pair an old and a new value there and refuses the CRD; make the list `list_type = \"map\"` with list_map_keys, or drop the rule",
@@ -208,7 +199,6 @@ impl<'a> SchemaBuilder<'a, '_> {
         }
         if let Some(rule) = unbounded_key_rule(schema) {
             self.error(
-                file,
                 site,
                 format!(
                     "the keys of this map read only some strings, so operator-gen holds them to that with the CEL rule `{rule}`; the API server refuses such a rule on a map without `maxProperties` (its estimated cost is over the budget), so bound the map: #[validation(max_properties = N)] on the field, or #[validation(items(max_properties = N))] for the maps of a list; or use String keys"
@@ -227,7 +217,7 @@ impl<'a> SchemaBuilder<'a, '_> {
                 .iter()
                 .find(|p| matches!(p.value, SchemaProp::ListMapKeys(_)))
                 .map_or(span, |p| p.span);
-            self.error(file, span, problem);
+            self.error(span, problem);
         }
     }
 }
@@ -492,7 +482,10 @@ pub(super) fn push_rule(schema: &mut JSONSchemaProps, rule: &CelRule) {
         });
 }
 
-fn apply_validation(schema: &mut JSONSchemaProps, v: &Spanned<Validation>) -> Result<(), String> {
+fn apply_validation(
+    schema: &mut JSONSchemaProps,
+    v: &Spanned<Validation, Loc>,
+) -> Result<(), String> {
     v.value.check_applies(
         schema.type_.as_deref(),
         schema.x_kubernetes_int_or_string == Some(true),

@@ -5,15 +5,17 @@
 use std::collections::BTreeMap;
 
 use crate::api::apiextensions::v1::{JSON, JSONSchemaProps};
-use syn::spanned::Spanned as _;
 
 use super::apply::{cel_field, push_rule};
 use super::{SchemaBuilder, Site, object};
+use crate::markers::{self, CelRule};
+use crate::model::{Fields, Ty, TypeDef, VariantDef};
 use crate::serde_attrs::{ContainerAttrs, SerdeShape, VariantAttrs};
-use crate::{docs, markers};
-use markers::CelRule;
 
-impl<'a> SchemaBuilder<'a, '_> {
+/// A variant serde reads, with its JSON name and serde's reading of it.
+type Variant<'m> = (String, &'m VariantDef, &'m VariantAttrs);
+
+impl<'m> SchemaBuilder<'m> {
     /// The schema of an enum, following serde's representation of it: unit variants alone
     /// are a string enum; data-carrying variants become objects (externally tagged: one
     /// property per variant, exactly one set; internally or adjacently tagged: the tag as a
@@ -22,51 +24,46 @@ impl<'a> SchemaBuilder<'a, '_> {
     /// structural (strings mixed with objects, tuples, untagged unit variants) are errors.
     pub(super) fn enum_schema(
         &mut self,
-        site: Site<'a, '_>,
-        item: &'a syn::ItemEnum,
-        shape: &SerdeShape,
+        site: Site<'m>,
+        item: &'m TypeDef,
+        all: &'m [VariantDef],
+        shape: &'m SerdeShape,
     ) -> Option<JSONSchemaProps> {
         let (ser_repr, de_repr) = (
-            crate::type_schemas::derives(&item.attrs, "Serialize_repr"),
-            crate::type_schemas::derives(&item.attrs, "Deserialize_repr"),
+            item.derives("Serialize_repr"),
+            item.derives("Deserialize_repr"),
         );
         if ser_repr || de_repr {
-            return self.repr_enum(site, item, ser_repr && de_repr);
+            return self.repr_enum(item, all, ser_repr && de_repr);
         }
         let container = &shape.container;
-        let mut variants: Vec<(String, &'a syn::Variant, &VariantAttrs)> = Vec::new();
-        for (variant, attrs) in item.variants.iter().zip(&shape.variants) {
+        let mut variants: Vec<Variant<'m>> = Vec::new();
+        for (variant, attrs) in all.iter().zip(&shape.variants) {
             if attrs.skip_deserializing {
                 continue;
             }
             if let Some(swap) = attrs.swaps.first() {
                 self.error(
-                    site.file,
-                    swap.span,
+                    swap.at,
                     format!(
                         "#[serde({} = \"{}\")] changes the JSON of variant `{}`, so its Rust fields do not describe it; move the conversion onto a type of its own (a newtype with markers that say what goes over the wire)",
-                        swap.attribute, swap.target, variant.ident
+                        swap.attribute, swap.target, variant.name
                     ),
                 );
                 return None;
             }
-            if let Some(marker) = variant
-                .attrs
-                .iter()
-                .find(|a| markers::marker_name(a).is_some())
-            {
-                self.error(site.file, marker.span(), markers::VARIANT_MARKER);
+            if let Some(marker) = variant.marker {
+                self.error(marker, markers::VARIANT_MARKER);
                 return None;
             }
-            if let syn::Fields::Unnamed(u) = &variant.fields
-                && u.unnamed.len() != 1
+            if let Fields::Unnamed(u) = &variant.fields
+                && u.len() != 1
             {
                 self.error(
-                    site.file,
-                    variant.ident.span(),
+                    variant.at,
                     format!(
                         "variant `{}` serializes as a JSON array, which has no structural schema; use named fields",
-                        variant.ident
+                        variant.name
                     ),
                 );
                 return None;
@@ -74,11 +71,10 @@ impl<'a> SchemaBuilder<'a, '_> {
             let json_name = attrs.name.clone();
             if let Some((_, first, _)) = variants.iter().find(|(n, _, _)| *n == json_name) {
                 self.error(
-                    site.file,
-                    variant.ident.span(),
+                    variant.at,
                     format!(
                         "variants `{}` and `{}` both serialize as {json_name:?}; serde could not tell them apart when reading",
-                        first.ident, variant.ident
+                        first.name, variant.name
                     ),
                 );
                 return None;
@@ -99,34 +95,26 @@ impl<'a> SchemaBuilder<'a, '_> {
     /// Only those integers read, unless a variant is `#[serde(other)]`, which takes any.
     fn repr_enum(
         &mut self,
-        site: Site<'a, '_>,
-        item: &'a syn::ItemEnum,
+        item: &'m TypeDef,
+        variants: &'m [VariantDef],
         both: bool,
     ) -> Option<JSONSchemaProps> {
         if !both {
             self.error(
-                site.file,
-                item.ident.span(),
+                item.at,
                 format!(
                     "`{}` derives one of serde_repr's Serialize_repr and Deserialize_repr but not the other, so it is written and read in different forms (an integer and a name); derive both",
-                    item.ident
+                    item.name
                 ),
             );
             return None;
         }
-        let repr = item
-            .attrs
-            .iter()
-            .filter(|a| a.path().is_ident("repr"))
-            .find_map(|a| a.parse_args::<syn::Ident>().ok())
-            .and_then(|r| super::types::integer(&r.to_string()));
-        let Some(int) = repr else {
+        let Some(int) = item.repr.as_deref().and_then(super::types::integer) else {
             self.error(
-                site.file,
-                item.ident.span(),
+                item.at,
                 format!(
                     "`{}` derives serde_repr's traits, which write the discriminant as the #[repr] integer; give it one (#[repr(u8)], #[repr(i32)], ...)",
-                    item.ident
+                    item.name
                 ),
             );
             return None;
@@ -134,34 +122,30 @@ impl<'a> SchemaBuilder<'a, '_> {
         let mut values: Vec<i128> = Vec::new();
         let mut other = false;
         let mut next: i128 = 0;
-        for variant in &item.variants {
-            if !matches!(variant.fields, syn::Fields::Unit) {
+        for variant in variants {
+            if !matches!(variant.fields, Fields::Unit) {
                 self.error(
-                    site.file,
-                    variant.ident.span(),
+                    variant.at,
                     format!(
                         "variant `{}` carries data; serde_repr writes only unit variants, as their discriminant",
-                        variant.ident
+                        variant.name
                     ),
                 );
                 return None;
             }
-            let value = match &variant.discriminant {
+            let value = match variant.discriminant {
                 None => next,
-                Some((_, expr)) => match integer_literal(expr) {
-                    Some(n) => n,
-                    None => {
-                        self.error(
-                            site.file,
-                            expr.span(),
-                            "operator-gen reads discriminants written as integer literals (it does not evaluate constants); write the number",
-                        );
-                        return None;
-                    }
-                },
+                Some(Ok(n)) => n,
+                Some(Err(at)) => {
+                    self.error(
+                        at,
+                        "operator-gen reads discriminants written as integer literals (it does not evaluate constants); write the number",
+                    );
+                    return None;
+                }
             };
             next = value + 1;
-            other |= variant.attrs.iter().any(is_serde_other);
+            other |= variant.serde_other;
             values.push(value);
         }
         let mut schema = super::types::integer_schema(int);
@@ -182,17 +166,16 @@ impl<'a> SchemaBuilder<'a, '_> {
     /// has all required fields of at least one variant.
     fn untagged_enum(
         &mut self,
-        site: Site<'a, '_>,
-        item: &'a syn::ItemEnum,
-        variants: &[(String, &'a syn::Variant, &VariantAttrs)],
+        site: Site<'m>,
+        item: &'m TypeDef,
+        variants: &[Variant<'m>],
     ) -> Option<JSONSchemaProps> {
         if let Some((_, unit, _)) = variants.iter().find(|(_, v, _)| is_unit(v)) {
             self.error(
-                site.file,
-                unit.ident.span(),
+                unit.at,
                 format!(
                     "unit variant `{}` of an untagged enum serializes as null, which has no structural schema",
-                    unit.ident
+                    unit.name
                 ),
             );
             return None;
@@ -206,7 +189,7 @@ impl<'a> SchemaBuilder<'a, '_> {
                 return match result {
                     Ok(schema) => Some(schema),
                     Err(why) => {
-                        self.error(site.file, item.ident.span(), why);
+                        self.error(item.at, why);
                         None
                     }
                 };
@@ -217,7 +200,7 @@ impl<'a> SchemaBuilder<'a, '_> {
         for (_, variant, attrs) in variants {
             let fields = self.variant_object(site, item, variant, attrs)?;
             alternatives.push(fields.required.clone().unwrap_or_default());
-            self.merge_variant_fields(site, item, variant, &mut union, fields)?;
+            self.merge_variant_fields(item, variant, &mut union, fields)?;
         }
         // A variant without required fields matches any object: then there is nothing to check.
         if alternatives.iter().all(|r| !r.is_empty()) {
@@ -238,7 +221,7 @@ impl<'a> SchemaBuilder<'a, '_> {
                         .join(" || "),
                     message: Some(format!(
                         "must be one of the forms of {}: with {}",
-                        item.ident,
+                        item.name,
                         alternatives
                             .iter()
                             .map(|r| r.join(" and "))
@@ -256,20 +239,19 @@ impl<'a> SchemaBuilder<'a, '_> {
     /// variant an object with the variant's name as its one key.
     fn externally_tagged_enum(
         &mut self,
-        site: Site<'a, '_>,
-        item: &'a syn::ItemEnum,
-        variants: &[(String, &'a syn::Variant, &VariantAttrs)],
+        site: Site<'m>,
+        item: &'m TypeDef,
+        variants: &[Variant<'m>],
     ) -> Option<JSONSchemaProps> {
         if variants.iter().all(|(_, v, _)| is_unit(v)) {
             return Some(string_enum(variants));
         }
         if let Some((_, unit, _)) = variants.iter().find(|(_, v, _)| is_unit(v)) {
             self.error(
-                site.file,
-                unit.ident.span(),
+                unit.at,
                 format!(
                     "enum `{}` mixes unit variants (JSON strings) with data-carrying variants (JSON objects), which no structural schema allows; give `{}` a field, or use #[serde(tag = \"...\")]",
-                    item.ident, unit.ident
+                    item.name, unit.name
                 ),
             );
             return None;
@@ -277,11 +259,11 @@ impl<'a> SchemaBuilder<'a, '_> {
         let mut properties = BTreeMap::new();
         for (json_name, variant, attrs) in variants {
             let mut schema = match &variant.fields {
-                syn::Fields::Unnamed(u) => self.type_schema(site, &u.unnamed[0].ty)?,
+                Fields::Unnamed(u) => self.type_schema(site, &u[0].ty)?,
                 _ => self.variant_object(site, item, variant, attrs)?,
             };
-            if let Some(doc) = docs::description(&variant.attrs) {
-                schema.description = Some(doc);
+            if let Some(doc) = &variant.doc {
+                schema.description = Some(doc.clone());
             }
             properties.insert(json_name.clone(), schema);
         }
@@ -297,9 +279,9 @@ impl<'a> SchemaBuilder<'a, '_> {
     /// and a CEL rule per variant requiring its fields when the tag names it.
     fn tagged_enum(
         &mut self,
-        site: Site<'a, '_>,
-        item: &'a syn::ItemEnum,
-        variants: &[(String, &'a syn::Variant, &VariantAttrs)],
+        site: Site<'m>,
+        item: &'m TypeDef,
+        variants: &[Variant<'m>],
         container: &ContainerAttrs,
         tag: &str,
     ) -> Option<JSONSchemaProps> {
@@ -311,7 +293,7 @@ impl<'a> SchemaBuilder<'a, '_> {
             if !is_unit(variant) {
                 let fields = self.variant_object(site, item, variant, attrs)?;
                 required = fields.required.clone().unwrap_or_default();
-                self.merge_variant_fields(site, item, variant, &mut union, fields)?;
+                self.merge_variant_fields(item, variant, &mut union, fields)?;
                 if let Some(content) = &container.content {
                     checks.push(format!("has(self.{})", cel_field(content)));
                 }
@@ -361,11 +343,10 @@ impl<'a> SchemaBuilder<'a, '_> {
                 for (name, prop) in union.properties.take().unwrap_or_default() {
                     if properties.insert(name.clone(), prop).is_some() {
                         self.error(
-                            site.file,
-                            item.ident.span(),
+                            item.at,
                             format!(
                                 "a variant of `{}` has a field `{name}`, the name of the enum's tag",
-                                item.ident
+                                item.name
                             ),
                         );
                         return None;
@@ -392,18 +373,17 @@ impl<'a> SchemaBuilder<'a, '_> {
     /// The object a struct variant (or a newtype variant carrying a struct) serializes to.
     fn variant_object(
         &mut self,
-        site: Site<'a, '_>,
-        item: &'a syn::ItemEnum,
-        variant: &'a syn::Variant,
-        variant_attrs: &VariantAttrs,
+        site: Site<'m>,
+        item: &'m TypeDef,
+        variant: &'m VariantDef,
+        variant_attrs: &'m VariantAttrs,
     ) -> Option<JSONSchemaProps> {
         if variant_attrs.untagged {
             self.error(
-                site.file,
-                variant.ident.span(),
+                variant.at,
                 format!(
                     "#[serde(untagged)] on variant `{}` mixes two representations in one enum; operator-gen supports one representation per enum",
-                    variant.ident
+                    variant.name
                 ),
             );
             return None;
@@ -411,23 +391,22 @@ impl<'a> SchemaBuilder<'a, '_> {
         let schema = match &variant.fields {
             // serde has named the fields already (the variant's `rename_all`, else the
             // enum's `rename_all_fields`); the enum's `default` does not reach them.
-            syn::Fields::Named(_) => self.struct_schema(
+            Fields::Named(fields) => self.struct_schema(
                 site,
-                &variant.fields,
+                fields,
                 &variant_attrs.fields,
                 &ContainerAttrs::default(),
                 false,
             )?,
-            syn::Fields::Unnamed(u) => self.type_schema(site, &u.unnamed[0].ty)?,
-            syn::Fields::Unit => return Some(object(BTreeMap::new())),
+            Fields::Unnamed(u) => self.type_schema(site, &u[0].ty)?,
+            Fields::Unit => return Some(object(BTreeMap::new())),
         };
         if schema.type_.as_deref() != Some("object") || schema.additional_properties.is_some() {
             self.error(
-                site.file,
-                variant.ident.span(),
+                variant.at,
                 format!(
                     "variant `{}` of `{}` must carry a struct with named fields in this enum representation (its fields become the object's fields)",
-                    variant.ident, item.ident
+                    variant.name, item.name
                 ),
             );
             return None;
@@ -439,9 +418,8 @@ impl<'a> SchemaBuilder<'a, '_> {
     /// the union. Two variants may share a field only with the same schema.
     fn merge_variant_fields(
         &mut self,
-        site: Site<'a, '_>,
-        item: &'a syn::ItemEnum,
-        variant: &'a syn::Variant,
+        item: &'m TypeDef,
+        variant: &'m VariantDef,
         union: &mut JSONSchemaProps,
         fields: JSONSchemaProps,
     ) -> Option<()> {
@@ -450,11 +428,10 @@ impl<'a> SchemaBuilder<'a, '_> {
             match properties.get(&name) {
                 Some(existing) if *existing != prop => {
                     self.error(
-                        site.file,
-                        variant.ident.span(),
+                        variant.at,
                         format!(
                             "variant `{}` of `{}` has a field `{name}` that another variant declares with a different schema; the variants' fields share one object",
-                            variant.ident, item.ident
+                            variant.name, item.name
                         ),
                     );
                     return None;
@@ -475,12 +452,12 @@ impl<'a> SchemaBuilder<'a, '_> {
     }
 }
 
-fn is_unit(variant: &syn::Variant) -> bool {
-    matches!(variant.fields, syn::Fields::Unit)
+fn is_unit(variant: &VariantDef) -> bool {
+    matches!(variant.fields, Fields::Unit)
 }
 
 /// A string enum of the variants' JSON names.
-fn string_enum(variants: &[(String, &syn::Variant, &VariantAttrs)]) -> JSONSchemaProps {
+fn string_enum(variants: &[Variant<'_>]) -> JSONSchemaProps {
     JSONSchemaProps {
         type_: Some("string".into()),
         enum_: Some(
@@ -493,38 +470,10 @@ fn string_enum(variants: &[(String, &syn::Variant, &VariantAttrs)]) -> JSONSchem
     }
 }
 
-/// An integer literal, negated or not (`3`, `-1`, `0x10`).
-fn integer_literal(expr: &syn::Expr) -> Option<i128> {
-    match expr {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(n),
-            ..
-        }) => n.base10_parse::<i128>().ok(),
-        syn::Expr::Unary(syn::ExprUnary {
-            op: syn::UnOp::Neg(_),
-            expr,
-            ..
-        }) => integer_literal(expr).map(|n| -n),
-        syn::Expr::Paren(p) => integer_literal(&p.expr),
-        syn::Expr::Group(g) => integer_literal(&g.expr),
-        _ => None,
-    }
-}
-
-/// Whether `attr` is `#[serde(other)]`.
-fn is_serde_other(attr: &syn::Attribute) -> bool {
-    attr.path().is_ident("serde")
-        && attr
-            .parse_args_with(
-                syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
-            )
-            .is_ok_and(|metas| metas.iter().any(|m| m.path().is_ident("other")))
-}
-
 /// The one field's type of a newtype variant (`Port(u16)`).
-fn newtype(variant: &syn::Variant) -> Option<&syn::Type> {
+fn newtype(variant: &VariantDef) -> Option<&Ty> {
     match &variant.fields {
-        syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => Some(&u.unnamed[0].ty),
+        Fields::Unnamed(u) if u.len() == 1 => Some(&u[0].ty),
         _ => None,
     }
 }

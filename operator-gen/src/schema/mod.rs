@@ -7,8 +7,6 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::api::apiextensions::v1::JSONSchemaProps;
-use proc_macro2::Span;
-use syn::spanned::Spanned as _;
 
 mod apply;
 mod enums;
@@ -21,12 +19,11 @@ pub use flatten::merge_field_over_type;
 
 use apply::{cel_field, clear_nested_descriptions, push_rule};
 
-use crate::diagnostics::Diagnostics;
-use crate::docs;
 use crate::known_types;
-use crate::markers::{self, CelRule, MarkerTarget, SchemaProp};
-use crate::serde_attrs::{self, ContainerAttrs, FieldAttrs, SerdeShape};
-use crate::source::{Index, SourceFile, TypeDecl, TypeItem};
+use crate::markers::{CelRule, SchemaProp};
+use crate::model::{Body, FieldDef, Fields, Loc, Problem, Ty, TyKind, TypeDef};
+use crate::serde_attrs::{ContainerAttrs, FieldAttrs, SerdeShape};
+use crate::source::Skeleton;
 use crate::{Options, Origin};
 
 /// Types that serialize as their content (`Option` also makes a field optional).
@@ -49,15 +46,24 @@ const WRAPPERS: &[&str] = &[
 /// inside them still makes the field optional.
 const POINTERS: &[&str] = &["Box", "Rc", "Arc"];
 
-/// Builds schemas for the types of one source index, collecting problems as it goes.
+/// The declared types of the sources: names (the skeleton) and their models, by id.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Types<'m> {
+    pub skeleton: &'m Skeleton,
+    pub defs: &'m [TypeDef],
+}
+
+/// Builds schemas from the model of the sources' types, collecting problems as it goes.
+/// It reads no syntax tree: every marker, doc comment and serde attribute was read when
+/// the types were lowered.
 #[derive(Debug)]
-pub struct SchemaBuilder<'a, 'i> {
-    index: &'i Index<'a>,
-    options: &'i Options,
+pub struct SchemaBuilder<'m> {
+    types: Types<'m>,
+    options: &'m Options,
     /// Types being built, innermost last, to detect recursion.
     stack: Vec<usize>,
     cache: HashMap<usize, Cached>,
-    pub file_problems: Vec<(&'a SourceFile, Span, String, Origin)>,
+    pub problems: Vec<Problem>,
 }
 
 /// What the builder remembers of a declared type's schema.
@@ -71,64 +77,58 @@ enum Cached {
     Kept(Option<Box<JSONSchemaProps>>),
 }
 
-/// Where a type expression was written: its module (for name resolution) and file.
+/// Where a type expression was written: its module, for name resolution.
 #[derive(Clone, Copy)]
-struct Site<'a, 'm> {
+struct Site<'m> {
     module: &'m [String],
-    file: &'a SourceFile,
 }
 
-impl<'a, 'i> SchemaBuilder<'a, 'i> {
-    pub fn new(index: &'i Index<'a>, options: &'i Options) -> Self {
+impl<'m> SchemaBuilder<'m> {
+    pub(crate) fn new(types: Types<'m>, options: &'m Options) -> Self {
         Self {
-            index,
+            types,
             options,
             stack: Vec::new(),
             cache: HashMap::new(),
-            file_problems: Vec::new(),
+            problems: Vec::new(),
         }
     }
 
     /// The options it builds with.
-    pub fn options(&self) -> &'i Options {
+    pub fn options(&self) -> &'m Options {
         self.options
     }
 
-    fn error(&mut self, file: &'a SourceFile, span: Span, message: impl Into<String>) {
-        self.file_problems
-            .push((file, span, message.into(), Origin::Source));
+    fn error(&mut self, at: Loc, message: impl Into<String>) {
+        self.problems
+            .push(Problem::new(at, message, Origin::Source));
     }
 
-    fn push_diags(&mut self, file: &'a SourceFile, diags: Diagnostics) {
-        for d in diags.into_vec() {
-            self.file_problems
-                .push((file, d.span, d.message, Origin::Marker));
+    /// Problems found when the type or field was lowered, reported now that it is used.
+    fn report(&mut self, problems: &[Problem]) {
+        self.problems.extend_from_slice(problems);
+    }
+
+    fn site(&self, id: usize) -> Site<'m> {
+        Site {
+            module: &self.types.skeleton.decls[id].module,
         }
     }
 
-    /// The schema of a root kind: `apiVersion`, `kind`, `metadata` and the struct's own fields.
-    pub fn root_schema(&mut self, decl: &TypeDecl<'a>) -> Option<JSONSchemaProps> {
-        let TypeItem::Struct(
-            item @ syn::ItemStruct {
-                fields: syn::Fields::Named(_),
-                ..
-            },
-        ) = decl.item
-        else {
+    /// The schema of the root kind `id`: `apiVersion`, `kind`, `metadata` and the struct's
+    /// own fields.
+    pub fn root_schema(&mut self, id: usize) -> Option<JSONSchemaProps> {
+        let def: &'m TypeDef = &self.types.defs[id];
+        let Body::Struct(Fields::Named(fields)) = &def.body else {
             self.error(
-                decl.file,
-                decl.item.ident().span(),
+                def.at,
                 "#[resource] goes on a struct with named fields (metadata, spec, status)",
             );
             return None;
         };
-        let site = Site {
-            module: decl.module,
-            file: decl.file,
-        };
-        let shape = self.serde_shape(decl)?;
-        let mut schema =
-            self.struct_schema(site, &item.fields, &shape.fields, &shape.container, true)?;
+        let site = self.site(id);
+        let shape = self.serde_shape(def)?;
+        let mut schema = self.struct_schema(site, fields, &shape.fields, &shape.container, true)?;
         let props = schema.properties.get_or_insert_with(BTreeMap::new);
         props.insert(
             "apiVersion".into(),
@@ -160,60 +160,46 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                 schema.required = None;
             }
         }
-        schema.description = docs::description(decl.item.attrs());
-        let mut diags = Diagnostics::new();
-        let markers =
-            markers::parse_field_markers(decl.item.attrs(), MarkerTarget::Type, &mut diags);
-        self.push_diags(decl.file, diags);
-        self.apply_markers(decl.file, &mut schema, &markers);
-        self.check_final_schema(decl.file, &schema, &markers, item.ident.span());
+        schema.description = def.doc.clone();
+        self.report(&def.marker_problems);
+        self.apply_markers(&mut schema, &def.markers);
+        self.check_final_schema(&schema, &def.markers, def.at);
         Some(schema)
     }
 
     /// The schema of the declared type `id` on its own: what a field of that type carries
     /// before the field's own markers and doc comment apply (see [`crate::type_schemas`]).
     pub fn declared_schema(&mut self, id: usize) -> Option<JSONSchemaProps> {
-        let decl = self.index.decl(id);
-        self.decl_schema(id, (decl.file, decl.item.ident().span()))
+        let at = self.types.defs[id].at;
+        self.decl_schema(id, at)
     }
 
     /// serde's reading of a declared type; `None` (reported) where serde would refuse it.
-    fn serde_shape(&mut self, decl: &TypeDecl<'a>) -> Option<SerdeShape> {
-        match serde_attrs::read(&decl.item) {
+    fn serde_shape(&mut self, def: &'m TypeDef) -> Option<&'m SerdeShape> {
+        match &def.serde {
             Ok(shape) => Some(shape),
-            Err(errors) => {
-                for e in errors {
-                    self.file_problems.push((
-                        decl.file,
-                        e.span(),
-                        format!("serde: {e}"),
-                        Origin::Serde,
-                    ));
-                }
+            Err(problems) => {
+                self.report(problems);
                 None
             }
         }
     }
 
     /// The schema of a named type declared in the sources (cached; recursion is an error).
-    fn decl_schema(
-        &mut self,
-        id: usize,
-        use_span: (&'a SourceFile, Span),
-    ) -> Option<JSONSchemaProps> {
+    /// `used_at` is where it is named.
+    fn decl_schema(&mut self, id: usize, used_at: Loc) -> Option<JSONSchemaProps> {
         if let Some(Cached::Kept(done)) = self.cache.get(&id) {
             return done.as_deref().cloned();
         }
-        let decl = self.index.decl(id);
+        let def: &'m TypeDef = &self.types.defs[id];
         if let Some(pos) = self.stack.iter().position(|d| *d == id) {
             let cycle: Vec<String> = self.stack[pos..]
                 .iter()
-                .map(|d| self.index.skeleton.decls[*d].name.clone())
-                .chain(std::iter::once(decl.name()))
+                .map(|d| self.types.defs[*d].name.clone())
+                .chain(std::iter::once(def.name.clone()))
                 .collect();
             self.error(
-                use_span.0,
-                use_span.1,
+                used_at,
                 format!(
                     "recursive type: {} cannot be expressed as a structural schema; break the cycle, for example with #[schema(schemaless, preserve_unknown_fields)] on this field",
                     cycle.join(" -> ")
@@ -221,103 +207,72 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             );
             return None;
         }
-        if !decl.item.generics().params.is_empty() {
+        if let Some(generics) = def.generics {
             self.error(
-                decl.file,
-                decl.item.generics().span(),
+                generics,
                 format!(
                     "generic type `{}` is not supported in a CRD schema; use a concrete type",
-                    decl.name()
+                    def.name
                 ),
             );
             self.cache.insert(id, Cached::Kept(None));
             return None;
         }
         self.stack.push(id);
-        let site = Site {
-            module: decl.module,
-            file: decl.file,
-        };
-        let Some(shape) = self.serde_shape(&decl) else {
+        let site = self.site(id);
+        let Some(shape) = self.serde_shape(def) else {
             self.stack.pop();
             self.cache.insert(id, Cached::Kept(None));
             return None;
         };
-        let mut schema = match decl.item {
+        let mut schema = match &def.body {
             _ if !shape.container.conversions.is_empty() => {
-                self.converted_schema(site, &decl, &shape.container)
+                self.converted_schema(site, def, &shape.container)
             }
-            TypeItem::Struct(s) => match &s.fields {
-                syn::Fields::Named(_) if shape.container.transparent => {
-                    // serde reads and writes the one field that is not skipped.
-                    let field = s
-                        .fields
-                        .iter()
-                        .zip(&shape.fields)
-                        .find(|(_, a)| !a.skip_deserializing);
-                    match field {
-                        Some((f, a)) if !a.swaps.is_empty() => {
-                            self.swapped_field_schema(site, f, a, &Default::default())
-                        }
-                        Some((f, _)) => self.type_schema(site, &f.ty),
-                        None => None,
+            Body::Struct(Fields::Named(fields)) if shape.container.transparent => {
+                // serde reads and writes the one field that is not skipped.
+                let field = fields
+                    .iter()
+                    .zip(&shape.fields)
+                    .find(|(_, a)| !a.skip_deserializing);
+                match field {
+                    Some((f, a)) if !a.swaps.is_empty() => {
+                        self.swapped_field_schema(site, f, a, &Default::default())
                     }
+                    Some((f, _)) => self.type_schema(site, &f.ty),
+                    None => None,
                 }
-                syn::Fields::Named(_) => {
-                    self.struct_schema(site, &s.fields, &shape.fields, &shape.container, false)
+            }
+            Body::Struct(Fields::Named(fields)) => {
+                self.struct_schema(site, fields, &shape.fields, &shape.container, false)
+            }
+            Body::Struct(Fields::Unnamed(fields)) if fields.len() == 1 => {
+                match shape.fields.first().filter(|a| !a.swaps.is_empty()) {
+                    Some(a) => self.swapped_field_schema(site, &fields[0], a, &Default::default()),
+                    None => self.type_schema(site, &fields[0].ty),
                 }
-                syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
-                    match shape.fields.first().filter(|a| !a.swaps.is_empty()) {
-                        Some(a) => {
-                            self.swapped_field_schema(site, &u.unnamed[0], a, &Default::default())
-                        }
-                        None => self.type_schema(site, &u.unnamed[0].ty),
-                    }
-                }
-                _ => {
-                    self.error(
-                        decl.file,
-                        s.ident.span(),
-                        format!(
-                            "`{}` serializes as a JSON array or null, which has no structural schema; use named fields",
-                            s.ident
-                        ),
-                    );
-                    None
-                }
-            },
-            TypeItem::Enum(e) => self.enum_schema(site, e, &shape),
-            TypeItem::Alias(t) => self.type_schema(site, &t.ty),
+            }
+            Body::Struct(_) => {
+                self.error(
+                    def.at,
+                    format!(
+                        "`{}` serializes as a JSON array or null, which has no structural schema; use named fields",
+                        def.name
+                    ),
+                );
+                None
+            }
+            Body::Enum(variants) => self.enum_schema(site, def, variants, shape),
+            Body::Alias(ty) => self.type_schema(site, ty),
         };
         self.stack.pop();
         if let Some(schema) = &mut schema {
-            schema.description = docs::description(decl.item.attrs()).or(schema.description.take());
-            if let TypeItem::Alias(alias) = decl.item {
-                // rustc refuses derive helper attributes on a `type` item (there is no derive
-                // to declare them), so markers here never compile: refuse them too.
-                for attr in alias
-                    .attrs
-                    .iter()
-                    .filter(|a| markers::marker_name(a).is_some())
-                {
-                    // The compiler reports these at the marker: they count as the grammar's.
-                    self.file_problems.push((
-                        decl.file,
-                        attr.span(),
-                        format!(
-                            "markers cannot go on a type alias (`type {} = ...`): the compiler refuses them there; make it a newtype (`pub struct {}(...)` with #[derive(Schema)]) or put the markers on the fields that use it",
-                            alias.ident, alias.ident
-                        ),
-                        Origin::Marker,
-                    ));
-                }
-            } else {
-                let mut diags = Diagnostics::new();
-                let markers =
-                    markers::parse_field_markers(decl.item.attrs(), MarkerTarget::Type, &mut diags);
-                self.push_diags(decl.file, diags);
-                self.apply_markers(decl.file, schema, &markers);
-                self.check_final_schema(decl.file, schema, &markers, decl.item.ident().span());
+            schema.description = def.doc.clone().or(schema.description.take());
+            // The markers' mistakes (on an alias: the markers themselves) are the grammar's.
+            self.report(&def.marker_problems);
+            if !matches!(def.body, Body::Alias(_)) {
+                self.apply_markers(schema, &def.markers);
+                self.check_final_schema(schema, &def.markers, def.at);
             }
         }
         match self.cache.get(&id) {
@@ -335,8 +290,8 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
 
     fn struct_schema(
         &mut self,
-        site: Site<'a, '_>,
-        fields: &'a syn::Fields,
+        site: Site<'m>,
+        fields: &'m [FieldDef],
         serde: &[FieldAttrs],
         container: &ContainerAttrs,
         is_root: bool,
@@ -349,7 +304,9 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
         let mut preserve_unknown = false;
         let mut ok = true;
         for (field, attrs) in fields.iter().zip(serde) {
-            let Some(ident) = &field.ident else { continue };
+            let Some((_, ident_at)) = &field.ident else {
+                continue;
+            };
             if attrs.skip_serializing && attrs.skip_deserializing {
                 continue;
             }
@@ -357,10 +314,8 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             if is_root && json_name == "metadata" {
                 continue;
             }
-            let mut diags = Diagnostics::new();
-            let markers =
-                markers::parse_field_markers(&field.attrs, MarkerTarget::Field, &mut diags);
-            self.push_diags(site.file, diags);
+            self.report(&field.marker_problems);
+            let markers = &field.markers;
 
             if attrs.flatten {
                 match self.type_schema(site, &field.ty) {
@@ -370,8 +325,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                             // hold one, so one of the fields would vanish from the CRD.
                             if properties.insert(name.clone(), schema).is_some() {
                                 self.error(
-                                    site.file,
-                                    field.ty.span(),
+                                    field.ty.at,
                                     format!(
                                         "this flattened type has a field with the JSON name `{name}`, which another field of this struct already has (after serde renames)"
                                     ),
@@ -394,8 +348,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                     Some(inner) if takes_any_field(&inner) => preserve_unknown = true,
                     Some(_) => {
                         self.error(
-                            site.file,
-                            field.ty.span(),
+                            field.ty.at,
                             "#[serde(flatten)] of this type has no structural schema: a flattened struct's fields join this struct's, and a flattened map must hold any JSON (`HashMap<String, serde_json::Value>`, whose fields the API server then keeps unchecked); a map of typed values would need the API server to check fields it does not know",
                         );
                         ok = false;
@@ -412,7 +365,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             let schema = if schemaless {
                 Some(JSONSchemaProps::default())
             } else if swapped {
-                self.swapped_field_schema(site, field, attrs, &markers)
+                self.swapped_field_schema(site, field, attrs, markers)
             } else {
                 self.type_schema(site, &field.ty)
             };
@@ -435,16 +388,15 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                 let mut overlay = JSONSchemaProps {
                     type_: schema.type_.clone(),
                     x_kubernetes_int_or_string: schema.x_kubernetes_int_or_string,
-                    description: docs::description(&field.attrs),
+                    description: field.doc.clone(),
                     ..Default::default()
                 };
-                self.apply_markers(site.file, &mut overlay, &markers);
+                self.apply_markers(&mut overlay, markers);
                 schema = match merge_field_over_type(overlay, schema) {
                     Ok(merged) => merged,
                     Err(e) => {
                         self.error(
-                            site.file,
-                            field.ty.span(),
+                            field.ty.at,
                             format!(
                                 "operator-gen could not merge this field's markers with its type's schema ({e}); this is a bug in operator-gen, please report it with this field"
                             ),
@@ -454,12 +406,12 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
                     }
                 };
             } else {
-                if let Some(doc) = docs::description(&field.attrs) {
-                    schema.description = Some(doc);
+                if let Some(doc) = &field.doc {
+                    schema.description = Some(doc.clone());
                 }
-                self.apply_markers(site.file, &mut schema, &markers);
+                self.apply_markers(&mut schema, markers);
             }
-            self.check_final_schema(site.file, &schema, &markers, field.ty.span());
+            self.check_final_schema(&schema, markers, field.ty.at);
             if markers
                 .has(|p| matches!(p, SchemaProp::SkipDescriptions))
                 .is_some()
@@ -486,8 +438,7 @@ impl<'a, 'i> SchemaBuilder<'a, 'i> {
             }
             if properties.insert(json_name.clone(), schema).is_some() {
                 self.error(
-                    site.file,
-                    ident.span(),
+                    *ident_at,
                     format!("two fields serialize to the JSON name `{json_name}`"),
                 );
             }
@@ -555,27 +506,13 @@ fn object(properties: BTreeMap<String, JSONSchemaProps>) -> JSONSchemaProps {
 
 /// Whether serde reads a missing value of `ty` as `None`: an `Option`, also inside the
 /// pointers that serialize as their content (`Box<Option<T>>`, `Arc<Option<T>>`).
-pub(super) fn is_optional(ty: &syn::Type) -> bool {
-    match ty {
-        syn::Type::Paren(p) => is_optional(&p.elem),
-        syn::Type::Group(g) => is_optional(&g.elem),
-        syn::Type::Path(p) if p.qself.is_none() => {
-            let Some(last) = p.path.segments.last() else {
-                return false;
-            };
-            if last.ident == "Option" {
-                return true;
-            }
-            if !POINTERS.iter().any(|w| last.ident == w) {
-                return false;
-            }
-            match &last.arguments {
-                syn::PathArguments::AngleBracketed(a) => a.args.iter().any(
-                    |arg| matches!(arg, syn::GenericArgument::Type(inner) if is_optional(inner)),
-                ),
-                _ => false,
-            }
-        }
+pub(super) fn is_optional(ty: &Ty) -> bool {
+    match &ty.kind {
+        TyKind::Path { segments, args, .. } => match segments.last().map(String::as_str) {
+            Some("Option") => true,
+            Some(pointer) if POINTERS.contains(&pointer) => args.iter().any(is_optional),
+            _ => false,
+        },
         _ => false,
     }
 }

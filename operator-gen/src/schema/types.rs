@@ -5,36 +5,33 @@
 use crate::api::apiextensions::v1::{
     JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
 };
-use syn::spanned::Spanned as _;
 
 use super::apply::{cel_string, push_rule};
 use super::{SchemaBuilder, Site, WRAPPERS};
 use crate::known_types;
 use crate::markers::CelRule;
+use crate::model::{Loc, Ty, TyKind};
 use crate::source::Resolved;
 
-impl<'a> SchemaBuilder<'a, '_> {
+impl<'m> SchemaBuilder<'m> {
     /// Whether `ty` (under `Option`, `Box` and references) names a type with a schema of its
     /// own: a type declared in the sources or a Kubernetes type. controller-gen refers to
     /// those by reference instead of inlining them.
-    pub(super) fn is_named(&self, site: Site<'a, '_>, ty: &syn::Type) -> bool {
-        match ty {
-            syn::Type::Reference(r) => self.is_named(site, &r.elem),
-            syn::Type::Paren(p) => self.is_named(site, &p.elem),
-            syn::Type::Group(g) => self.is_named(site, &g.elem),
-            syn::Type::Path(tp) if tp.qself.is_none() => {
-                let Some(last) = tp.path.segments.last() else {
+    pub(super) fn is_named(&self, site: Site<'m>, ty: &Ty) -> bool {
+        match &ty.kind {
+            TyKind::Reference(inner) => self.is_named(site, inner),
+            TyKind::Path {
+                absolute,
+                segments,
+                args,
+            } => {
+                let Some(last) = segments.last() else {
                     return false;
                 };
-                if WRAPPERS.iter().any(|w| last.ident == w) {
-                    if let syn::PathArguments::AngleBracketed(a) = &last.arguments
-                        && let Some(syn::GenericArgument::Type(inner)) = a.args.first()
-                    {
-                        return self.is_named(site, inner);
-                    }
-                    return false;
+                if WRAPPERS.contains(&last.as_str()) {
+                    return args.first().is_some_and(|inner| self.is_named(site, inner));
                 }
-                match self.index.resolve(site.module, &tp.path) {
+                match self.resolve(site, *absolute, segments) {
                     Resolved::Local(_) => true,
                     Resolved::Ambiguous(_) => false,
                     Resolved::External(p) => {
@@ -46,13 +43,20 @@ impl<'a> SchemaBuilder<'a, '_> {
         }
     }
 
+    /// Resolves a type path written in `site`'s module.
+    pub(super) fn resolve(&self, site: Site<'m>, absolute: bool, segments: &[String]) -> Resolved {
+        self.types
+            .skeleton
+            .resolve_path(site.module, absolute, segments)
+    }
+
     /// A bare name the crate does not declare, as a glob import of a Kubernetes module
     /// makes it (`use k8s_openapi::api::core::v1::*;` then `TypedLocalObjectReference`),
     /// when the table has it there; otherwise the path as it is.
     fn kubernetes_path(&self, module: &[String], path: Vec<String>) -> Vec<String> {
         if let [name] = path.as_slice() {
             let through_glob = self
-                .index
+                .types
                 .skeleton
                 .through_external_globs(module, name)
                 .find(|p| known_types::is_known_path(p));
@@ -64,54 +68,44 @@ impl<'a> SchemaBuilder<'a, '_> {
     }
 
     /// Maps a Rust type expression to a schema.
-    pub(super) fn type_schema(
-        &mut self,
-        site: Site<'a, '_>,
-        ty: &syn::Type,
-    ) -> Option<JSONSchemaProps> {
-        match ty {
-            syn::Type::Path(tp) if tp.qself.is_none() => self.path_schema(site, ty, &tp.path),
-            syn::Type::Reference(r) => self.type_schema(site, &r.elem),
-            syn::Type::Paren(p) => self.type_schema(site, &p.elem),
-            syn::Type::Group(g) => self.type_schema(site, &g.elem),
-            syn::Type::Array(a) => {
-                let mut schema = self.array_of(site, &a.elem)?;
+    pub(super) fn type_schema(&mut self, site: Site<'m>, ty: &'m Ty) -> Option<JSONSchemaProps> {
+        match &ty.kind {
+            TyKind::Path {
+                absolute,
+                segments,
+                args,
+            } => self.path_schema(site, ty.at, *absolute, segments, args),
+            TyKind::Reference(inner) => self.type_schema(site, inner),
+            TyKind::Array(elem, len) => {
+                let mut schema = self.array_of(site, elem)?;
                 // serde writes exactly N elements and reads no other number.
-                let len = match &a.len {
-                    syn::Expr::Lit(syn::ExprLit {
-                        lit: syn::Lit::Int(n),
-                        ..
-                    }) => n.base10_parse::<i64>().ok(),
-                    _ => None,
-                };
-                let Some(len) = len else {
-                    self.error(
-                        site.file,
-                        a.len.span(),
-                        "the length of an array field must be an integer literal (operator-gen does not evaluate constants), so that the schema can require exactly that many items",
-                    );
-                    return None;
+                let len = match len {
+                    Ok(len) => *len,
+                    Err(at) => {
+                        self.error(
+                            *at,
+                            "the length of an array field must be an integer literal (operator-gen does not evaluate constants), so that the schema can require exactly that many items",
+                        );
+                        return None;
+                    }
                 };
                 schema.min_items = Some(len);
                 schema.max_items = Some(len);
                 Some(schema)
             }
-            syn::Type::Slice(a) => self.array_of(site, &a.elem),
-            syn::Type::Tuple(t) if t.elems.is_empty() => {
+            TyKind::Slice(elem) => self.array_of(site, elem),
+            TyKind::Unit => {
                 self.error(
-                    site.file,
-                    t.span(),
+                    ty.at,
                     "`()` serializes as null, which has no structural schema; leave the field out or use a struct",
                 );
                 None
             }
-            other => {
+            TyKind::Other(written) => {
                 self.error(
-                    site.file,
-                    other.span(),
+                    ty.at,
                     format!(
-                        "unsupported type `{}`: use a struct, enum, String, integer, bool, Option, Vec or map",
-                        quote::quote!(#other)
+                        "unsupported type `{written}`: use a struct, enum, String, integer, bool, Option, Vec or map"
                     ),
                 );
                 None
@@ -119,7 +113,7 @@ impl<'a> SchemaBuilder<'a, '_> {
         }
     }
 
-    fn array_of(&mut self, site: Site<'a, '_>, elem: &syn::Type) -> Option<JSONSchemaProps> {
+    fn array_of(&mut self, site: Site<'m>, elem: &'m Ty) -> Option<JSONSchemaProps> {
         let items = self.element_schema(site, elem)?;
         Some(JSONSchemaProps {
             type_: Some("array".into()),
@@ -131,7 +125,7 @@ impl<'a> SchemaBuilder<'a, '_> {
     /// The schema of a list element or map value: as its type, and `nullable` when it is an
     /// `Option` (serde writes `null` for `None` there; the API server keeps nulls in lists
     /// and maps only where the schema allows them).
-    fn element_schema(&mut self, site: Site<'a, '_>, elem: &syn::Type) -> Option<JSONSchemaProps> {
+    fn element_schema(&mut self, site: Site<'m>, elem: &'m Ty) -> Option<JSONSchemaProps> {
         let mut schema = self.type_schema(site, elem)?;
         if super::is_optional(elem) {
             schema.nullable = Some(true);
@@ -141,31 +135,21 @@ impl<'a> SchemaBuilder<'a, '_> {
 
     fn path_schema(
         &mut self,
-        site: Site<'a, '_>,
-        ty: &syn::Type,
-        path: &syn::Path,
+        site: Site<'m>,
+        at: Loc,
+        absolute: bool,
+        segments: &[String],
+        args: &'m [Ty],
     ) -> Option<JSONSchemaProps> {
-        let last = path.segments.last()?;
-        let name = last.ident.to_string();
-        let args: Vec<&syn::Type> = match &last.arguments {
-            syn::PathArguments::AngleBracketed(a) => a
-                .args
-                .iter()
-                .filter_map(|arg| match arg {
-                    syn::GenericArgument::Type(t) => Some(t),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        let resolved = self.index.resolve(site.module, path);
+        let name = segments.last()?.as_str();
+        let resolved = self.resolve(site, absolute, segments);
         let full_path = match resolved {
-            Resolved::Local(id) => return self.decl_schema(id, (site.file, ty.span())),
+            Resolved::Local(id) => return self.decl_schema(id, at),
             Resolved::Ambiguous(ids) => {
                 let places: Vec<String> = ids
                     .iter()
                     .map(|i| {
-                        let d = &self.index.skeleton.decls[*i];
+                        let d = &self.types.skeleton.decls[*i];
                         format!(
                             "crate::{}",
                             d.module
@@ -178,8 +162,7 @@ impl<'a> SchemaBuilder<'a, '_> {
                     })
                     .collect();
                 self.error(
-                    site.file,
-                    ty.span(),
+                    at,
                     format!(
                         "`{name}` is ambiguous: it could be {}; import the one you mean with `use`",
                         places.join(" or ")
@@ -198,24 +181,17 @@ impl<'a> SchemaBuilder<'a, '_> {
         };
         let std_integer =
             full_path.len() == 1 || full_path.first().is_some_and(|p| p == "std" || p == "core");
-        match (name.as_str(), args.as_slice()) {
+        match (name, args) {
             (int, []) if integer(int).is_some() => Some(integer_schema(integer(int)?)),
             (nonzero, []) if std_integer && non_zero_of(nonzero).is_some() => {
                 Some(non_zero(non_zero_of(nonzero)?))
             }
-            ("NonZero", [syn::Type::Path(p)])
-                if std_integer
-                    && p.path
-                        .get_ident()
-                        .and_then(|i| integer(&i.to_string()))
-                        .is_some() =>
-            {
-                Some(non_zero(integer(&p.path.get_ident()?.to_string())?))
+            ("NonZero", [inner]) if std_integer && inner.ident().and_then(integer).is_some() => {
+                Some(non_zero(integer(inner.ident()?)?))
             }
             ("i128" | "u128", []) => {
                 self.error(
-                    site.file,
-                    ty.span(),
+                    at,
                     format!("`{name}` values do not fit the API server's 64-bit integers; use i64 or u64, or a string (a newtype with #[serde(into = \"String\", try_from = \"String\")])"),
                 );
                 None
@@ -225,8 +201,7 @@ impl<'a> SchemaBuilder<'a, '_> {
                     scalar("number", None)
                 } else {
                     self.error(
-                        site.file,
-                        ty.span(),
+                        at,
                         format!(
                             "`{name}` fields are discouraged in Kubernetes APIs (floats do not round-trip across languages); use an integer or a Quantity, or allow them with `allow-dangerous-types = true` under [package.metadata.operator-gen] in the crate's Cargo.toml (operator-gen: --allow-dangerous-types)"
                         ),
@@ -254,8 +229,7 @@ impl<'a> SchemaBuilder<'a, '_> {
                 let key_schema = self.type_schema(site, key)?;
                 if key_schema.type_.as_deref() != Some("string") {
                     self.error(
-                        site.file,
-                        key.span(),
+                        key.at,
                         "map keys must serialize as strings (String or a string enum)",
                     );
                     return None;
@@ -263,7 +237,7 @@ impl<'a> SchemaBuilder<'a, '_> {
                 let keys = match key_rule(&key_schema) {
                     Ok(rule) => rule,
                     Err(why) => {
-                        self.error(site.file, key.span(), why);
+                        self.error(key.at, why);
                         return None;
                     }
                 };
@@ -351,7 +325,7 @@ impl<'a> SchemaBuilder<'a, '_> {
                         full_path.join("::")
                     )
                 };
-                self.error(site.file, ty.span(), message);
+                self.error(at, message);
                 None
             }
         }

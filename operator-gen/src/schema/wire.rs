@@ -8,17 +8,17 @@
 use crate::api::apiextensions::v1::JSONSchemaProps;
 
 use super::{SchemaBuilder, Site};
-use crate::diagnostics::Diagnostics;
-use crate::markers::{self, FieldMarkers, MarkerTarget, SchemaProp, Validation};
-use crate::serde_attrs::{self, ContainerAttrs, FieldAttrs, WireSwap};
-use crate::source::{Resolved, TypeDecl};
+use crate::markers::{FieldMarkers, SchemaProp, Validation};
+use crate::model::{FieldDef, Loc, TypeDef};
+use crate::serde_attrs::{ContainerAttrs, FieldAttrs, WireSwap};
+use crate::source::Resolved;
 
 /// How to say what goes over the wire, for the error messages.
 const SAY_WHAT: &str = "say what goes over the wire with markers, for example #[validation(type = \"string\", format = \"...\")] (or #[schema(int_or_string)], #[schema(preserve_unknown_fields)])";
 
 /// Whether the markers describe the wire format on their own: a scalar `type`, or a
 /// schema that needs no type (`int_or_string`, `preserve_unknown_fields`).
-fn markers_say_what(markers: &FieldMarkers) -> bool {
+fn markers_say_what(markers: &FieldMarkers<Loc>) -> bool {
     markers.validations.iter().any(
         |v| matches!(&v.value, Validation::Type(t) if !matches!(t.as_str(), "array" | "object")),
     ) || markers
@@ -31,31 +31,27 @@ fn markers_say_what(markers: &FieldMarkers) -> bool {
         .is_some()
 }
 
-impl<'a> SchemaBuilder<'a, '_> {
+impl<'m> SchemaBuilder<'m> {
     /// The schema of a field (or a newtype's or transparent struct's one field) whose
     /// serde attributes swap its wire format: empty for the markers to fill in when they
     /// say what goes over the wire; the mirror type's with `with = "Mirror"` naming a
     /// `#[serde(remote = "...")]` type of the sources; an error otherwise.
     pub(super) fn swapped_field_schema(
         &mut self,
-        site: Site<'a, '_>,
-        field: &'a syn::Field,
+        site: Site<'m>,
+        field: &'m FieldDef,
         attrs: &FieldAttrs,
-        markers: &FieldMarkers,
+        markers: &FieldMarkers<Loc>,
     ) -> Option<JSONSchemaProps> {
         if markers_say_what(markers) {
             return Some(JSONSchemaProps::default());
         }
         let swap = &attrs.swaps[0];
-        if swap.attribute == "with"
-            && let Some(id) = self.remote_mirror(site, &swap.target)
-        {
-            return self.decl_schema(id, (site.file, swap.span));
+        if let Some(id) = self.remote_mirror(site, swap) {
+            return self.decl_schema(id, swap.at);
         }
-        let ty = &field.ty;
         self.error(
-            site.file,
-            swap.span,
+            swap.at,
             format!(
                 "#[serde({} = \"{}\")] {} this field's JSON, so its Rust type `{}` does not describe it: {SAY_WHAT}",
                 swap.attribute,
@@ -68,7 +64,7 @@ impl<'a> SchemaBuilder<'a, '_> {
                     (true, false) => "changes how serde reads",
                     _ => "changes how serde writes",
                 },
-                quote::quote!(#ty).to_string().replace(' ', "")
+                field.ty_text.as_deref().unwrap_or("?")
             ),
         );
         None
@@ -77,16 +73,16 @@ impl<'a> SchemaBuilder<'a, '_> {
     /// The declared type `target` (a `with = "..."` path) names, when it is a mirror made
     /// with `#[serde(remote = "...")]`: serde then reads and writes the field through the
     /// mirror's fields.
-    fn remote_mirror(&mut self, site: Site<'a, '_>, target: &str) -> Option<usize> {
-        let path: syn::Path = syn::parse_str(target).ok()?;
-        let Resolved::Local(id) = self.index.resolve(site.module, &path) else {
+    fn remote_mirror(&mut self, site: Site<'m>, swap: &WireSwap) -> Option<usize> {
+        let (absolute, segments) = swap.module.as_ref()?;
+        let Resolved::Local(id) = self.resolve(site, *absolute, segments) else {
             return None;
         };
-        let decl = self.index.decl(id);
-        serde_attrs::read(&decl.item)
-            .ok()
-            .filter(|shape| shape.container.remote)
-            .map(|_| id)
+        self.types.defs[id]
+            .serde
+            .as_ref()
+            .is_ok_and(|shape| shape.container.remote)
+            .then_some(id)
     }
 
     /// The schema of a type with `into`, `from` or `try_from`: the schema of the type it
@@ -94,28 +90,24 @@ impl<'a> SchemaBuilder<'a, '_> {
     /// in when they say what goes over the wire; an error otherwise.
     pub(super) fn converted_schema(
         &mut self,
-        site: Site<'a, '_>,
-        decl: &TypeDecl<'a>,
+        site: Site<'m>,
+        def: &'m TypeDef,
         container: &ContainerAttrs,
     ) -> Option<JSONSchemaProps> {
-        // The type's markers are read (and their mistakes reported) again when they are
-        // applied; here only what they say about the wire counts.
-        let mut ignored = Diagnostics::new();
-        let markers =
-            markers::parse_field_markers(decl.item.attrs(), MarkerTarget::Type, &mut ignored);
-        if markers_say_what(&markers) {
+        // The type's markers' mistakes are reported when they are applied; here only what
+        // they say about the wire counts.
+        if markers_say_what(&def.markers) {
             return Some(JSONSchemaProps::default());
         }
-        if let Some(through) = container.converts_through() {
-            return match syn::parse_str::<syn::Type>(&through.target) {
-                Ok(ty) => self.type_schema(site, &ty),
-                Err(e) => {
-                    self.error(site.file, through.span, format!("serde: {e}"));
-                    None
-                }
-            };
+        match &def.converts_through {
+            Some(Ok(ty)) => return self.type_schema(site, ty),
+            Some(Err(problem)) => {
+                self.problems.push(problem.clone());
+                return None;
+            }
+            None => {}
         }
-        let name = decl.name();
+        let name = &def.name;
         let first: &WireSwap = &container.conversions[0];
         let message = match container.conversions.as_slice() {
             [only] if only.attribute == "into" => format!(
@@ -140,7 +132,7 @@ impl<'a> SchemaBuilder<'a, '_> {
                     .map_or("?", |c| c.target.as_str()),
             ),
         };
-        self.error(site.file, first.span, message);
+        self.error(first.at, message);
         None
     }
 }

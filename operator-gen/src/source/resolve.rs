@@ -1,13 +1,10 @@
-//! Name resolution across the crate: the [`Skeleton`] (every declared type by module and
-//! name, every module's imports; no syntax tree, so one serves every thread) and the
-//! per-thread [`Index`] that adds the syntax trees, parsing another thread's files on first
-//! use.
-
-use std::cell::OnceCell;
+//! Name resolution across the crate: the [`Skeleton`], every declared type by module and
+//! name and every module's imports. It holds no syntax tree, so one serves every thread;
+//! the declaration ids it gives are those of the model's types.
 
 use rustc_hash::FxHashMap;
 
-use super::{FileSummary, Input, SourceFile, TypeDecl, TypeItem, type_items};
+use super::FileSummary;
 
 /// A declared type as the crate-wide index knows it.
 #[derive(Debug)]
@@ -48,59 +45,6 @@ pub enum Resolved {
     External(Vec<String>),
     /// Several scanned types share the name and the imports do not say which one is meant.
     Ambiguous(Vec<usize>),
-}
-
-/// A view of the sources for one thread: the shared [`Skeleton`] for names, and syntax trees
-/// parsed by this thread, on first use for files another thread was given.
-#[derive(Debug)]
-pub struct Index<'a> {
-    pub skeleton: &'a Skeleton,
-    inputs: &'a [Input],
-    files: &'a [OnceCell<SourceFile>],
-    items: Vec<OnceCell<Vec<TypeItem<'a>>>>,
-}
-
-impl<'a> Index<'a> {
-    /// `files` has one cell per input; cells already filled are used as they are.
-    pub fn new(
-        skeleton: &'a Skeleton,
-        inputs: &'a [Input],
-        files: &'a [OnceCell<SourceFile>],
-    ) -> Self {
-        Self {
-            skeleton,
-            inputs,
-            files,
-            items: files.iter().map(|_| OnceCell::new()).collect(),
-        }
-    }
-
-    /// The parsed file `no` of the inputs.
-    pub fn file(&self, no: usize) -> &'a SourceFile {
-        self.files[no].get_or_init(|| {
-            // Every input parsed once already (syntax errors stop generation before this).
-            self.inputs[no]
-                .parse()
-                .unwrap_or_else(|e| panic!("input parsed before no longer parses: {e}"))
-        })
-    }
-
-    /// The declaration with id `id`.
-    pub fn decl(&self, id: usize) -> TypeDecl<'a> {
-        let info = &self.skeleton.decls[id];
-        let file = self.file(info.file);
-        let items = self.items[info.file].get_or_init(|| type_items(file));
-        TypeDecl {
-            item: items[id - self.skeleton.file_decls[info.file].start],
-            module: &info.module,
-            file,
-        }
-    }
-
-    /// Resolves a type path written in `module`.
-    pub fn resolve(&self, module: &[String], path: &syn::Path) -> Resolved {
-        self.skeleton.resolve(module, path)
-    }
 }
 
 impl Skeleton {
@@ -145,10 +89,9 @@ impl Skeleton {
         sk
     }
 
-    /// Resolves a type path written in `module`.
-    pub fn resolve(&self, module: &[String], path: &syn::Path) -> Resolved {
-        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        self.resolve_segments(module, &segs, path.leading_colon.is_some(), 0)
+    /// Resolves the path of `segments` written in `module` (`absolute`: it starts with `::`).
+    pub fn resolve_path(&self, module: &[String], absolute: bool, segments: &[String]) -> Resolved {
+        self.resolve_segments(module, segments, absolute, 0)
     }
 
     fn resolve_segments(

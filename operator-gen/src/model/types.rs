@@ -1,0 +1,194 @@
+//! The declared types of the sources, lowered once on the thread that parsed them: what
+//! schema building reads, as plain data that crosses threads. Every marker is parsed here
+//! (its mistakes kept with the type, reported when a CRD uses it), every doc comment made
+//! into a description, serde's reading taken, and every type expression reduced to what
+//! the schema depends on.
+
+use crate::Origin;
+use crate::markers::{FieldMarkers, ResourceMarker, SubresourceMarker};
+use crate::serde_attrs::SerdeShape;
+
+/// A compact place in the sources: the file's position among the inputs and the range of
+/// the tokens (lines 1-based, columns 0-based in characters, as proc-macro2 counts them).
+/// Turned into a [`Location`](super::Location), with its excerpt, only for a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Loc {
+    pub file: u32,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+}
+
+impl Loc {
+    /// Where `span` is, in input `file`.
+    pub(crate) fn of(file: usize, span: proc_macro2::Span) -> Self {
+        let (start, end) = (span.start(), span.end());
+        Self {
+            file: file as u32,
+            line: start.line as u32,
+            column: start.column as u32,
+            end_line: end.line as u32,
+            end_column: end.column as u32,
+        }
+    }
+}
+
+/// A problem found in the sources, at its place, by the stage `origin`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub at: Loc,
+    pub message: String,
+    pub origin: Origin,
+}
+
+impl Problem {
+    pub fn new(at: Loc, message: impl Into<String>, origin: Origin) -> Self {
+        Self {
+            at,
+            message: message.into(),
+            origin,
+        }
+    }
+}
+
+/// A struct, enum or type alias of the sources.
+#[derive(Debug, Clone)]
+pub struct TypeDef {
+    pub name: String,
+    /// Where its name is.
+    pub at: Loc,
+    /// Where its generic parameters are, when it has any.
+    pub generics: Option<Loc>,
+    /// Its doc comment as a description.
+    pub doc: Option<String>,
+    /// The last path segment of every trait it derives (`Schema`, `Serialize_repr`, ...).
+    pub derives: Vec<String>,
+    /// The integer type of its `#[repr(...)]`, when it has one.
+    pub repr: Option<String>,
+    /// Its type-level `#[validation]`/`#[schema]` markers (and the schema-shaping keys of
+    /// `#[schemars]`, `#[validate]`, `#[garde]`).
+    pub markers: FieldMarkers<Loc>,
+    /// The mistakes in those markers, and the marker attributes written where none may go
+    /// (on a type alias).
+    pub marker_problems: Vec<Problem>,
+    /// serde's reading of it, or serde's refusal.
+    pub serde: Result<SerdeShape, Vec<Problem>>,
+    /// For `#[serde(into/from/try_from = "T")]`: `T`, read as a type (or why it does not read).
+    pub converts_through: Option<Result<Ty, Problem>>,
+    pub body: Body,
+    /// Its CRD-level markers, when it is a root kind (`#[resource]`).
+    pub kind: Option<KindMarkers>,
+}
+
+impl TypeDef {
+    /// Whether it derives the trait whose last path segment is `name`.
+    pub fn derives(&self, name: &str) -> bool {
+        self.derives.iter().any(|d| d == name)
+    }
+}
+
+/// The CRD-level markers of a root kind.
+#[derive(Debug, Clone)]
+pub struct KindMarkers {
+    pub resource: ResourceMarker<Loc>,
+    pub subresources: SubresourceMarker<Loc>,
+    pub printcolumns: Vec<crate::markers::PrintColumnMarker>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Body {
+    Struct(Fields),
+    Enum(Vec<VariantDef>),
+    Alias(Ty),
+}
+
+#[derive(Debug, Clone)]
+pub enum Fields {
+    Named(Vec<FieldDef>),
+    Unnamed(Vec<FieldDef>),
+    Unit,
+}
+
+impl Fields {
+    pub fn iter(&self) -> std::slice::Iter<'_, FieldDef> {
+        match self {
+            Fields::Named(f) | Fields::Unnamed(f) => f.iter(),
+            Fields::Unit => [].iter(),
+        }
+    }
+}
+
+/// A field of a struct or of an enum variant.
+#[derive(Debug, Clone)]
+pub struct FieldDef {
+    /// Its name and where it is (`None` for a tuple field).
+    pub ident: Option<(String, Loc)>,
+    pub ty: Ty,
+    /// The type as written, kept only where a message quotes it (a field whose serde
+    /// attributes change its wire format).
+    pub ty_text: Option<String>,
+    pub doc: Option<String>,
+    pub markers: FieldMarkers<Loc>,
+    pub marker_problems: Vec<Problem>,
+}
+
+/// A variant of an enum.
+#[derive(Debug, Clone)]
+pub struct VariantDef {
+    pub name: String,
+    pub at: Loc,
+    pub fields: Fields,
+    pub doc: Option<String>,
+    /// Its discriminant, when written: the integer literal, or where the expression that
+    /// is not one is.
+    pub discriminant: Option<Result<i128, Loc>>,
+    /// Whether it is `#[serde(other)]`.
+    pub serde_other: bool,
+    /// The first schema marker written on it (markers do not go on variants).
+    pub marker: Option<Loc>,
+}
+
+/// A type expression, reduced to what its schema depends on. Parentheses and invisible
+/// groups are gone; their content is in their place.
+#[derive(Debug, Clone)]
+pub struct Ty {
+    pub at: Loc,
+    pub kind: TyKind,
+}
+
+#[derive(Debug, Clone)]
+pub enum TyKind {
+    /// `a::b::C<T, U>`: the segments, whether it starts with `::`, and the type arguments
+    /// of the last segment (lifetimes and constants left out).
+    Path {
+        absolute: bool,
+        segments: Vec<String>,
+        args: Vec<Ty>,
+    },
+    /// `&T`, `&mut T`.
+    Reference(Box<Ty>),
+    /// `[T; N]`: the length when it is an integer literal, else where it is written.
+    Array(Box<Ty>, Result<i64, Loc>),
+    /// `[T]`.
+    Slice(Box<Ty>),
+    /// `()`.
+    Unit,
+    /// Anything else (tuples, function pointers, `impl Trait`, qualified paths, ...), as
+    /// written.
+    Other(String),
+}
+
+impl Ty {
+    /// `Some(name)` when this is a bare name (`i32`), one segment without arguments.
+    pub fn ident(&self) -> Option<&str> {
+        match &self.kind {
+            TyKind::Path {
+                absolute: false,
+                segments,
+                args,
+            } if segments.len() == 1 && args.is_empty() => Some(&segments[0]),
+            _ => None,
+        }
+    }
+}
