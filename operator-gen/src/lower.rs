@@ -1,7 +1,7 @@
 //! Lowering: what one parsed file gives the [`model`](crate::model), read once, on the
-//! thread that parsed it: its root kinds and its item markers (`#[rbac]`, `#[webhook]`,
-//! `#[webhook_configuration]`), as plain data with their locations. Only what the
-//! generators that run read is lowered (see [`Reads`]).
+//! thread that parsed it: its declared types (when CRDs are built), its root kinds and its
+//! item markers (`#[rbac]`, `#[webhook]`, `#[webhook_configuration]`), as plain data with
+//! their places. Only what the generators that run read is lowered (see [`Reads`]).
 
 use crate::crd;
 use crate::diagnostics::Diagnostics;

@@ -53,7 +53,7 @@ pub(crate) fn type_def(file: usize, item: TypeItem<'_>) -> TypeDef {
         .map(
             |through| match syn::parse_str::<syn::Type>(&through.target) {
                 // The type is written in a string: every part of it is where the string is.
-                Ok(t) => Ok(lower_ty(&t, &mut |_| through.at)),
+                Ok(t) => Ok(lower_ty(&t, &mut |_, _| through.at)),
                 Err(e) => Err(Problem::new(
                     through.at,
                     format!("serde: {e}"),
@@ -113,7 +113,12 @@ fn field_markers(
         .into_iter()
         .map(|d| Problem::new(Loc::of(file, d.span), d.message, Origin::Marker))
         .collect();
-    (parsed.map_spans(&mut |s| Loc::of(file, s)), problems)
+    let placed = if parsed.is_empty() {
+        FieldMarkers::default()
+    } else {
+        parsed.map_spans(&mut |s| Loc::of(file, s))
+    };
+    (placed, problems)
 }
 
 /// The fields of a struct or variant; `serde` is serde's reading of them, when it read.
@@ -174,34 +179,61 @@ fn variant(file: usize, v: &syn::Variant, serde: Option<&[FieldAttrs]>) -> Varia
 
 /// The type expression `t`, written in input `file`.
 pub(crate) fn ty(file: usize, t: &syn::Type) -> Ty {
-    lower_ty(t, &mut |span| Loc::of(file, span))
+    lower_ty(t, &mut |first, last| Loc::spanning(file, first, last))
 }
 
-fn lower_ty(t: &syn::Type, at: &mut impl FnMut(proc_macro2::Span) -> Loc) -> Ty {
-    let kind = match t {
+/// Places a type by its first and last token. (syn's `span()` of a type prints the type
+/// back into tokens to join their spans: too slow for every type of a large API.)
+type Place<'f> = dyn FnMut(proc_macro2::Span, proc_macro2::Span) -> Loc + 'f;
+
+fn lower_ty(t: &syn::Type, at: &mut Place<'_>) -> Ty {
+    let (kind, place) = match t {
         syn::Type::Paren(p) => return lower_ty(&p.elem, at),
         syn::Type::Group(g) => return lower_ty(&g.elem, at),
-        syn::Type::Path(tp) if tp.qself.is_none() => TyKind::Path {
-            absolute: tp.path.leading_colon.is_some(),
-            segments: tp
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect(),
-            args: match tp.path.segments.last().map(|s| &s.arguments) {
-                Some(syn::PathArguments::AngleBracketed(a)) => a
-                    .args
-                    .iter()
-                    .filter_map(|arg| match arg {
-                        syn::GenericArgument::Type(t) => Some(lower_ty(t, at)),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            },
-        },
-        syn::Type::Reference(r) => TyKind::Reference(Box::new(lower_ty(&r.elem, at))),
+        syn::Type::Path(tp) if tp.qself.is_none() => {
+            let path = &tp.path;
+            let first = path.leading_colon.map_or_else(
+                || path.segments.first().map(|s| s.ident.span()),
+                |c| Some(c.spans[0]),
+            );
+            let last = path.segments.last().map(|s| match &s.arguments {
+                syn::PathArguments::AngleBracketed(a) => a.gt_token.span,
+                syn::PathArguments::Parenthesized(p) => match &p.output {
+                    syn::ReturnType::Default => p.paren_token.span.close(),
+                    syn::ReturnType::Type(_, t) => t.span(),
+                },
+                syn::PathArguments::None => s.ident.span(),
+            });
+            let kind = TyKind::Path {
+                absolute: path.leading_colon.is_some(),
+                segments: path.segments.iter().map(|s| s.ident.to_string()).collect(),
+                args: match path.segments.last().map(|s| &s.arguments) {
+                    Some(syn::PathArguments::AngleBracketed(a)) => a
+                        .args
+                        .iter()
+                        .filter_map(|arg| match arg {
+                            syn::GenericArgument::Type(t) => Some(lower_ty(t, at)),
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                },
+            };
+            let place = match (first, last) {
+                (Some(first), Some(last)) => at(first, last),
+                _ => at(t.span(), t.span()),
+            };
+            (kind, place)
+        }
+        syn::Type::Reference(r) => {
+            let elem = lower_ty(&r.elem, at);
+            let place = Loc {
+                end_line: elem.at.end_line,
+                end_column: elem.at.end_column,
+                ..at(r.and_token.span, r.and_token.span)
+            };
+            (TyKind::Reference(Box::new(elem)), place)
+        }
         syn::Type::Array(a) => {
             let len = match &a.len {
                 syn::Expr::Lit(syn::ExprLit {
@@ -210,19 +242,30 @@ fn lower_ty(t: &syn::Type, at: &mut impl FnMut(proc_macro2::Span) -> Loc) -> Ty 
                 }) => n.base10_parse::<i64>().ok(),
                 _ => None,
             };
-            TyKind::Array(
-                Box::new(lower_ty(&a.elem, at)),
-                len.ok_or_else(|| at(a.len.span())),
+            let len = len.ok_or_else(|| {
+                let span = a.len.span();
+                at(span, span)
+            });
+            let place = at(a.bracket_token.span.open(), a.bracket_token.span.close());
+            (TyKind::Array(Box::new(lower_ty(&a.elem, at)), len), place)
+        }
+        syn::Type::Slice(s) => {
+            let place = at(s.bracket_token.span.open(), s.bracket_token.span.close());
+            (TyKind::Slice(Box::new(lower_ty(&s.elem, at))), place)
+        }
+        syn::Type::Tuple(u) if u.elems.is_empty() => (
+            TyKind::Unit,
+            at(u.paren_token.span.open(), u.paren_token.span.close()),
+        ),
+        other => {
+            let span = other.span();
+            (
+                TyKind::Other(quote::quote!(#other).to_string()),
+                at(span, span),
             )
         }
-        syn::Type::Slice(s) => TyKind::Slice(Box::new(lower_ty(&s.elem, at))),
-        syn::Type::Tuple(t) if t.elems.is_empty() => TyKind::Unit,
-        other => TyKind::Other(quote::quote!(#other).to_string()),
     };
-    Ty {
-        at: at(t.span()),
-        kind,
-    }
+    Ty { at: place, kind }
 }
 
 /// The last path segment of every trait `attrs` derive.
@@ -267,4 +310,28 @@ fn is_serde_other(attr: &syn::Attribute) -> bool {
                 syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
             )
             .is_ok_and(|metas| metas.iter().any(|m| m.path().is_ident("other")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A type's place, found from its first and last tokens, is the one syn's `span()`
+    /// gives (which prints the type back into tokens).
+    #[test]
+    fn types_are_placed_as_syn_places_them() {
+        let text = "pub struct S {\n    pub a: Option<std::collections::BTreeMap<String, Vec<u8>>>,\n    pub b: ::core::num::NonZeroU8,\n    pub c: &'static str,\n    pub d: [u16; 3],\n    pub e: [i32],\n    pub f: (),\n    pub g: (i32, i32),\n    pub h: Box<dyn Fn(i32) -> i32>,\n    pub i: (Multi<\n        Line,\n    >),\n}\n";
+        let file =
+            crate::source::parse_text("src/lib.rs".as_ref(), "src".as_ref(), text.into()).unwrap();
+        let syn::Item::Struct(s) = &file.ast.items[0] else {
+            unreachable!()
+        };
+        for f in &s.fields {
+            let written = match &f.ty {
+                syn::Type::Paren(p) => &*p.elem,
+                t => t,
+            };
+            assert_eq!(ty(0, &f.ty).at, Loc::of(0, written.span()), "{:?}", f.ident);
+        }
+    }
 }

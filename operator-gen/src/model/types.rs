@@ -32,6 +32,18 @@ impl Loc {
             end_column: end.column as u32,
         }
     }
+
+    /// From the start of `first` to the end of `last`, in input `file`.
+    pub(crate) fn spanning(file: usize, first: proc_macro2::Span, last: proc_macro2::Span) -> Self {
+        let (start, end) = (first.start(), last.end());
+        Self {
+            file: file as u32,
+            line: start.line as u32,
+            column: start.column as u32,
+            end_line: end.line as u32,
+            end_column: end.column as u32,
+        }
+    }
 }
 
 /// A problem found in the sources, at its place, by the stage `origin`.

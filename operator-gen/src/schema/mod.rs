@@ -1,8 +1,9 @@
-//! Stage three: Rust types to structural OpenAPI v3 schemas. This module walks declared
-//! types (structs with serde's renames, skips, defaults and flattening; the root kind); its
-//! parts map type expressions (`types`), enums (`enums`), apply markers (`apply`) and
-//! flatten a field over its named type (`flatten`). What cannot be expressed (floats
-//! without opt-in, generics, recursion, unknown types) is reported at its span.
+//! Stage three: the model's types to structural OpenAPI v3 schemas, a function of the
+//! model alone (no syntax tree is read). This module walks declared types (structs with
+//! serde's renames, skips, defaults and flattening; the root kind); its parts map type
+//! expressions (`types`), enums (`enums`), apply markers (`apply`) and flatten a field over
+//! its named type (`flatten`). What cannot be expressed (floats without opt-in, generics,
+//! recursion, unknown types) is reported at its place in the sources.
 
 use std::collections::{BTreeMap, HashMap};
 
