@@ -176,6 +176,6 @@ fn check_item_marker(
     diags
         .into_vec()
         .into_iter()
-        .map(|d| syn::Error::new(d.span, d.message))
+        .map(|d| syn::Error::new(d.at, d.message))
         .collect()
 }

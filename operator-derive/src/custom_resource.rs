@@ -143,29 +143,32 @@ pub(crate) fn crd_errors(
             operator_gen::Origin::Marker | operator_gen::Origin::Serde
         ) && !reported_by_a_derive(e)
     }) {
-        let here = own_file.as_ref() == Some(&canonical(&e.file));
-        if here && let Some(span) = token_at(input, e.line, e.column) {
-            out.extend(syn::Error::new(span, &e.message).to_compile_error());
+        let message = match &e.help {
+            Some(help) => format!("{}\n\nhelp: {help}", e.message),
+            None => e.message.clone(),
+        };
+        let here = own_file.as_ref() == Some(&canonical(&e.at.file));
+        if here && let Some(span) = token_at(input, e.at.line, e.at.column) {
+            out.extend(syn::Error::new(span, &message).to_compile_error());
             continue;
         }
         let path = manifest_dir
             .as_deref()
             .and_then(|dir| {
-                canonical(&e.file)
+                canonical(&e.at.file)
                     .strip_prefix(canonical(dir))
                     .ok()
                     .map(std::path::Path::to_path_buf)
             })
-            .unwrap_or_else(|| e.file.clone());
+            .unwrap_or_else(|| e.at.file.clone());
         out.extend(
             syn::Error::new(
                 input.ident.span(),
                 format!(
-                    "cannot generate {what}: {}:{}:{}: {}",
+                    "cannot generate {what}: {}:{}:{}: {message}",
                     path.display(),
-                    e.line,
-                    e.column,
-                    e.message
+                    e.at.line,
+                    e.at.column,
                 ),
             )
             .to_compile_error(),
@@ -178,7 +181,7 @@ pub(crate) fn crd_errors(
 /// marker fit on types they can see (`minimum` on a `String`), with the same message at
 /// the same place as the generator.
 fn reported_by_a_derive(e: &operator_gen::LocatedError) -> bool {
-    let Ok(text) = std::fs::read_to_string(&e.file) else {
+    let Ok(text) = std::fs::read_to_string(&e.at.file) else {
         return false;
     };
     // Real file positions need proc-macro2's own parser (as in `crate_crd`).
@@ -199,18 +202,21 @@ fn reported_by_a_derive(e: &operator_gen::LocatedError) -> bool {
                     _ => continue,
                 };
                 let span = item.span();
-                if !(span.start().line..=span.end().line).contains(&e.line) {
+                if !(span.start().line..=span.end().line).contains(&e.at.line) {
                     continue;
                 }
                 let derives_ours = operator_gen::type_schemas::derives(attrs, "Schema")
                     || operator_gen::type_schemas::derives(attrs, "CustomResource");
                 return derives_ours
-                    && checks::check_schema_type(&input).iter().any(|d| {
-                        let start = d.span.start();
-                        start.line == e.line
-                            && start.column + 1 == e.column
-                            && d.message == e.message
-                    });
+                    && checks::check_schema_type(&input)
+                        .into_vec()
+                        .iter()
+                        .any(|d| {
+                            let start = d.at.start();
+                            start.line == e.at.line
+                                && start.column + 1 == e.at.column
+                                && d.message == e.message
+                        });
             }
             false
         });

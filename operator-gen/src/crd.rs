@@ -13,11 +13,12 @@ use crate::api::meta::v1::ObjectMeta;
 use proc_macro2::Span;
 
 use crate::Origin;
+use crate::diagnostics::Diagnostic;
 use crate::diagnostics::Diagnostics;
 use crate::markers::{
     self, MetaSource, PrintColumnMarker, ResourceMarker, SubresourceMarker, marker_name,
 };
-use crate::model::{KindMarkers, Loc, Problem, TypeDef};
+use crate::model::{KindMarkers, Loc, TypeDef};
 use crate::schema::SchemaBuilder;
 use crate::source::TypeItem;
 
@@ -139,7 +140,7 @@ pub fn build_crd<'m>(
     kind: &str,
     mut decls: Vec<KindDecl<'m>>,
     builder: &mut SchemaBuilder<'m>,
-    problems: &mut Vec<Problem>,
+    problems: &mut Diagnostics<Loc>,
 ) -> Option<CustomResourceDefinition> {
     decls.sort_by(|a, b| a.resource.version.value.cmp(&b.resource.version.value));
     let mut ok = true;
@@ -237,8 +238,8 @@ pub fn build_crd<'m>(
     Some(crd)
 }
 
-fn report(problems: &mut Vec<Problem>, at: Loc, message: String) {
-    problems.push(Problem::new(at, message, Origin::Source));
+fn report(problems: &mut Diagnostics<Loc>, at: Loc, message: String) {
+    problems.add(Diagnostic::new(at, message, Origin::Source));
 }
 
 /// Which CRD-wide name or scope two versions' `#[resource]` markers give differently.
@@ -268,7 +269,7 @@ fn property_at<'s>(schema: &'s JSONSchemaProps, path: &str) -> Option<&'s JSONSc
 }
 
 /// Cross-checks between CRD markers and the schema.
-fn check_kind(kind: &KindDecl<'_>, schema: &JSONSchemaProps, problems: &mut Vec<Problem>) {
+fn check_kind(kind: &KindDecl<'_>, schema: &JSONSchemaProps, problems: &mut Diagnostics<Loc>) {
     // `subresource(status)` without a `status` field is accepted, as controller-gen does
     // (its multi-version testdata has such kinds): the API server serves `/status` and
     // keeps status writes apart from spec writes even before the type grows a status.

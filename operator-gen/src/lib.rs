@@ -217,84 +217,41 @@ impl Default for Options {
     }
 }
 
-/// A problem in the sources, located at `file:line:column`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct LocatedError {
-    pub file: PathBuf,
-    /// 1-based.
-    pub line: usize,
-    /// 1-based, in characters.
-    pub column: usize,
-    pub message: String,
-    /// The source line, for the excerpt under the message.
-    pub snippet: Option<String>,
-    /// 0-based character range on `snippet` to underline.
-    pub highlight: (usize, usize),
-    /// Which stage found it.
-    pub origin: Origin,
-}
+/// A problem in the sources, placed at `file:line:column` with the line's excerpt: the
+/// [`Diagnostic`](diagnostics::Diagnostic) of every stage, as it leaves the library.
+pub type LocatedError = diagnostics::Diagnostic<Location>;
 
-/// Which stage found a problem. operator-derive reports [`Origin::Marker`] problems
-/// itself, at the marker, on the item that carries it; a kind's `crd()` reports only the
-/// others, so one typo is one compile error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Origin {
-    /// The marker grammar (`operator_gen::markers`): what the derives check on their item.
-    Marker,
-    /// Everything else: Rust syntax, types, serde shapes, cross-checks against the schema.
-    Source,
-    /// serde's own refusal of its attributes (an unknown key, a bad rename rule): the
-    /// compiler reports it through serde_derive, so the derives leave it to serde.
-    Serde,
-}
+pub use diagnostics::Origin;
 
 impl LocatedError {
-    pub(crate) fn new(
+    /// `message` at `span` of `file`, found by `origin`.
+    pub(crate) fn of_span(
         file: &SourceFile,
         span: proc_macro2::Span,
         message: String,
         origin: Origin,
     ) -> Self {
-        Self::at(Location::of(file, span), message, origin)
-    }
-
-    /// `message` at `location`, found by `origin`.
-    pub fn at(location: Location, message: String, origin: Origin) -> Self {
-        let Location {
-            file,
-            line,
-            column,
-            snippet,
-            highlight,
-        } = location;
-        Self {
-            file,
-            line,
-            column,
-            message,
-            snippet,
-            highlight,
-            origin,
-        }
+        Self::new(Location::of(file, span), message, origin)
     }
 }
 
 impl fmt::Display for LocatedError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = &self.at;
         write!(
             f,
             "{}:{}:{}: error: {}",
-            self.file.display(),
-            self.line,
-            self.column,
+            at.file.display(),
+            at.line,
+            at.column,
             self.message
         )?;
-        if let Some(snippet) = &self.snippet {
-            let gutter = self.line.to_string().len();
-            let (from, to) = self.highlight;
+        let gutter = at.line.to_string().len();
+        if let Some(snippet) = &at.snippet {
+            let (from, to) = at.highlight;
             writeln!(f)?;
             writeln!(f, "{:gutter$} |", "")?;
-            writeln!(f, "{} | {}", self.line, snippet)?;
+            writeln!(f, "{} | {}", at.line, snippet)?;
             write!(
                 f,
                 "{:gutter$} | {}{}",
@@ -302,6 +259,9 @@ impl fmt::Display for LocatedError {
                 " ".repeat(from),
                 "^".repeat(to.saturating_sub(from).max(1))
             )?;
+        }
+        if let Some(help) = &self.help {
+            write!(f, "\n{:gutter$} = help: {help}", "")?;
         }
         Ok(())
     }

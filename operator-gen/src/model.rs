@@ -57,7 +57,7 @@ impl Location {
     /// A problem found here by a generator: what it says is wrong with the sources at
     /// this place.
     pub fn error(&self, message: impl Into<String>) -> LocatedError {
-        LocatedError::at(self.clone(), message.into(), Origin::Source)
+        LocatedError::new(self.clone(), message.into(), Origin::Source)
     }
 }
 

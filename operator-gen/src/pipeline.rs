@@ -30,7 +30,7 @@ use crate::api::apiextensions::v1::CustomResourceDefinition;
 use crate::diagnostics::Diagnostics;
 use crate::generator::{ArtifactKind, Reads};
 use crate::lower::Lowered;
-use crate::model::{Api, Kind, TypeDef};
+use crate::model::{Api, Kind, Location, TypeDef};
 use crate::output::Artifact;
 use crate::schema::{SchemaBuilder, Types};
 use crate::source::{FileSummary, Input, Skeleton, SourceFile, Sources};
@@ -281,17 +281,18 @@ fn file_facts(file_no: usize, file: &SourceFile, run: &Run<'_>) -> FileFacts {
     FileFacts {
         summary,
         lowered,
-        errors: located(vec![(file, diags)], Origin::Marker, twice),
+        errors: diags
+            .placed(|span| Location::of(file, span))
+            .into_iter()
+            .chain(twice)
+            .collect(),
     }
 }
 
 /// Types declared twice in one module. That compiles only when `#[cfg]`s pick one of them,
 /// and operator-gen reads the sources without compiling them, so it cannot know which one
 /// a build uses: the CRD would silently follow the last one it read.
-fn declared_twice<'a>(
-    file: &'a SourceFile,
-    summary: &FileSummary,
-) -> Vec<(&'a SourceFile, proc_macro2::Span, String, Origin)> {
+fn declared_twice(file: &SourceFile, summary: &FileSummary) -> Vec<LocatedError> {
     let mut seen: HashMap<(&[String], &str), usize> = HashMap::new();
     let mut twice = Vec::new();
     for (no, (module, name)) in summary.decls.iter().enumerate() {
@@ -313,7 +314,7 @@ fn declared_twice<'a>(
             } else {
                 format!("module `{}`", module.join("::"))
             };
-            (
+            LocatedError::of_span(
                 file,
                 items[second].ident().span(),
                 format!(
@@ -434,7 +435,7 @@ fn round_two(inputs: &[Input], plan: &Plan, run: &Run<'_>) -> RoundTwo {
         defs: &plan.types,
     };
     let mut builder = SchemaBuilder::new(types, options);
-    let mut problems = Vec::new();
+    let mut problems = Diagnostics::new();
     let mut built = Vec::new();
     loop {
         let pos = plan.next.fetch_add(1, Ordering::Relaxed);
@@ -455,8 +456,8 @@ fn round_two(inputs: &[Input], plan: &Plan, run: &Run<'_>) -> RoundTwo {
         }
     }
     // Round two's own problems are cross-checks of the markers against the schema.
-    problems.extend(builder.problems);
-    (built, Sources::new(inputs).located(problems))
+    problems.append(builder.problems);
+    (built, Sources::new(inputs).located(problems.into_vec()))
 }
 
 /// Syntax errors of round one, in file order.
@@ -571,29 +572,6 @@ fn check_files(generator: ArtifactKind, files: &mut [Artifact]) -> Result<(), Er
         }
     }
     Ok(())
-}
-
-/// Problems with their file positions, ready to cross threads. `problems` were found by
-/// `origin`; `file_problems` say who found them.
-pub(crate) fn located<'a>(
-    problems: Vec<(&'a SourceFile, Diagnostics)>,
-    origin: Origin,
-    file_problems: Vec<(&'a SourceFile, proc_macro2::Span, String, Origin)>,
-) -> Vec<LocatedError> {
-    problems
-        .into_iter()
-        .flat_map(|(file, diags)| {
-            diags
-                .into_vec()
-                .into_iter()
-                .map(move |d| LocatedError::new(file, d.span, d.message, origin))
-        })
-        .chain(
-            file_problems
-                .into_iter()
-                .map(|(file, span, msg, origin)| LocatedError::new(file, span, msg, origin)),
-        )
-        .collect()
 }
 
 #[cfg(test)]

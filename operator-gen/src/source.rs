@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::Error;
+use crate::diagnostics::Diagnostic;
 
 mod nesting;
 mod resolve;
@@ -77,11 +78,11 @@ impl<'a> Sources<'a> {
     /// The problems, placed.
     pub(crate) fn located(
         &self,
-        problems: impl IntoIterator<Item = crate::model::Problem>,
+        problems: impl IntoIterator<Item = crate::diagnostics::Diagnostic<crate::model::Loc>>,
     ) -> Vec<crate::LocatedError> {
         problems
             .into_iter()
-            .map(|p| crate::LocatedError::at(self.location(p.at), p.message, p.origin))
+            .map(|p| p.map_at(|at| self.location(at)))
             .collect()
     }
 }
@@ -128,46 +129,21 @@ pub fn parse_text(
             ast,
             text,
         }),
-        Err(err) => {
-            let (span, message) = match err {
-                ParseError::Syntax(err) => (err.span(), format!("Rust syntax error: {err}")),
-                ParseError::TooDeep(span, message) => (span, message),
-            };
-            let start = span.start();
-            Err(crate::LocatedError {
-                file: path.to_path_buf(),
-                line: start.line,
-                column: start.column + 1,
-                message,
-                snippet: text
-                    .lines()
-                    .nth(start.line.saturating_sub(1))
-                    .map(String::from),
-                highlight: (start.column, span.end().column.max(start.column + 1)),
-                origin: crate::Origin::Source,
-            })
-        }
+        Err(err) => Err(err.map_at(|span| {
+            let loc = crate::model::Loc::of(0, span);
+            let line = text.lines().nth((loc.line as usize).saturating_sub(1));
+            crate::model::Location::at(path, line, loc)
+        })),
     }
 }
 
-/// Why a file could not be read.
-#[derive(Debug)]
-pub enum ParseError {
-    Syntax(syn::Error),
-    /// Nested deeper than [`MAX_NESTING`]: where, and the message.
-    TooDeep(proc_macro2::Span, String),
-}
-
-impl From<syn::Error> for ParseError {
-    fn from(e: syn::Error) -> Self {
-        ParseError::Syntax(e)
-    }
-}
-
-impl From<proc_macro2::LexError> for ParseError {
-    fn from(e: proc_macro2::LexError) -> Self {
-        ParseError::Syntax(e.into())
-    }
+/// A syntax error, at its span.
+fn syntax_error(err: syn::Error) -> Diagnostic {
+    Diagnostic::new(
+        err.span(),
+        format!("Rust syntax error: {err}"),
+        crate::Origin::Source,
+    )
 }
 
 /// Parses a file as `syn::parse_file` does, except that function bodies are left out:
@@ -175,7 +151,7 @@ impl From<proc_macro2::LexError> for ParseError {
 /// crate the statements are most of the tokens. They are blanked in the text before lexing
 /// (`bodies`) and emptied in the tokens after it. A body's syntax errors are the
 /// compiler's to report. Nesting deeper than [`MAX_NESTING`] is refused before parsing.
-pub fn parse_items(text: &str) -> Result<syn::File, ParseError> {
+pub fn parse_items(text: &str) -> Result<syn::File, Diagnostic> {
     let mut content = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut shebang = None;
     if content.starts_with("#!") && !content[2..].trim_start().starts_with('[') {
@@ -186,7 +162,11 @@ pub fn parse_items(text: &str) -> Result<syn::File, ParseError> {
     // Bodies blanked in the text are not even lexed; the token pass below empties them in
     // any case, and it alone decides.
     let blanked = crate::bodies::blank_fn_bodies(content);
-    let tokens: proc_macro2::TokenStream = blanked.as_deref().unwrap_or(content).parse()?;
+    let tokens: proc_macro2::TokenStream = blanked
+        .as_deref()
+        .unwrap_or(content)
+        .parse()
+        .map_err(|e: proc_macro2::LexError| syntax_error(e.into()))?;
     // The nesting is checked on syn's own buffer of the tokens, before syn parses them.
     let mut too_deep = None;
     let parsed = syn::parse::Parser::parse2(
@@ -200,10 +180,11 @@ pub fn parse_items(text: &str) -> Result<syn::File, ParseError> {
             input.parse::<syn::File>().map(Some)
         },
         without_fn_bodies(tokens),
-    )?;
+    )
+    .map_err(syntax_error)?;
     let Some(mut file) = parsed else {
         let (span, message) = too_deep.expect("set when nothing was parsed");
-        return Err(ParseError::TooDeep(span, message));
+        return Err(Diagnostic::new(span, message, crate::Origin::Source));
     };
     file.shebang = shebang;
     Ok(file)
@@ -400,18 +381,21 @@ fn not_utf8(path: &Path, bytes: &[u8], error: std::str::Utf8Error) -> crate::Loc
         .iter()
         .position(|b| *b == b'\n')
         .map_or(bytes.len(), |i| at + i);
-    crate::LocatedError {
+    let place = crate::model::Location {
         file: path.to_path_buf(),
         line: before.matches('\n').count() + 1,
         column: column + 1,
-        message: format!(
+        snippet: Some(String::from_utf8_lossy(&bytes[line_start..line_end]).into_owned()),
+        highlight: (column, column + 1),
+    };
+    crate::LocatedError::new(
+        place,
+        format!(
             "the file is not UTF-8: byte 0x{:02x} here does not start a UTF-8 character (Rust sources must be UTF-8)",
             bytes[at]
         ),
-        snippet: Some(String::from_utf8_lossy(&bytes[line_start..line_end]).into_owned()),
-        highlight: (column, column + 1),
-        origin: crate::Origin::Source,
-    }
+        crate::Origin::Source,
+    )
 }
 
 impl Input {
@@ -622,14 +606,11 @@ mod tests {
 
     #[test]
     fn syntax_errors_outside_bodies_keep_their_position() {
-        let syntax = |text: &str| match parse_items(text).unwrap_err() {
-            ParseError::Syntax(e) => e,
-            other => panic!("{other:?}"),
-        };
+        let syntax = |text: &str| parse_items(text).unwrap_err();
         let err = syntax("pub struct A {\n  x: i32,\n  y: ,\n}\n");
-        assert_eq!(err.span().start().line, 3);
+        assert_eq!(err.at.start().line, 3);
         let err = syntax("fn f() {\n");
-        assert!(err.to_string().contains("cannot parse"), "{err}");
+        assert!(err.message.contains("cannot parse"), "{}", err.message);
         // Statements are not parsed, so an error inside a body is the compiler's to report.
         assert!(parse_items("fn f() { let = ; }").is_ok());
     }

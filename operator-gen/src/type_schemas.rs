@@ -86,7 +86,7 @@ pub fn type_schemas_of(inputs: &[Input], options: &Options) -> Result<Vec<TypeSc
         } else {
             builder.declared_schema(id)
         };
-        let problems = sources.located(builder.problems);
+        let problems = sources.located(builder.problems.into_vec());
         let schema = match schema {
             Some(mut schema) if problems.is_empty() => {
                 if let Some(max) = options.max_desc_len {

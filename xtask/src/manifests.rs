@@ -120,7 +120,7 @@ fn run_manifests(root: &Path, check: bool) -> Result<ManifestsOutcome> {
         Ok(g) => g,
         Err(operator_gen::Error::Invalid(mut errors)) => {
             for e in &mut errors {
-                e.file = rel(&e.file);
+                e.at.file = rel(&e.at.file);
             }
             return Ok(ManifestsOutcome::Invalid(
                 operator_gen::Error::Invalid(errors).to_string(),

@@ -64,8 +64,8 @@ fn judge(case: &Case, failures: &mut Vec<String>) -> Outcome {
         }
         Err(Error::Invalid(errors)) => {
             for e in &errors {
-                let known = case.files.iter().any(|(p, _)| e.file == root().join(p));
-                if !known || e.line == 0 || e.column == 0 {
+                let known = case.files.iter().any(|(p, _)| e.at.file == root().join(p));
+                if !known || e.at.line == 0 || e.at.column == 0 {
                     failures.push(format!(
                         "seed {}: an error without a location in the case: {e}",
                         case.seed

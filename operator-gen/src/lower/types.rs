@@ -6,10 +6,10 @@
 use syn::spanned::Spanned as _;
 
 use crate::Origin;
-use crate::diagnostics::Diagnostics;
+use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::docs;
 use crate::markers::{self, FieldMarkers, MarkerTarget};
-use crate::model::{Body, FieldDef, Fields, Loc, Problem, Ty, TyKind, TypeDef, VariantDef};
+use crate::model::{Body, FieldDef, Fields, Loc, Ty, TyKind, TypeDef, VariantDef};
 use crate::serde_attrs::{self, FieldAttrs, SerdeShape};
 use crate::source::TypeItem;
 
@@ -28,7 +28,7 @@ pub(crate) fn type_def(file: usize, item: TypeItem<'_>) -> TypeDef {
                 .iter()
                 .filter(|a| markers::marker_name(a).is_some())
                 .map(|a| {
-                    Problem::new(
+                    Diagnostic::new(
                         at(a.span()),
                         format!(
                             "markers cannot go on a type alias (`type {name} = ...`): the compiler refuses them there; make it a newtype (`pub struct {name}(...)` with #[derive(Schema)]) or put the markers on the fields that use it"
@@ -43,7 +43,7 @@ pub(crate) fn type_def(file: usize, item: TypeItem<'_>) -> TypeDef {
     let serde = serde_attrs::read(&item, file).map_err(|errors| {
         errors
             .into_iter()
-            .map(|e| Problem::new(at(e.span()), format!("serde: {e}"), Origin::Serde))
+            .map(|e| Diagnostic::new(at(e.span()), format!("serde: {e}"), Origin::Serde))
             .collect()
     });
     let converts_through = serde
@@ -54,7 +54,7 @@ pub(crate) fn type_def(file: usize, item: TypeItem<'_>) -> TypeDef {
             |through| match syn::parse_str::<syn::Type>(&through.target) {
                 // The type is written in a string: every part of it is where the string is.
                 Ok(t) => Ok(lower_ty(&t, &mut |_, _| through.at)),
-                Err(e) => Err(Problem::new(
+                Err(e) => Err(Diagnostic::new(
                     through.at,
                     format!("serde: {e}"),
                     Origin::Source,
@@ -105,14 +105,10 @@ fn field_markers(
     file: usize,
     attrs: &[syn::Attribute],
     target: MarkerTarget,
-) -> (FieldMarkers<Loc>, Vec<Problem>) {
+) -> (FieldMarkers<Loc>, Vec<Diagnostic<Loc>>) {
     let mut diags = Diagnostics::new();
     let parsed = markers::parse_field_markers(attrs, target, &mut diags);
-    let problems = diags
-        .into_vec()
-        .into_iter()
-        .map(|d| Problem::new(Loc::of(file, d.span), d.message, Origin::Marker))
-        .collect();
+    let problems = diags.placed(|span| Loc::of(file, span));
     let placed = if parsed.is_empty() {
         FieldMarkers::default()
     } else {

@@ -489,8 +489,16 @@ pub fn group(
     on_arg: impl FnMut(&str, &ParseNestedMeta<'_>) -> syn::Result<()>,
 ) -> syn::Result<()> {
     let mut inner = Diagnostics::new();
-    nested(meta, marker, allowed, &mut inner, on_arg)?;
-    inner.into_syn_result()
+    let ended = nested(meta, marker, allowed, &mut inner, on_arg);
+    // The problems found before a value error stopped the group, then that error.
+    match (inner.into_syn_result(), ended) {
+        (Err(mut found), Err(last)) => {
+            found.combine(last);
+            Err(found)
+        }
+        (Err(e), Ok(())) | (Ok(()), Err(e)) => Err(e),
+        (Ok(()), Ok(())) => Ok(()),
+    }
 }
 
 /// Reports a missing required argument at the marker.

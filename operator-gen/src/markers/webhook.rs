@@ -741,7 +741,7 @@ mod tests {
         let parsed = parse_webhook(MetaSource::Tokens(&tokens, Span::call_site()), &mut diags);
         match parsed {
             Some(p) if diags.is_empty() => Ok(p.value),
-            _ => Err(diags.iter().map(|d| d.message.clone()).collect()),
+            _ => Err(diags.into_vec().into_iter().map(|d| d.message).collect()),
         }
     }
 

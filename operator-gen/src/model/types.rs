@@ -4,7 +4,7 @@
 //! into a description, serde's reading taken, and every type expression reduced to what
 //! the schema depends on.
 
-use crate::Origin;
+use crate::diagnostics::Diagnostic;
 use crate::markers::{FieldMarkers, ResourceMarker, SubresourceMarker};
 use crate::serde_attrs::SerdeShape;
 
@@ -46,24 +46,6 @@ impl Loc {
     }
 }
 
-/// A problem found in the sources, at its place, by the stage `origin`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    pub at: Loc,
-    pub message: String,
-    pub origin: Origin,
-}
-
-impl Problem {
-    pub fn new(at: Loc, message: impl Into<String>, origin: Origin) -> Self {
-        Self {
-            at,
-            message: message.into(),
-            origin,
-        }
-    }
-}
-
 /// A struct, enum or type alias of the sources.
 #[derive(Debug, Clone)]
 pub struct TypeDef {
@@ -83,11 +65,11 @@ pub struct TypeDef {
     pub markers: FieldMarkers<Loc>,
     /// The mistakes in those markers, and the marker attributes written where none may go
     /// (on a type alias).
-    pub marker_problems: Vec<Problem>,
+    pub marker_problems: Vec<Diagnostic<Loc>>,
     /// serde's reading of it, or serde's refusal.
-    pub serde: Result<SerdeShape, Vec<Problem>>,
+    pub serde: Result<SerdeShape, Vec<Diagnostic<Loc>>>,
     /// For `#[serde(into/from/try_from = "T")]`: `T`, read as a type (or why it does not read).
-    pub converts_through: Option<Result<Ty, Problem>>,
+    pub converts_through: Option<Result<Ty, Diagnostic<Loc>>>,
     pub body: Body,
     /// Its CRD-level markers, when it is a root kind (`#[resource]`).
     pub kind: Option<KindMarkers>,
@@ -142,7 +124,7 @@ pub struct FieldDef {
     pub ty_text: Option<String>,
     pub doc: Option<String>,
     pub markers: FieldMarkers<Loc>,
-    pub marker_problems: Vec<Problem>,
+    pub marker_problems: Vec<Diagnostic<Loc>>,
 }
 
 /// A variant of an enum.

@@ -20,9 +20,10 @@ pub use flatten::merge_field_over_type;
 
 use apply::{cel_field, clear_nested_descriptions, push_rule};
 
+use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::known_types;
 use crate::markers::{CelRule, SchemaProp};
-use crate::model::{Body, FieldDef, Fields, Loc, Problem, Ty, TyKind, TypeDef};
+use crate::model::{Body, FieldDef, Fields, Loc, Ty, TyKind, TypeDef};
 use crate::serde_attrs::{ContainerAttrs, FieldAttrs, SerdeShape};
 use crate::source::Skeleton;
 use crate::{Options, Origin};
@@ -64,7 +65,8 @@ pub struct SchemaBuilder<'m> {
     /// Types being built, innermost last, to detect recursion.
     stack: Vec<usize>,
     cache: HashMap<usize, Cached>,
-    pub problems: Vec<Problem>,
+    /// What it found wrong: taken by its caller when the build is done.
+    pub problems: Diagnostics<Loc>,
 }
 
 /// What the builder remembers of a declared type's schema.
@@ -91,7 +93,7 @@ impl<'m> SchemaBuilder<'m> {
             options,
             stack: Vec::new(),
             cache: HashMap::new(),
-            problems: Vec::new(),
+            problems: Diagnostics::new(),
         }
     }
 
@@ -102,12 +104,14 @@ impl<'m> SchemaBuilder<'m> {
 
     fn error(&mut self, at: Loc, message: impl Into<String>) {
         self.problems
-            .push(Problem::new(at, message, Origin::Source));
+            .add(Diagnostic::new(at, message, Origin::Source));
     }
 
     /// Problems found when the type or field was lowered, reported now that it is used.
-    fn report(&mut self, problems: &[Problem]) {
-        self.problems.extend_from_slice(problems);
+    fn report(&mut self, problems: &[Diagnostic<Loc>]) {
+        for p in problems {
+            self.problems.add(p.clone());
+        }
     }
 
     fn site(&self, id: usize) -> Site<'m> {
@@ -596,7 +600,7 @@ mod tests {
         };
         let messages: Vec<String> = errors
             .iter()
-            .map(|e| format!("{}:{} {}", e.line, e.column, e.message))
+            .map(|e| format!("{}:{} {}", e.at.line, e.at.column, e.message))
             .collect();
         assert_eq!(messages.len(), 2, "{messages:#?}");
         assert!(

@@ -102,7 +102,7 @@ impl<'m> SchemaBuilder<'m> {
         match &def.converts_through {
             Some(Ok(ty)) => return self.type_schema(site, ty),
             Some(Err(problem)) => {
-                self.problems.push(problem.clone());
+                self.problems.add(problem.clone());
                 return None;
             }
             None => {}
