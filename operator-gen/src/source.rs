@@ -116,6 +116,8 @@ pub fn rust_files(paths: &[PathBuf]) -> Result<Vec<(PathBuf, PathBuf)>, Error> {
 }
 
 /// Parses one file's text; `root` is the directory its module path is relative to.
+// A syntax error ends the run: the size of the error does not matter on that path.
+#[allow(clippy::result_large_err)]
 pub fn parse_text(
     path: &Path,
     root: &Path,
@@ -399,6 +401,7 @@ fn not_utf8(path: &Path, bytes: &[u8], error: std::str::Utf8Error) -> crate::Loc
 }
 
 impl Input {
+    #[allow(clippy::result_large_err)] // as for parse_text
     pub fn parse(&self) -> Result<SourceFile, crate::LocatedError> {
         parse_text(&self.path, &self.root, self.text.clone())
     }
