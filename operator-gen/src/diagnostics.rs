@@ -69,6 +69,10 @@ impl<S> Diagnostic<S> {
     }
 }
 
+/// A problem found by a check that does not know where its input was written (does this
+/// default fit this schema?): its caller places it with [`Diagnostic::placed_at`].
+pub type Misfit = Diagnostic<()>;
+
 impl Diagnostic<()> {
     /// A problem whose place the caller knows, found while checking a schema.
     pub fn unplaced(message: impl Into<String>) -> Self {

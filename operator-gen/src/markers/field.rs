@@ -7,6 +7,7 @@ use super::foreign::{FOREIGN, Length, read_foreign};
 use super::table::{self, Parsed, Rule, SchemaProp, Validation};
 use super::{PRINTCOLUMN, RESOURCE, SCHEMA, SUBRESOURCE, VALIDATION, marker_name};
 use crate::diagnostics::Diagnostics;
+use crate::diagnostics::Misfit;
 use proc_macro2::Span;
 
 /// A CEL validation rule (`x-kubernetes-validations` entry).
@@ -270,7 +271,7 @@ pub fn parse_field_markers(
                 let span = meta.path.span();
                 let def = table::find(name, key).expect("the allowed keys come from the table");
                 def.check_place(target)
-                    .map_err(|message| syn::Error::new(span, message))?;
+                    .map_err(|m| syn::Error::new(span, m.message))?;
                 out.add(def.read(meta)?, span);
                 Ok(())
             },
@@ -293,16 +294,16 @@ pub fn parse_field_markers(
 impl Validation {
     /// Checks that the constraint fits a schema of OpenAPI type `ty` (`None` when the type
     /// is not known yet). `int_or_string` schemas accept string constraints too.
-    pub fn check_applies(&self, ty: Option<&str>, int_or_string: bool) -> Result<(), String> {
+    pub fn check_applies(&self, ty: Option<&str>, int_or_string: bool) -> Result<(), Misfit> {
         if let Validation::Minimum(n) | Validation::Maximum(n) | Validation::MultipleOf(n) = self
             && ty == Some("integer")
             && n.as_i64().is_none()
             && n.as_u64().is_none()
         {
-            return Err(format!(
+            return Err(Misfit::from(format!(
                 "`{}` on an integer needs an integer value, not {n}",
                 self.key()
-            ));
+            )));
         }
         self.def().check_applies(ty, int_or_string)
     }
@@ -310,7 +311,7 @@ impl Validation {
 
 impl SchemaProp {
     /// Checks that the property fits a schema of OpenAPI type `ty` (`None` if unknown).
-    pub fn check_applies(&self, ty: Option<&str>) -> Result<(), String> {
+    pub fn check_applies(&self, ty: Option<&str>) -> Result<(), Misfit> {
         self.def().check_applies(ty, false)
     }
 }

@@ -8,6 +8,7 @@
 //! arm in the generator's apply function, which the compiler asks for: the `match` over the
 //! enum there is exhaustive.
 
+use crate::diagnostics::Misfit;
 use std::sync::OnceLock;
 
 use super::args::Spanned;
@@ -112,24 +113,25 @@ impl MarkerDef {
     }
 
     /// Refuses the marker where it may not sit, naming where it goes.
-    pub fn check_place(&self, target: MarkerTarget) -> Result<(), String> {
+    pub fn check_place(&self, target: MarkerTarget) -> Result<(), Misfit> {
         if self.places.contains(Places::of(target)) {
             return Ok(());
         }
         Err(match target {
-            MarkerTarget::Type => format!("`{}` goes on a field, not on a type", self.key),
+            MarkerTarget::Type => format!("`{}` goes on a field, not on a type", self.key).into(),
             MarkerTarget::Field => format!(
                 "`{}` goes on a struct, naming its fields; not on a field",
                 self.key
-            ),
+            )
+            .into(),
         })
     }
 
     /// Checks that the marker fits a schema of OpenAPI type `ty` (`None` when the type is
     /// not known yet); `int_or_string` schemas take string markers too.
-    pub fn check_applies(&self, ty: Option<&str>, int_or_string: bool) -> Result<(), String> {
+    pub fn check_applies(&self, ty: Option<&str>, int_or_string: bool) -> Result<(), Misfit> {
         match ty {
-            Some(ty) if !self.applies.fits(ty, int_or_string) => Err(format!(
+            Some(ty) if !self.applies.fits(ty, int_or_string) => Err(Misfit::from(format!(
                 "`{}` applies to {}, but this is {} {ty}",
                 self.key,
                 self.applies.wanted(),
@@ -138,7 +140,7 @@ impl MarkerDef {
                 } else {
                     "a"
                 }
-            )),
+            ))),
             _ => Ok(()),
         }
     }
@@ -524,7 +526,10 @@ mod tests {
         );
         let max_items = find(VALIDATION, "max_items").unwrap();
         assert_eq!(
-            max_items.check_applies(Some("object"), false).unwrap_err(),
+            max_items
+                .check_applies(Some("object"), false)
+                .unwrap_err()
+                .message,
             "`max_items` applies to an array, but this is an object"
         );
         let pattern = find(VALIDATION, "pattern").unwrap();

@@ -6,6 +6,7 @@ use crate::api::apiextensions::v1::{
     ExternalDocumentation, JSON, JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
     ValidationRule,
 };
+use crate::diagnostics::Misfit;
 
 use super::SchemaBuilder;
 use crate::markers::{CelRule, FieldMarkers, Length, OneOf, SchemaProp, Spanned, Validation};
@@ -130,12 +131,12 @@ impl SchemaBuilder<'_> {
                     // may apply to, as on a field.
                     for p in &markers.items_schema {
                         if let Err(msg) = apply_schema_prop(items, &p.value) {
-                            self.error(p.span, format!("items: {msg}"));
+                            self.error(p.span, msg.prefixed("items: "));
                         }
                     }
                     for v in &markers.items {
                         if let Err(msg) = apply_validation(items, v) {
-                            self.error(v.span, format!("items: {msg}"));
+                            self.error(v.span, msg.prefixed("items: "));
                         }
                     }
                 }
@@ -181,7 +182,7 @@ impl SchemaBuilder<'_> {
             if let Some(schema) = schema
                 && let Err(problem) = super::values::check(value, schema)
             {
-                self.error(p.span, format!("{prefix}{what} {problem}"));
+                self.error(p.span, problem.prefixed(&format!("{prefix}{what} ")));
             }
         }
         if let Some(path) = uncorrelated_old_self(schema) {
@@ -200,9 +201,10 @@ impl SchemaBuilder<'_> {
         if let Some(rule) = unbounded_key_rule(schema) {
             self.error(
                 site,
-                format!(
-                    "the keys of this map read only some strings, so operator-gen holds them to that with the CEL rule `{rule}`; the API server refuses such a rule on a map without `maxProperties` (its estimated cost is over the budget), so bound the map: #[validation(max_properties = N)] on the field, or #[validation(items(max_properties = N))] for the maps of a list; or use String keys"
-                ),
+                Misfit::from(format!(
+                    "the keys of this map read only some strings, so operator-gen holds them to that with the CEL rule `{rule}`; the API server refuses such a rule on a map without `maxProperties` (its estimated cost is over the budget)"
+                ))
+                .with_help("bound the map: #[validation(max_properties = N)] on the field, or #[validation(items(max_properties = N))] for the maps of a list; or use String keys"),
             );
         }
         let list_type = markers.schema.iter().find_map(|p| match &p.value {
@@ -331,14 +333,14 @@ fn check_list_items(
     schema: &JSONSchemaProps,
     list_type: &str,
     items: &JSONSchemaProps,
-) -> Result<(), String> {
+) -> Result<(), Misfit> {
     if list_type != "set" && list_type != "map" {
         return Ok(());
     }
     if items.nullable == Some(true) {
-        return Err(format!(
+        return Err(Misfit::from(format!(
             "the items of a list of list_type \"{list_type}\" cannot be nullable (the API server refuses it)"
-        ));
+        )));
     }
     let item_type = items.type_.as_deref().unwrap_or("");
     if list_type == "set" {
@@ -351,27 +353,27 @@ fn check_list_items(
             _ => true,
         };
         if !atomic {
-            return Err(format!(
+            return Err(Misfit::from(format!(
                 "a list of list_type \"set\" needs scalar or atomic items, and these are {} that is not atomic; use list_type = \"map\" with list_map_keys, or make the item type atomic (#[schema(struct_type = \"atomic\")] on it)",
                 if item_type == "object" {
                     "an object"
                 } else {
                     "a list"
                 }
-            ));
+            )));
         }
         return Ok(());
     }
     if item_type != "object" {
-        return Err(format!(
+        return Err(Misfit::from(format!(
             "list_type = \"map\" needs a list of objects (structs), not of `{item_type}`"
-        ));
+        )));
     }
     let required = items.required.as_deref().unwrap_or(&[]);
     let keys = schema.x_kubernetes_list_map_keys.as_deref().unwrap_or(&[]);
     for (i, key) in keys.iter().enumerate() {
         if keys[..i].contains(key) {
-            return Err(format!("list_map_keys names `{key}` twice"));
+            return Err(Misfit::from(format!("list_map_keys names `{key}` twice")));
         }
         let Some(field) = items.properties.as_ref().and_then(|p| p.get(key)) else {
             let known: Vec<&str> = items
@@ -380,32 +382,32 @@ fn check_list_items(
                 .flatten()
                 .map(|(k, _)| k.as_str())
                 .collect();
-            return Err(format!(
+            return Err(Misfit::from(format!(
                 "list_map_keys names `{key}`, which is not a field of the items (JSON names, after serde renames: {})",
                 known.join(", ")
-            ));
+            )));
         };
         if matches!(field.type_.as_deref(), Some("object" | "array")) {
-            return Err(format!(
+            return Err(Misfit::from(format!(
                 "the list-map key `{key}` must be a scalar (string, integer, number or boolean), not an {}",
                 field.type_.as_deref().unwrap_or_default()
-            ));
+            )));
         }
         if field.nullable == Some(true) {
-            return Err(format!(
+            return Err(Misfit::from(format!(
                 "the list-map key `{key}` cannot be nullable (the API server refuses it)"
-            ));
+            )));
         }
         if !required.contains(key) && field.default.is_none() {
-            return Err(format!(
+            return Err(Misfit::from(format!(
                 "the list-map key `{key}` must be required or have a default (the API server refuses an optional key without one); make the field non-optional or give it #[schema(default = ...)]"
-            ));
+            )));
         }
     }
     Ok(())
 }
 
-fn apply_schema_prop(schema: &mut JSONSchemaProps, prop: &SchemaProp) -> Result<(), String> {
+fn apply_schema_prop(schema: &mut JSONSchemaProps, prop: &SchemaProp) -> Result<(), Misfit> {
     prop.check_applies(schema.type_.as_deref())?;
     match prop {
         SchemaProp::Default(v) => schema.default = Some(JSON(v.clone())),
@@ -485,7 +487,7 @@ pub(super) fn push_rule(schema: &mut JSONSchemaProps, rule: &CelRule) {
 fn apply_validation(
     schema: &mut JSONSchemaProps,
     v: &Spanned<Validation, Loc>,
-) -> Result<(), String> {
+) -> Result<(), Misfit> {
     v.value.check_applies(
         schema.type_.as_deref(),
         schema.x_kubernetes_int_or_string == Some(true),
@@ -508,7 +510,7 @@ fn apply_validation(
         Validation::MaxProperties(n) => schema.max_properties = Some(*n as i64),
         Validation::Enum(values) => {
             for value in values {
-                super::values::type_fits(value, schema).map_err(|m| format!("enum value {m}"))?;
+                super::values::type_fits(value, schema).map_err(|m| m.prefixed("enum value "))?;
             }
             schema.enum_ = Some(values.iter().cloned().map(JSON).collect());
         }

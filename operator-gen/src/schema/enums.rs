@@ -2,6 +2,7 @@
 //! externally tagged (one property per variant), internally and adjacently tagged (the tag
 //! next to the union of the variants' fields, with CEL rules per variant), untagged.
 
+use crate::diagnostics::Misfit;
 use std::collections::BTreeMap;
 
 use crate::api::apiextensions::v1::{JSON, JSONSchemaProps};
@@ -486,14 +487,14 @@ fn newtype(variant: &VariantDef) -> Option<&Ty> {
 fn int_or_string(
     a: &JSONSchemaProps,
     b: &JSONSchemaProps,
-) -> Option<Result<JSONSchemaProps, String>> {
+) -> Option<Result<JSONSchemaProps, Misfit>> {
     let (int, string) = match (a.type_.as_deref(), b.type_.as_deref()) {
         (Some("integer"), Some("string")) => (a, b),
         (Some("string"), Some("integer")) => (b, a),
         _ => return None,
     };
     if int.enum_.is_some() {
-        return Some(Err("the integer variant of this untagged enum takes only some integers (an enum), which an int-or-string schema cannot say next to its strings; use a plain integer type with bounds".into()));
+        return Some(Err(Misfit::from("the integer variant of this untagged enum takes only some integers (an enum), which an int-or-string schema cannot say next to its strings").with_help("use a plain integer type with bounds")));
     }
     let mut pattern = string.pattern.clone();
     if let Some(values) = &string.enum_ {

@@ -20,13 +20,13 @@ pub use flatten::merge_field_over_type;
 
 use apply::{cel_field, clear_nested_descriptions, push_rule};
 
-use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::Options;
+use crate::diagnostics::{Diagnostic, Diagnostics, Misfit};
 use crate::known_types;
 use crate::markers::{CelRule, SchemaProp};
 use crate::model::{Body, FieldDef, Fields, Loc, Ty, TyKind, TypeDef};
 use crate::serde_attrs::{ContainerAttrs, FieldAttrs, SerdeShape};
 use crate::source::Skeleton;
-use crate::{Options, Origin};
 
 /// Types that serialize as their content (`Option` also makes a field optional).
 const WRAPPERS: &[&str] = &[
@@ -102,9 +102,9 @@ impl<'m> SchemaBuilder<'m> {
         self.options
     }
 
-    fn error(&mut self, at: Loc, message: impl Into<String>) {
-        self.problems
-            .add(Diagnostic::new(at, message, Origin::Source));
+    /// A problem found here at `at` (a message, or a [`Misfit`] a check found).
+    fn error(&mut self, at: Loc, problem: impl Into<Misfit>) {
+        self.problems.add(problem.into().placed_at(at));
     }
 
     /// Problems found when the type or field was lowered, reported now that it is used.
@@ -852,6 +852,8 @@ mod tests {
             err.contains("the keys of this map have the format `date-time`"),
             "{err}"
         );
+        // What to do is said on a help line under the excerpt, as rustc does.
+        assert!(err.contains("^^^^\n  = help: use String keys"), "{err}");
 
         // Without a bound, the API server would refuse the rule: refused here, at the field.
         let err = generate_kind(

@@ -5,6 +5,7 @@
 use crate::api::apiextensions::v1::{
     JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
 };
+use crate::diagnostics::Misfit;
 
 use super::apply::{cel_string, push_rule};
 use super::{SchemaBuilder, Site, WRAPPERS};
@@ -338,14 +339,15 @@ impl<'m> SchemaBuilder<'m> {
 /// the API server would admit a key the operator cannot read, and one such object fails
 /// every typed list of the kind. What CEL cannot check of a key (a format, a key type's
 /// own rules) is an error.
-fn key_rule(key: &JSONSchemaProps) -> Result<Option<CelRule>, String> {
+fn key_rule(key: &JSONSchemaProps) -> Result<Option<CelRule>, Misfit> {
     if let Some(format) = &key.format {
-        return Err(format!(
-            "the keys of this map have the format `{format}`, which the API server cannot check on a map's keys (a structural schema has no `propertyNames`), so it would admit keys the operator cannot read; use String keys"
-        ));
+        return Err(Misfit::from(format!(
+            "the keys of this map have the format `{format}`, which the API server cannot check on a map's keys (a structural schema has no `propertyNames`), so it would admit keys the operator cannot read"
+        ))
+        .with_help("use String keys"));
     }
     if key.x_kubernetes_validations.is_some() {
-        return Err("the key type of this map has CEL rules of its own, which the API server cannot apply to a map's keys, so it would admit keys the operator cannot read; use String keys, or put the rules on the map (`self.all(k, ...)`)".into());
+        return Err(Misfit::from("the key type of this map has CEL rules of its own, which the API server cannot apply to a map's keys, so it would admit keys the operator cannot read").with_help("use String keys, or put the rules on the map (`self.all(k, ...)`)"));
     }
     let mut checks = Vec::new();
     let mut says = Vec::new();

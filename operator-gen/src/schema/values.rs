@@ -13,24 +13,26 @@ use crate::api::apiextensions::v1::{
 };
 use serde_json::Value;
 
+use crate::diagnostics::Misfit;
+
 /// The first way `value` breaks `schema`, with where in the value (`.a.b[0]`) when nested.
-pub fn check(value: &Value, schema: &JSONSchemaProps) -> Result<(), String> {
+pub fn check(value: &Value, schema: &JSONSchemaProps) -> Result<(), Misfit> {
     let mut at = String::new();
     check_at(value, schema, &mut at).map_err(|problem| {
         if at.is_empty() {
             problem
         } else {
-            format!("at `{at}`: {problem}")
+            problem.prefixed(&format!("at `{at}`: "))
         }
     })
 }
 
-fn check_at(value: &Value, schema: &JSONSchemaProps, at: &mut String) -> Result<(), String> {
+fn check_at(value: &Value, schema: &JSONSchemaProps, at: &mut String) -> Result<(), Misfit> {
     if value.is_null() {
         return if schema.nullable == Some(true) {
             Ok(())
         } else {
-            Err("is null, and the field is not nullable".into())
+            Err(Misfit::from("is null, and the field is not nullable"))
         };
     }
     if schema.x_kubernetes_preserve_unknown_fields == Some(true) && schema.type_.is_none() {
@@ -41,10 +43,10 @@ fn check_at(value: &Value, schema: &JSONSchemaProps, at: &mut String) -> Result<
         && !allowed.iter().any(|a| same(&a.0, value))
     {
         let listed: Vec<String> = allowed.iter().map(|a| a.0.to_string()).collect();
-        return Err(format!(
+        return Err(Misfit::from(format!(
             "`{value}` is not one of the enum values [{}]",
             listed.join(", ")
-        ));
+        )));
     }
     match value {
         Value::Number(n) => number(n, schema)?,
@@ -61,10 +63,12 @@ fn check_at(value: &Value, schema: &JSONSchemaProps, at: &mut String) -> Result<
 
 /// Whether `value` has the schema's type (an int-or-string takes an integer or a string; a
 /// schema without a type takes anything).
-pub fn type_fits(value: &Value, schema: &JSONSchemaProps) -> Result<(), String> {
+pub fn type_fits(value: &Value, schema: &JSONSchemaProps) -> Result<(), Misfit> {
     if schema.x_kubernetes_int_or_string == Some(true) {
         if !(value.is_string() || value.as_i64().is_some() || value.as_u64().is_some()) {
-            return Err(format!("`{value}` is neither an integer nor a string"));
+            return Err(Misfit::from(format!(
+                "`{value}` is neither an integer nor a string"
+            )));
         }
     } else if let Some(ty) = schema.type_.as_deref() {
         let fits = match ty {
@@ -77,7 +81,9 @@ pub fn type_fits(value: &Value, schema: &JSONSchemaProps) -> Result<(), String> 
             _ => true,
         };
         if !fits {
-            return Err(format!("`{value}` does not match the field's type `{ty}`"));
+            return Err(Misfit::from(format!(
+                "`{value}` does not match the field's type `{ty}`"
+            )));
         }
     }
     Ok(())
@@ -94,24 +100,28 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
-fn number(n: &serde_json::Number, schema: &JSONSchemaProps) -> Result<(), String> {
+fn number(n: &serde_json::Number, schema: &JSONSchemaProps) -> Result<(), Misfit> {
     let x = n.as_f64().unwrap_or_default();
     if let Some(min) = schema.minimum {
         if schema.exclusive_minimum == Some(true) && x <= min {
-            return Err(format!(
+            return Err(Misfit::from(format!(
                 "{n} is not greater than the exclusive minimum {min}"
-            ));
+            )));
         }
         if x < min {
-            return Err(format!("{n} is less than the minimum {min}"));
+            return Err(Misfit::from(format!("{n} is less than the minimum {min}")));
         }
     }
     if let Some(max) = schema.maximum {
         if schema.exclusive_maximum == Some(true) && x >= max {
-            return Err(format!("{n} is not less than the exclusive maximum {max}"));
+            return Err(Misfit::from(format!(
+                "{n} is not less than the exclusive maximum {max}"
+            )));
         }
         if x > max {
-            return Err(format!("{n} is greater than the maximum {max}"));
+            return Err(Misfit::from(format!(
+                "{n} is greater than the maximum {max}"
+            )));
         }
     }
     if let Some(m) = schema.multiple_of {
@@ -123,27 +133,27 @@ fn number(n: &serde_json::Number, schema: &JSONSchemaProps) -> Result<(), String
             }
         };
         if !multiple {
-            return Err(format!("{n} is not a multiple of {m}"));
+            return Err(Misfit::from(format!("{n} is not a multiple of {m}")));
         }
     }
     Ok(())
 }
 
-fn string(s: &str, schema: &JSONSchemaProps) -> Result<(), String> {
+fn string(s: &str, schema: &JSONSchemaProps) -> Result<(), Misfit> {
     let len = s.chars().count() as i64;
     if let Some(min) = schema.min_length
         && len < min
     {
-        return Err(format!(
+        return Err(Misfit::from(format!(
             "{s:?} is {len} characters long, shorter than the min_length {min}"
-        ));
+        )));
     }
     if let Some(max) = schema.max_length
         && len > max
     {
-        return Err(format!(
+        return Err(Misfit::from(format!(
             "{s:?} is {len} characters long, longer than the max_length {max}"
-        ));
+        )));
     }
     if let Some(pattern) = &schema.pattern {
         // The pattern was checked when the marker was read; one that the regex engine
@@ -151,31 +161,37 @@ fn string(s: &str, schema: &JSONSchemaProps) -> Result<(), String> {
         if let Ok(re) = regex::Regex::new(pattern)
             && !re.is_match(s)
         {
-            return Err(format!("{s:?} does not match the pattern {pattern:?}"));
+            return Err(Misfit::from(format!(
+                "{s:?} does not match the pattern {pattern:?}"
+            )));
         }
     }
     Ok(())
 }
 
-fn array(items: &[Value], schema: &JSONSchemaProps, at: &mut String) -> Result<(), String> {
+fn array(items: &[Value], schema: &JSONSchemaProps, at: &mut String) -> Result<(), Misfit> {
     let n = items.len() as i64;
     if let Some(min) = schema.min_items
         && n < min
     {
-        return Err(format!("has {n} items, fewer than the min_items {min}"));
+        return Err(Misfit::from(format!(
+            "has {n} items, fewer than the min_items {min}"
+        )));
     }
     if let Some(max) = schema.max_items
         && n > max
     {
-        return Err(format!("has {n} items, more than the max_items {max}"));
+        return Err(Misfit::from(format!(
+            "has {n} items, more than the max_items {max}"
+        )));
     }
     match schema.x_kubernetes_list_type.as_deref() {
         Some("set") => {
             for (i, item) in items.iter().enumerate() {
                 if items[..i].iter().any(|earlier| same(earlier, item)) {
-                    return Err(format!(
+                    return Err(Misfit::from(format!(
                         "`{item}` is listed twice in a list of list_type \"set\""
-                    ));
+                    )));
                 }
             }
         }
@@ -189,10 +205,10 @@ fn array(items: &[Value], schema: &JSONSchemaProps, at: &mut String) -> Result<(
             for (i, item) in items.iter().enumerate() {
                 let key = key_of(item);
                 if items[..i].iter().any(|earlier| key_of(earlier) == key) {
-                    return Err(format!(
+                    return Err(Misfit::from(format!(
                         "two entries have the same list_map_keys ({})",
                         keys.join(", ")
-                    ));
+                    )));
                 }
             }
         }
@@ -213,25 +229,25 @@ fn object(
     map: &serde_json::Map<String, Value>,
     schema: &JSONSchemaProps,
     at: &mut String,
-) -> Result<(), String> {
+) -> Result<(), Misfit> {
     let n = map.len() as i64;
     if let Some(min) = schema.min_properties
         && n < min
     {
-        return Err(format!(
+        return Err(Misfit::from(format!(
             "has {n} properties, fewer than the min_properties {min}"
-        ));
+        )));
     }
     if let Some(max) = schema.max_properties
         && n > max
     {
-        return Err(format!(
+        return Err(Misfit::from(format!(
             "has {n} properties, more than the max_properties {max}"
-        ));
+        )));
     }
     for name in schema.required.iter().flatten() {
         if !map.contains_key(name) {
-            return Err(format!("lacks the required field `{name}`"));
+            return Err(Misfit::from(format!("lacks the required field `{name}`")));
         }
     }
     if schema.x_kubernetes_embedded_resource == Some(true) {
@@ -261,9 +277,9 @@ fn object(
             // "must not have unknown fields".
             None if !open => {
                 at.truncate(len);
-                return Err(format!(
+                return Err(Misfit::from(format!(
                     "has the field `{name}`, which the schema does not have"
-                ));
+                )));
             }
             None => {}
         }
@@ -360,7 +376,11 @@ mod tests {
             ),
         ];
         for (value, expected) in cases {
-            assert_eq!(check(&value, &s), Err(expected.to_string()), "{value}");
+            assert_eq!(
+                check(&value, &s).map_err(|m| m.message),
+                Err(expected.to_string()),
+                "{value}"
+            );
         }
     }
 }
