@@ -873,6 +873,28 @@ mod tests {
         );
     }
 
+    /// indexmap's map and set are a map and a list to serde, as std's are; a hasher named
+    /// as a third argument changes nothing on the wire.
+    #[test]
+    fn index_maps_and_hashers_serialize_as_maps_and_lists() {
+        let generated = generate_kind(
+            r#"
+            use indexmap::{IndexMap, IndexSet};
+            #[derive(Schema)]
+            pub struct ThingSpec {
+                pub ordered: IndexMap<String, i32>,
+                pub tags: IndexSet<String>,
+                pub hashed: std::collections::HashMap<String, bool, std::hash::RandomState>,
+            }
+            "#,
+        )
+        .unwrap();
+        let spec = spec_properties(&generated);
+        assert_eq!(spec["ordered"]["additionalProperties"]["format"], "int32");
+        assert_eq!(spec["tags"]["items"]["type"], "string");
+        assert_eq!(spec["hashed"]["additionalProperties"]["type"], "boolean");
+    }
+
     /// Modules imported under another name, also through `{self as ...}` and `{self}`.
     #[test]
     fn kubernetes_types_resolve_through_module_aliases() {

@@ -223,10 +223,14 @@ impl<'m> SchemaBuilder<'m> {
             // serde_json writes a `Vec<u8>` as a list of numbers (Go's `[]byte` is base64:
             // that is `k8s_openapi::ByteString`).
             (
-                "Vec" | "VecDeque" | "BTreeSet" | "HashSet" | "BinaryHeap" | "LinkedList",
+                "Vec" | "VecDeque" | "BTreeSet" | "HashSet" | "BinaryHeap" | "LinkedList"
+                | "IndexSet",
                 [inner],
-            ) => self.array_of(site, inner),
-            ("BTreeMap" | "HashMap", [key, value]) => {
+            )
+            // A hash set or map may name its hasher; serde writes it the same.
+            | ("HashSet" | "IndexSet", [inner, _]) => self.array_of(site, inner),
+            ("BTreeMap" | "HashMap" | "IndexMap", [key, value])
+            | ("HashMap" | "IndexMap", [key, value, _]) => {
                 let key_schema = self.type_schema(site, key)?;
                 if key_schema.type_.as_deref() != Some("string") {
                     self.error(
