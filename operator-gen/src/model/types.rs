@@ -23,14 +23,7 @@ pub struct Loc {
 impl Loc {
     /// Where `span` is, in input `file`.
     pub(crate) fn of(file: usize, span: proc_macro2::Span) -> Self {
-        let (start, end) = (span.start(), span.end());
-        Self {
-            file: file as u32,
-            line: start.line as u32,
-            column: start.column as u32,
-            end_line: end.line as u32,
-            end_column: end.column as u32,
-        }
+        Self::spanning(file, span, span)
     }
 
     /// From the start of `first` to the end of `last`, in input `file`.
