@@ -895,6 +895,24 @@ mod tests {
         assert_eq!(spec["hashed"]["additionalProperties"]["type"], "boolean");
     }
 
+    /// Go's metav1.Duration has no k8s-openapi type: the error points at kube's.
+    #[test]
+    fn a_metav1_duration_points_at_kubes() {
+        let err = generate_kind(
+            r#"
+            use k8s_openapi::apimachinery::pkg::apis::meta::v1::Duration;
+            #[derive(Schema)]
+            pub struct ThingSpec { pub every: Duration }
+            "#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("= help: k8s-openapi has no metav1.Duration: use `kube::core::Duration`"),
+            "{err}"
+        );
+    }
+
     /// Modules imported under another name, also through `{self as ...}` and `{self}`.
     #[test]
     fn kubernetes_types_resolve_through_module_aliases() {

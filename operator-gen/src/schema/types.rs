@@ -320,10 +320,21 @@ impl<'m> SchemaBuilder<'m> {
                                 .join(", ")
                         )
                     };
-                    format!(
+                    let message = format!(
                         "`{}` is not among the Kubernetes types operator-gen knows{hint}; operator-gen knows the types of k8s-openapi's api, apimachinery, apiextensions_apiserver and kube_aggregator modules by their full path; for anything else use `serde_json::Value` with #[schema(preserve_unknown_fields)]",
                         full_path.join("::"),
-                    )
+                    );
+                    // Go's metav1.Duration has no k8s-openapi type; kube has one.
+                    if full_path.ends_with(&["meta".into(), "v1".into(), "Duration".into()]) {
+                        self.error(
+                            at,
+                            Misfit::from(message).with_help(
+                                "k8s-openapi has no metav1.Duration: use `kube::core::Duration`, which reads and writes Go's form (\"1h30m\")",
+                            ),
+                        );
+                        return None;
+                    }
+                    message
                 } else {
                     format!(
                         "cannot generate a schema for `{}`: it is not declared in the scanned sources and is not a supported Kubernetes or standard type; add the file that declares it to the generator's paths",
