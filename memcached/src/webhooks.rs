@@ -47,7 +47,7 @@ pub struct MemcachedDefaulter {
 }
 
 impl Defaulter<Memcached> for MemcachedDefaulter {
-    async fn default(&self, _ctx: &AdmissionContext, mc: &mut Memcached) -> Outcome {
+    async fn set_defaults(&self, _ctx: &AdmissionContext, mc: &mut Memcached) -> Outcome {
         if mc.spec.image.is_none() {
             mc.spec.image = Some(self.image.clone());
         }
@@ -153,10 +153,10 @@ mod tests {
             image: "memcached:1.6".into(),
         };
         let mut mc = memcached(1, None);
-        defaulter.default(&context(), &mut mc).await.unwrap();
+        defaulter.set_defaults(&context(), &mut mc).await.unwrap();
         assert_eq!(mc.spec.image.as_deref(), Some("memcached:1.6"));
         let mut mine = memcached(1, Some("mine:1"));
-        defaulter.default(&context(), &mut mine).await.unwrap();
+        defaulter.set_defaults(&context(), &mut mine).await.unwrap();
         assert_eq!(mine.spec.image.as_deref(), Some("mine:1"));
     }
 

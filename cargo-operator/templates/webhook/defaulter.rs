@@ -1,5 +1,5 @@
 /// Sets the defaults of a {{kind}} being created or updated (a mutating webhook). The server
-/// answers with a JSON Patch of what [`Defaulter::default`] changed, so fields this version
+/// answers with a JSON Patch of what [`Defaulter::set_defaults`] changed, so fields this version
 /// of the type does not know are kept.
 #[webhook(
     mutating = true,
@@ -17,7 +17,7 @@
 pub struct {{kind}}Defaulter;
 
 impl Defaulter<{{kind}}> for {{kind}}Defaulter {
-    async fn default(&self, _ctx: &AdmissionContext, _obj: &mut {{kind}}) -> Outcome {
+    async fn set_defaults(&self, _ctx: &AdmissionContext, _obj: &mut {{kind}}) -> Outcome {
         // Set what the user left out here, for example:
         //     if obj.spec.foo.is_none() {
         //         obj.spec.foo = Some("bar".into());

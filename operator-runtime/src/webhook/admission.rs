@@ -117,12 +117,12 @@ pub struct AdmissionContext {
 
 /// Sets defaults on an object being created or updated (a mutating webhook). The server
 /// answers with the JSON Patch between the object's serialization before and after
-/// [`Defaulter::default`]. Not called for DELETE and CONNECT.
+/// [`Defaulter::set_defaults`]. Not called for DELETE and CONNECT.
 ///
 /// Implement it with `async fn`; for a synchronous function, [`defaulter_fn`] is shorter.
 pub trait Defaulter<K>: Send + Sync + 'static {
     /// Changes `object` in place. An `Err` refuses the request.
-    fn default(
+    fn set_defaults(
         &self,
         ctx: &AdmissionContext,
         object: &mut K,
@@ -180,7 +180,7 @@ where
     K: Send,
     F: Fn(&AdmissionContext, &mut K) -> Outcome + Send + Sync + 'static,
 {
-    fn default(
+    fn set_defaults(
         &self,
         ctx: &AdmissionContext,
         object: &mut K,
@@ -319,7 +319,7 @@ async fn run_defaulter<K: WebhookResource, D: Defaulter<K>>(
     let raw = required(object, "object", ctx)?;
     let mut typed: K = decode(&raw, "object")?;
     let before = to_json(&typed)?;
-    let warnings = defaulter.default(ctx, &mut typed).await?;
+    let warnings = defaulter.set_defaults(ctx, &mut typed).await?;
     let after = to_json(&typed)?;
     if before == after {
         return Ok((warnings, None));

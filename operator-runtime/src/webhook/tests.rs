@@ -367,6 +367,32 @@ fn size_defaulter() -> impl Defaulter<Widget> {
     })
 }
 
+/// A defaulter with settings, deriving `Default` as the scaffold's does.
+#[derive(Debug, Default)]
+struct SizedDefaulter {
+    size: i32,
+}
+
+impl Defaulter<Widget> for SizedDefaulter {
+    async fn set_defaults(&self, _ctx: &AdmissionContext, w: &mut Widget) -> Outcome {
+        w.spec.size = self.size;
+        Ok(vec![])
+    }
+}
+
+/// `SizedDefaulter::default()` is `Default`'s: the trait's method has another name, so the
+/// two do not collide (E0034, "multiple applicable items in scope").
+#[tokio::test]
+async fn a_defaulter_that_derives_default_is_built_with_default() {
+    let defaulter = SizedDefaulter::default();
+    let handler = admission::defaulting_handler::<Widget, _>(defaulter);
+    let response = handler(review_request("CREATE", Some(widget_json(3)), None)).await;
+    assert_eq!(
+        patch_of(&response),
+        Some(json!([{"op": "replace", "path": "/spec/size", "value": 0}]))
+    );
+}
+
 #[tokio::test]
 async fn defaulting_answers_with_the_patch_of_the_typed_change() {
     let handler = admission::defaulting_handler::<Widget, _>(size_defaulter());

@@ -12,7 +12,7 @@ use operator_runtime::webhook::{AdmissionContext, Outcome};
 use crate::api::webapp::v1::Guestbook;
 
 /// Sets the defaults of a Guestbook being created or updated (a mutating webhook). The server
-/// answers with a JSON Patch of what [`Defaulter::default`] changed, so fields this version
+/// answers with a JSON Patch of what [`Defaulter::set_defaults`] changed, so fields this version
 /// of the type does not know are kept.
 #[webhook(
     mutating = true,
@@ -30,7 +30,7 @@ use crate::api::webapp::v1::Guestbook;
 pub struct GuestbookDefaulter;
 
 impl Defaulter<Guestbook> for GuestbookDefaulter {
-    async fn default(&self, _ctx: &AdmissionContext, _obj: &mut Guestbook) -> Outcome {
+    async fn set_defaults(&self, _ctx: &AdmissionContext, _obj: &mut Guestbook) -> Outcome {
         // Set what the user left out here, for example:
         //     if obj.spec.foo.is_none() {
         //         obj.spec.foo = Some("bar".into());
@@ -122,7 +122,7 @@ mod tests {
     async fn the_defaulter_leaves_a_guestbook_as_it_is() {
         let mut obj = sample();
         let warnings = GuestbookDefaulter
-            .default(&context(Operation::Create), &mut obj)
+            .set_defaults(&context(Operation::Create), &mut obj)
             .await
             .unwrap();
         assert!(warnings.is_empty());
