@@ -54,7 +54,7 @@ async fn main() -> Result<()> {
     let mut checks: Vec<Arc<dyn ReadyCheck>> = Vec::new();
     let webhook_server = if flags.enable_webhooks {
         let server = WebhookServer::bind(
-            flags.webhook.options(),
+            flags.webhook.options().with_metrics(metrics.clone()),
             webhooks::webhooks(image, flags.max_memcached_size),
         )
         .await

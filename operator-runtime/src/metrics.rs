@@ -1,8 +1,22 @@
 //! Prometheus metrics with controller-runtime's names, so dashboards and alerts written for Go
 //! operators work unchanged: reconcile totals by result, errors, a reconcile duration histogram
-//! per controller, and the API requests the operator's client makes.
+//! per controller, the API requests the operator's client makes, and the webhook server's
+//! requests, latency, requests in flight and panics.
+//!
+//! The operator's own metrics join them on the same endpoint: [`Metrics::register`] takes
+//! any `prometheus_client` metric (controller-runtime's `metrics.Registry` is the Go
+//! counterpart), [`Metrics::register_collector`] a collector.
+//!
+//! ```
+//! use prometheus_client::metrics::counter::Counter;
+//! let metrics = operator_runtime::Metrics::new();
+//! let resizes = Counter::<u64>::default();
+//! metrics.register("memcached_resizes", "Memcacheds resized", resizes.clone());
+//! resizes.inc();
+//! assert!(metrics.encode().contains("memcached_resizes_total 1"));
+//! ```
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use prometheus_client::encoding::EncodeLabelSet;
@@ -10,7 +24,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
-use prometheus_client::registry::Registry;
+use prometheus_client::registry::{Metric, Registry};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ControllerLabels {
@@ -37,10 +51,25 @@ pub struct ResourceRequestLabels {
     pub resource: String,
 }
 
-/// All metrics of one operator process.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct WebhookLabels {
+    /// The webhook's path (`/validate-cache-example-com-v1alpha1-memcached`).
+    pub webhook: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct WebhookCodeLabels {
+    pub webhook: String,
+    /// The HTTP status code of the answer (`200`; `400` for a body that is not a review).
+    pub code: String,
+}
+
+/// All metrics of one operator process, and the operator's own.
 #[derive(Debug)]
 pub struct Metrics {
-    registry: Registry,
+    /// Behind a lock so that an operator can register its metrics after the runtime's
+    /// handle is shared; held only to register and to encode a scrape.
+    registry: Mutex<Registry>,
     reconcile_total: Family<ResultLabels, Counter>,
     reconcile_errors: Family<ControllerLabels, Counter>,
     reconcile_time: Family<ControllerLabels, Histogram>,
@@ -48,6 +77,11 @@ pub struct Metrics {
     requests: Family<RequestLabels, Counter>,
     resource_requests: Family<ResourceRequestLabels, Counter>,
     leader: Gauge,
+    webhook_latency: Family<WebhookLabels, Histogram>,
+    webhook_requests: Family<WebhookCodeLabels, Counter>,
+    webhook_in_flight: Family<WebhookLabels, Gauge>,
+    webhook_panics: Counter,
+    conversion_webhook_panics: Counter,
 }
 
 impl Default for Metrics {
@@ -69,6 +103,43 @@ impl Metrics {
         let requests = Family::<RequestLabels, Counter>::default();
         let resource_requests = Family::<ResourceRequestLabels, Counter>::default();
         let leader = Gauge::default();
+        // controller-runtime's webhook latency has Prometheus' default buckets.
+        let webhook_latency = Family::<WebhookLabels, Histogram>::new_with_constructor(
+            (|| {
+                Histogram::new([
+                    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+                ])
+            }) as fn() -> Histogram,
+        );
+        let webhook_requests = Family::<WebhookCodeLabels, Counter>::default();
+        let webhook_in_flight = Family::<WebhookLabels, Gauge>::default();
+        let webhook_panics = Counter::default();
+        let conversion_webhook_panics = Counter::default();
+        registry.register(
+            "controller_runtime_webhook_latency_seconds",
+            "Histogram of the latency of processing admission requests",
+            webhook_latency.clone(),
+        );
+        registry.register(
+            "controller_runtime_webhook_requests",
+            "Total number of admission requests by HTTP status code",
+            webhook_requests.clone(),
+        );
+        registry.register(
+            "controller_runtime_webhook_requests_in_flight",
+            "Current number of admission requests being served",
+            webhook_in_flight.clone(),
+        );
+        registry.register(
+            "controller_runtime_webhook_panics",
+            "Total number of webhook panics",
+            webhook_panics.clone(),
+        );
+        registry.register(
+            "controller_runtime_conversion_webhook_panics",
+            "Total number of conversion webhook panics",
+            conversion_webhook_panics.clone(),
+        );
         registry.register(
             "controller_runtime_reconcile",
             "Total number of reconciliations per controller",
@@ -105,7 +176,7 @@ impl Metrics {
             leader.clone(),
         );
         Self {
-            registry,
+            registry: Mutex::new(registry),
             reconcile_total,
             reconcile_errors,
             reconcile_time,
@@ -113,6 +184,65 @@ impl Metrics {
             requests,
             resource_requests,
             leader,
+            webhook_latency,
+            webhook_requests,
+            webhook_in_flight,
+            webhook_panics,
+            conversion_webhook_panics,
+        }
+    }
+
+    /// Serves one of the operator's own metrics with the runtime's, on the same endpoint.
+    /// `name` follows Prometheus' conventions (`memcached_resizes`; a counter gets `_total`
+    /// when it is written); give it a prefix of its own, as the runtime's names are
+    /// controller-runtime's. Keep a clone of `metric` to update it.
+    pub fn register(&self, name: impl Into<String>, help: impl Into<String>, metric: impl Metric) {
+        self.registry().register(name.into(), help.into(), metric);
+    }
+
+    /// Serves a collector's metrics (read at each scrape) with the runtime's.
+    pub fn register_collector(&self, collector: Box<dyn prometheus_client::collector::Collector>) {
+        self.registry().register_collector(collector);
+    }
+
+    fn registry(&self) -> std::sync::MutexGuard<'_, Registry> {
+        // A panic while registering leaves nothing half-done that encoding would trip on.
+        self.registry.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// One request to the webhook at `path` begins: counted in flight until the guard drops.
+    pub fn webhook_started(&self, path: &str) -> WorkerGuard {
+        let gauge = self
+            .webhook_in_flight
+            .get_or_create(&WebhookLabels {
+                webhook: path.to_string(),
+            })
+            .clone();
+        gauge.inc();
+        WorkerGuard(gauge)
+    }
+
+    /// The webhook at `path` answered with HTTP status `code` after `took`.
+    pub fn webhook_answered(&self, path: &str, code: u16, took: Duration) {
+        self.webhook_requests
+            .get_or_create(&WebhookCodeLabels {
+                webhook: path.to_string(),
+                code: code.to_string(),
+            })
+            .inc();
+        self.webhook_latency
+            .get_or_create(&WebhookLabels {
+                webhook: path.to_string(),
+            })
+            .observe(took.as_secs_f64());
+    }
+
+    /// An admission handler (or, with `conversion`, a conversion) panicked.
+    pub fn webhook_panicked(&self, conversion: bool) {
+        if conversion {
+            self.conversion_webhook_panics.inc();
+        } else {
+            self.webhook_panics.inc();
         }
     }
 
@@ -202,12 +332,13 @@ impl Metrics {
     /// The text exposition format served on /metrics.
     pub fn encode(&self) -> String {
         let mut out = String::new();
-        prometheus_client::encoding::text::encode(&mut out, &self.registry)
+        prometheus_client::encoding::text::encode(&mut out, &self.registry())
             .expect("writing to a String cannot fail");
         out
     }
 }
 
+/// Holds a gauge up while a worker or a webhook request is busy; lowers it when dropped.
 #[derive(Debug)]
 pub struct WorkerGuard(Gauge);
 
@@ -281,6 +412,38 @@ mod tests {
             assert!(text.contains(line), "{line} missing from\n{text}");
         }
         assert_eq!(m.requests_total(), 2);
+    }
+
+    /// The operator's metrics are served with the runtime's, registered after the handle
+    /// is shared; webhook requests are counted under controller-runtime's names.
+    #[test]
+    fn the_operators_own_and_the_webhook_metrics_are_served() {
+        let m = Arc::new(Metrics::new());
+        let shared = m.clone();
+        let resizes = Counter::<u64>::default();
+        shared.register("memcached_resizes", "Memcacheds resized", resizes.clone());
+        resizes.inc();
+        let path = "/validate-cache-example-com-v1alpha1-memcached";
+        let flight = m.webhook_started(path);
+        let in_flight =
+            format!("controller_runtime_webhook_requests_in_flight{{webhook=\"{path}\"}} 1");
+        assert!(m.encode().contains(&in_flight), "{}", m.encode());
+        m.webhook_answered(path, 200, Duration::from_millis(4));
+        drop(flight);
+        m.webhook_panicked(false);
+        let text = m.encode();
+        for line in [
+            "memcached_resizes_total 1".to_string(),
+            format!(
+                "controller_runtime_webhook_requests_total{{webhook=\"{path}\",code=\"200\"}} 1"
+            ),
+            format!("controller_runtime_webhook_requests_in_flight{{webhook=\"{path}\"}} 0"),
+            format!("controller_runtime_webhook_latency_seconds_count{{webhook=\"{path}\"}} 1"),
+            "controller_runtime_webhook_panics_total 1".to_string(),
+            "controller_runtime_conversion_webhook_panics_total 0".to_string(),
+        ] {
+            assert!(text.contains(&line), "{line} missing from\n{text}");
+        }
     }
 
     #[test]

@@ -281,6 +281,54 @@ async fn a_panicking_handler_is_a_denial_and_the_server_goes_on() {
     assert_eq!(response["allowed"], true);
 }
 
+/// The server counts every request to a webhook's path under controller-runtime's names,
+/// on the metrics the manager serves: answers by status code, latency, requests in flight,
+/// handler panics.
+#[tokio::test]
+async fn webhook_requests_are_counted_in_the_managers_metrics() {
+    let cert = TestCert::new();
+    let metrics = Arc::new(operator_runtime::Metrics::new());
+    let server = start_with(
+        WebhookOptions {
+            addr: "127.0.0.1:0".parse().unwrap(),
+            certificates: cert.certificates(),
+            metrics: Some(metrics.clone()),
+            ..Default::default()
+        },
+        widget_webhooks(),
+    )
+    .await;
+    let mut client = Client::connect(server.addr, client_config(&[&cert])).await;
+    for (uid, size) in [("m-1", 0), ("m-2", 4)] {
+        let review = admission_review(uid, "CREATE", Some(widget(size)), None);
+        assert_eq!(client.review(MUTATE, &review).await["allowed"], true);
+    }
+    let review = admission_review("m-3", "CREATE", Some(widget(13)), None);
+    assert_eq!(
+        client.review("/validate-unlucky", &review).await["allowed"],
+        false
+    );
+    let not_json = http::Request::post(MUTATE)
+        .header("host", "localhost")
+        .header("content-type", "text/plain")
+        .body(http_body_util::Full::new(bytes::Bytes::from_static(b"hi")))
+        .unwrap();
+    assert_eq!(client.send(not_json).await.0, 415);
+    // What the metrics endpoint serves.
+    let scraped = metrics.encode();
+    for line in [
+        format!("controller_runtime_webhook_requests_total{{webhook=\"{MUTATE}\",code=\"200\"}} 2"),
+        format!("controller_runtime_webhook_requests_total{{webhook=\"{MUTATE}\",code=\"415\"}} 1"),
+        "controller_runtime_webhook_requests_total{webhook=\"/validate-unlucky\",code=\"200\"} 1"
+            .into(),
+        format!("controller_runtime_webhook_latency_seconds_count{{webhook=\"{MUTATE}\"}} 3"),
+        format!("controller_runtime_webhook_requests_in_flight{{webhook=\"{MUTATE}\"}} 0"),
+        "controller_runtime_webhook_panics_total 1".into(),
+    ] {
+        assert!(scraped.contains(&line), "{line} missing from\n{scraped}");
+    }
+}
+
 #[tokio::test]
 async fn health_path_and_readiness() {
     let (server, mut client) = widget_server().await;

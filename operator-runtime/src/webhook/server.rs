@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures::FutureExt as _;
@@ -53,6 +53,10 @@ pub struct WebhookOptions {
     /// On shutdown, how long requests in flight may take before their connections are
     /// dropped.
     pub shutdown_timeout: Duration,
+    /// Where the server counts its requests, their latency, those in flight and handler
+    /// panics, under controller-runtime's names (`controller_runtime_webhook_*`): the
+    /// manager's [`Metrics`](crate::Metrics), so they are served on its metrics endpoint.
+    pub metrics: Option<Arc<crate::Metrics>>,
 }
 
 impl Default for WebhookOptions {
@@ -64,6 +68,18 @@ impl Default for WebhookOptions {
             handshake_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             shutdown_timeout: Duration::from_secs(30),
+            metrics: None,
+        }
+    }
+}
+
+impl WebhookOptions {
+    /// The same options, counting the server's requests in `metrics` (see
+    /// [`WebhookOptions::metrics`]).
+    pub fn with_metrics(self, metrics: Arc<crate::Metrics>) -> Self {
+        Self {
+            metrics: Some(metrics),
+            ..self
         }
     }
 }
@@ -265,6 +281,7 @@ struct Shared {
     routes: BTreeMap<String, Route>,
     max_request_bytes: usize,
     request_timeout: Duration,
+    metrics: Option<Arc<crate::Metrics>>,
 }
 
 /// The admission and conversion webhook server: HTTPS on one port, the registered
@@ -314,6 +331,7 @@ impl WebhookServer {
                 routes: webhooks.routes,
                 max_request_bytes: options.max_request_bytes,
                 request_timeout: options.request_timeout,
+                metrics: options.metrics.clone(),
             }),
             options,
             readiness: Readiness::default(),
@@ -511,9 +529,27 @@ async fn answer(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
             _ => method_not_allowed("GET"),
         };
     }
-    let Some(route) = shared.routes.get(path) else {
+    let Some((path, route)) = shared.routes.get_key_value(path) else {
         return text(StatusCode::NOT_FOUND, format!("no webhook at {path}"));
     };
+    // Every request to a webhook's path counts, whatever its answer (as controller-runtime
+    // counts them).
+    let Some(metrics) = &shared.metrics else {
+        return answer_webhook(shared, route, request).await;
+    };
+    let _in_flight = metrics.webhook_started(path);
+    let started = Instant::now();
+    let response = answer_webhook(shared, route, request).await;
+    metrics.webhook_answered(path, response.status().as_u16(), started.elapsed());
+    response
+}
+
+async fn answer_webhook(
+    shared: &Shared,
+    route: &Route,
+    request: Request<Incoming>,
+) -> Response<Body> {
+    let metrics = shared.metrics.as_deref();
     if request.method() != Method::POST {
         return method_not_allowed("POST");
     }
@@ -532,8 +568,8 @@ async fn answer(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
         Err(response) => return response,
     };
     match route {
-        Route::Admission { handler, .. } => admit(handler, &body).await,
-        Route::Conversion(table) => convert(table, &body),
+        Route::Admission { handler, .. } => admit(handler, &body, metrics).await,
+        Route::Conversion(table) => convert(table, &body, metrics),
     }
 }
 
@@ -594,7 +630,11 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
         .unwrap_or("(not a string)")
 }
 
-async fn admit(handler: &AdmissionHandler, body: &[u8]) -> Response<Body> {
+async fn admit(
+    handler: &AdmissionHandler,
+    body: &[u8],
+    metrics: Option<&crate::Metrics>,
+) -> Response<Body> {
     let review: RawReview = match serde_json::from_slice(body) {
         Ok(review) => review,
         Err(e) => return not_a_review(body, "an AdmissionReview", &e),
@@ -618,6 +658,9 @@ async fn admit(handler: &AdmissionHandler, body: &[u8]) -> Response<Body> {
         Ok(response) => response,
         Err(panic) => {
             error!(%uid, panic = panic_message(&*panic), "admission webhook handler panicked");
+            if let Some(metrics) = metrics {
+                metrics.webhook_panicked(false);
+            }
             admission::panicked(uid)
         }
     };
@@ -630,7 +673,11 @@ async fn admit(handler: &AdmissionHandler, body: &[u8]) -> Response<Body> {
     }
 }
 
-fn convert(table: &ConversionTable, body: &[u8]) -> Response<Body> {
+fn convert(
+    table: &ConversionTable,
+    body: &[u8],
+    metrics: Option<&crate::Metrics>,
+) -> Response<Body> {
     let review: ConversionReview = match serde_json::from_slice(body) {
         Ok(review) => review,
         Err(e) => return not_a_review(body, "a ConversionReview", &e),
@@ -664,6 +711,9 @@ fn convert(table: &ConversionTable, body: &[u8]) -> Response<Body> {
         }
         Err(panic) => {
             error!(%uid, panic = panic_message(&*panic), "conversion panicked");
+            if let Some(metrics) = metrics {
+                metrics.webhook_panicked(true);
+            }
             response.failure(Status::failure(
                 "internal error in the conversion webhook (a conversion panicked; see the operator's log)",
                 "InternalError",

@@ -3,7 +3,7 @@ let webhook_stop = shutdown.child_token();
 let mut checks = checks;
 let webhook_server = if flags.enable_webhooks {
     let server = operator_runtime::webhook::WebhookServer::bind(
-        flags.webhook.options(),
+        flags.webhook.options().with_metrics(metrics.clone()),
         {{crate_ident}}::webhooks::all(),
     )
     .await

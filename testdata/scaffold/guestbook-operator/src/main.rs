@@ -59,7 +59,7 @@ async fn main() -> Result<()> {
     let mut checks = checks;
     let webhook_server = if flags.enable_webhooks {
         let server = operator_runtime::webhook::WebhookServer::bind(
-            flags.webhook.options(),
+            flags.webhook.options().with_metrics(metrics.clone()),
             guestbook_operator::webhooks::all(),
         )
         .await
