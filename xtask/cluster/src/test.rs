@@ -10,6 +10,11 @@ use operator_xtask::{cargo, manifests, root, run_step};
 
 use crate::cluster::{self, TestPlane};
 
+/// What to do when a check before the tests fails (said under the error).
+const FMT_HINT: &str = "the files above are not formatted: run `cargo fmt`, then test again";
+const CLIPPY_HINT: &str = "clippy found the problems above (warnings count as errors here): fix them, `cargo clippy --fix --workspace --all-targets --allow-dirty` fixes some, then test again";
+const MANIFESTS_HINT: &str = "the generated files under config/ are not what the sources say: run `cargo xtask manifests`, then test again";
+
 /// Runs every check and test; `more` runs on the control plane after the project's own tests
 /// passed (this repository proves a fresh scaffold there). Ends with the time of each step,
 /// also when one fails.
@@ -27,6 +32,7 @@ fn run(
 ) -> Result<ExitCode> {
     steps.time("cargo fmt --check", || {
         run_step("cargo fmt --check", cargo().args(["fmt", "--check"]))
+            .map_err(|e| anyhow::anyhow!("{e}: {FMT_HINT}"))
     })?;
     steps.time("cargo clippy", || {
         run_step(
@@ -40,10 +46,11 @@ fn run(
                 "warnings",
             ]),
         )
+        .map_err(|e| anyhow::anyhow!("{e}: {CLIPPY_HINT}"))
     })?;
     steps.time("cargo xtask manifests --check", || {
         if manifests::manifests(true)? != ExitCode::SUCCESS {
-            bail!("cargo xtask manifests --check failed");
+            bail!("cargo xtask manifests --check failed: {MANIFESTS_HINT}");
         }
         Ok(())
     })?;
