@@ -14,6 +14,8 @@
 //! - [`kustomize`](mod@kustomize): the real kustomize, built from its Go module on first use,
 //!   and `kustomize build`.
 //! - [`testing`]: a client, a namespace per test, waiting with deadlines.
+//! - [`webhooks`]: a project's webhook configurations pointed at a webhook server on this
+//!   machine, for cluster tests of the handlers through the API server.
 //!
 //! `cargo xtask envtest up|down|status|env` is the command-line face of this crate.
 
@@ -26,6 +28,7 @@ pub mod kustomize;
 pub mod plane;
 pub mod registry;
 pub mod testing;
+pub mod webhooks;
 
 use std::path::{Path, PathBuf};
 

@@ -5,8 +5,9 @@
 //!
 //! The local plane has no service network, so the generated configurations are installed
 //! with a `url` client config (this test's server on loopback) and the test CA's bundle
-//! instead of the Service reference, and only for this test's namespace. Everything else
-//! (rules, names, failure policy, side effects, review versions) is what the file says.
+//! instead of the Service reference, and only for this test's namespace
+//! (`envtest::webhooks`). Everything else (rules, names, failure policy, side effects, review
+//! versions) is what the file says.
 //!
 //! Needs a running control plane: `cargo xtask test` provides one.
 
@@ -14,12 +15,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use envtest::TestEnv;
+use envtest::webhooks::WebhookConfigurations;
 use futures::FutureExt as _;
-use k8s_openapi::api::admissionregistration::v1::{
-    MutatingWebhookConfiguration, ValidatingWebhookConfiguration, WebhookClientConfig,
-};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt as _};
 use memcached::api::v1alpha1::{Memcached, MemcachedSpec};
 use operator_runtime::webhook::{Certificates, WebhookOptions, WebhookServer};
@@ -38,93 +36,12 @@ fn generated_configurations(
     ca_bundle: &[u8],
     namespace: &str,
     failure_policy: &str,
-) -> (MutatingWebhookConfiguration, ValidatingWebhookConfiguration) {
-    let text = std::fs::read_to_string(workspace().join("config/webhook/manifests.yaml"))
-        .expect("config/webhook/manifests.yaml (cargo xtask manifests writes it)");
-    let mut mutating = None;
-    let mut validating = None;
-    for doc in serde_yaml::Deserializer::from_str(&text) {
-        let value: serde_json::Value = serde::Deserialize::deserialize(doc).unwrap();
-        match value["kind"].as_str() {
-            Some("MutatingWebhookConfiguration") => {
-                mutating = Some(serde_json::from_value(value).unwrap())
-            }
-            Some("ValidatingWebhookConfiguration") => {
-                validating = Some(serde_json::from_value(value).unwrap())
-            }
-            other => panic!("unexpected document {other:?}"),
-        }
-    }
-    let (mut mutating, mut validating): (
-        MutatingWebhookConfiguration,
-        ValidatingWebhookConfiguration,
-    ) = (mutating.unwrap(), validating.unwrap());
-    let client_config = |generated: &WebhookClientConfig| {
-        let path = generated
-            .service
-            .as_ref()
-            .and_then(|s| s.path.clone())
-            .expect("the generated webhooks are served behind the Service");
-        WebhookClientConfig {
-            url: Some(format!("{base_url}{path}")),
-            ca_bundle: Some(k8s_openapi::ByteString(ca_bundle.to_vec())),
-            service: None,
-        }
-    };
-    let only_here = LabelSelector {
-        match_labels: Some(
-            [(
-                "kubernetes.io/metadata.name".to_string(),
-                namespace.to_string(),
-            )]
-            .into(),
-        ),
-        ..Default::default()
-    };
-    mutating.metadata.name = Some(format!("{namespace}-mutating"));
-    for hook in mutating.webhooks.iter_mut().flatten() {
-        hook.client_config = client_config(&hook.client_config);
-        hook.namespace_selector = Some(only_here.clone());
-        hook.failure_policy = Some(failure_policy.into());
-    }
-    validating.metadata.name = Some(format!("{namespace}-validating"));
-    for hook in validating.webhooks.iter_mut().flatten() {
-        hook.client_config = client_config(&hook.client_config);
-        hook.namespace_selector = Some(only_here.clone());
-        hook.failure_policy = Some(failure_policy.into());
-    }
-    (mutating, validating)
-}
-
-/// Installs (or replaces) both configurations with server-side apply.
-async fn apply_configurations(
-    client: &Client,
-    (mutating, validating): (MutatingWebhookConfiguration, ValidatingWebhookConfiguration),
-) {
-    let params = PatchParams::apply("memcached-webhook-test").force();
-    let api: Api<MutatingWebhookConfiguration> = Api::all(client.clone());
-    let mut body = serde_json::to_value(&mutating).unwrap();
-    body["apiVersion"] = "admissionregistration.k8s.io/v1".into();
-    body["kind"] = "MutatingWebhookConfiguration".into();
-    api.patch(&mutating.name_any(), &params, &Patch::Apply(body))
-        .await
-        .unwrap();
-    let api: Api<ValidatingWebhookConfiguration> = Api::all(client.clone());
-    let mut body = serde_json::to_value(&validating).unwrap();
-    body["apiVersion"] = "admissionregistration.k8s.io/v1".into();
-    body["kind"] = "ValidatingWebhookConfiguration".into();
-    api.patch(&validating.name_any(), &params, &Patch::Apply(body))
-        .await
-        .unwrap();
-}
-
-async fn delete_configurations(client: &Client, namespace: &str) {
-    let _ = Api::<MutatingWebhookConfiguration>::all(client.clone())
-        .delete(&format!("{namespace}-mutating"), &DeleteParams::default())
-        .await;
-    let _ = Api::<ValidatingWebhookConfiguration>::all(client.clone())
-        .delete(&format!("{namespace}-validating"), &DeleteParams::default())
-        .await;
+) -> WebhookConfigurations {
+    WebhookConfigurations::read(&workspace().join("config/webhook/manifests.yaml"))
+        .expect("config/webhook/manifests.yaml (cargo xtask manifests writes it)")
+        .served_at(base_url, ca_bundle)
+        .only_in_namespace(namespace)
+        .failure_policy(failure_policy)
 }
 
 fn memcached(name: &str, size: i32) -> Memcached {
@@ -200,7 +117,10 @@ async fn the_api_server_calls_the_operators_webhooks() {
         .catch_unwind()
         .await;
     // The configurations are cluster-wide objects: remove them whatever happened.
-    delete_configurations(&client, &namespace).await;
+    generated_configurations("https://127.0.0.1", b"", &namespace, "Fail")
+        .delete(&client)
+        .await
+        .unwrap();
     if let Err(panic) = outcome {
         std::panic::resume_unwind(panic);
     }
@@ -226,11 +146,10 @@ async fn exercise(client: &Client, namespace: &str) {
     let stop = CancellationToken::new();
     let serving = tokio::spawn(server.run(stop.clone()));
     let ca = pki.ca.cert_pem.as_bytes();
-    apply_configurations(
-        client,
-        generated_configurations(&base_url, ca, namespace, "Fail"),
-    )
-    .await;
+    generated_configurations(&base_url, ca, namespace, "Fail")
+        .apply(client)
+        .await
+        .unwrap();
     let api: Api<Memcached> = Api::namespaced(client.clone(), namespace);
 
     // The API server picks new configurations up within a moment: wait for the validator.
@@ -303,11 +222,10 @@ async fn exercise(client: &Client, namespace: &str) {
         "with the server down and failurePolicy Fail: {message}"
     );
     // ...and with Ignore everything does (the schema still holds).
-    apply_configurations(
-        client,
-        generated_configurations(&base_url, ca, namespace, "Ignore"),
-    )
-    .await;
+    generated_configurations(&base_url, ca, namespace, "Ignore")
+        .apply(client)
+        .await
+        .unwrap();
     let admitted = envtest::testing::wait_until(
         "failurePolicy Ignore to admit while the server is down",
         Duration::from_secs(30),
