@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::{Context as _, Result, bail};
 use clap::{Args, Subcommand};
 use envtest::plane::{self, Options};
+use envtest::webhooks::WebhookConfigurations;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
@@ -145,6 +146,9 @@ pub struct Connected {
     pub client: Client,
     pub kubeconfig: Option<PathBuf>,
     pub source: String,
+    /// Whether its API server runs on this machine (a loopback address), so that it can
+    /// call a webhook server here.
+    pub local: bool,
 }
 
 impl std::fmt::Debug for Connected {
@@ -217,10 +221,15 @@ pub async fn connect(target: &Target) -> Result<Connected> {
              control plane, start it with `cargo xtask envtest up`"
         ),
     }
+    let local = matches!(
+        url.host(),
+        Some("127.0.0.1" | "localhost" | "[::1]" | "::1")
+    );
     Ok(Connected {
         client,
         kubeconfig,
         source,
+        local,
     })
 }
 
@@ -264,10 +273,21 @@ pub fn uninstall(target: &Target) -> Result<ExitCode> {
     })
 }
 
+/// The port the operator's webhook server listens on by default (controller-runtime's 9443).
+const WEBHOOK_PORT: u16 = 9443;
+
 /// Builds the operator and runs it in the foreground against the target cluster (after
 /// installing the CRDs, as `make run` depends on `make install`).
+///
+/// On a cluster whose API server runs on this machine (the local control plane), the
+/// project's webhooks are served too: a development certificate is made, the generated
+/// webhook configurations are installed pointing at this machine's port 9443 with its CA
+/// bundle, and they are removed when the operator exits (Ctrl-C included). Elsewhere the
+/// API server cannot reach this process, so webhooks are off, as kubebuilder users run
+/// `make run ENABLE_WEBHOOKS=false`. `ENABLE_WEBHOOKS` set by the user decides either way.
 pub fn run(target: &Target, operator_args: &[String]) -> Result<ExitCode> {
-    let cluster = runtime()?.block_on(async {
+    let rt = runtime()?;
+    let cluster = rt.block_on(async {
         let cluster = connect(target).await?;
         install_crds(&cluster.client).await?;
         anyhow::Ok(cluster)
@@ -286,21 +306,87 @@ pub fn run(target: &Target, operator_args: &[String]) -> Result<ExitCode> {
     if let Some(path) = &cluster.kubeconfig {
         cmd.env("KUBECONFIG", path);
     }
-    // Out of the cluster there is no serving certificate for admission webhooks (and the
-    // API server could not reach this process through the webhook Service anyway), so run
-    // without them unless asked, as kubebuilder users run `make run ENABLE_WEBHOOKS=false`.
-    if std::env::var_os("ENABLE_WEBHOOKS").is_none() {
-        eprintln!(
-            "webhooks off (ENABLE_WEBHOOKS=false); set ENABLE_WEBHOOKS=true and --webhook-cert-path to serve them"
-        );
-        cmd.env("ENABLE_WEBHOOKS", "false");
-    }
-    let status = cmd.status().context("starting cargo run")?;
+    let manifests = root().join("config").join("webhook").join("manifests.yaml");
+    let served = match std::env::var_os("ENABLE_WEBHOOKS") {
+        Some(_) => None,
+        None if cluster.local && manifests.is_file() => {
+            let dir = root().join("target").join("dev-webhook-certs");
+            let pki = envtest::certs::Pki::generate(&dir)
+                .context("making the development webhook certificate")?;
+            let configurations = WebhookConfigurations::read(&manifests)?.served_at(
+                &format!("https://127.0.0.1:{WEBHOOK_PORT}"),
+                pki.ca.cert_pem.as_bytes(),
+            );
+            rt.block_on(configurations.apply(&cluster.client))?;
+            eprintln!(
+                "webhooks on: served on port {WEBHOOK_PORT} with a development certificate ({}); the API server calls them there until the operator exits",
+                dir.display()
+            );
+            cmd.env("ENABLE_WEBHOOKS", "true")
+                .env("WEBHOOK_CERT_PATH", &dir)
+                .env("WEBHOOK_CERT_NAME", file_name(&pki.serving.cert_path))
+                .env("WEBHOOK_CERT_KEY", file_name(&pki.serving.key_path));
+            Some(configurations)
+        }
+        None => {
+            eprintln!(
+                "webhooks off (ENABLE_WEBHOOKS=false): the API server of {} cannot reach this machine; set ENABLE_WEBHOOKS=true and --webhook-cert-path to serve them anyway",
+                cluster.source
+            );
+            cmd.env("ENABLE_WEBHOOKS", "false");
+            None
+        }
+    };
+    let status = match &served {
+        // Ctrl-C reaches the operator too (one process group): wait for it to stop, then
+        // take the configurations down, so nothing calls a server that is gone.
+        Some(configurations) => {
+            let status = rt.block_on(wait_through_signals(cmd));
+            let removed = rt.block_on(configurations.delete(&cluster.client));
+            match removed {
+                Ok(()) => eprintln!("webhook configurations removed"),
+                Err(e) => eprintln!(
+                    "could not remove the webhook configurations ({e}); `cargo xtask run` installs them again, and `cargo xtask envtest down` drops the whole cluster"
+                ),
+            }
+            status?
+        }
+        None => cmd.status().context("starting cargo run")?,
+    };
     Ok(if status.success() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
+}
+
+fn file_name(path: &Path) -> &std::ffi::OsStr {
+    path.file_name().unwrap_or_default()
+}
+
+/// Runs `cmd` to its end. Ctrl-C (SIGINT) does not stop this process meanwhile: it reaches
+/// the child, which shuts down; SIGTERM sent here is passed on.
+async fn wait_through_signals(cmd: Command) -> Result<std::process::ExitStatus> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupts = signal(SignalKind::interrupt())?;
+    let mut terminations = signal(SignalKind::terminate())?;
+    let mut child = tokio::process::Command::from(cmd)
+        .spawn()
+        .context("starting cargo run")?;
+    loop {
+        tokio::select! {
+            status = child.wait() => return Ok(status?),
+            _ = interrupts.recv() => {}
+            _ = terminations.recv() => {
+                if let Some(pid) = child.id() {
+                    let _ = nix::sys::signal::kill(
+                        nix::unistd::Pid::from_raw(pid as i32),
+                        nix::sys::signal::Signal::SIGTERM,
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// Used by `cargo xtask test`: the control plane this run started (stopped at the end), or none
