@@ -162,7 +162,6 @@ pub mod webhook {
     /// Blocks of the operator's `main.rs`, written with the first webhook.
     pub const MAIN_FLAGS: &str = include_str!("../templates/webhook/main/flags.rs");
     pub const MAIN_SERVER: &str = include_str!("../templates/webhook/main/server.rs");
-    pub const MAIN_STOP: &str = include_str!("../templates/webhook/main/stop.rs");
     /// `(path in the project, template)`: the kustomize trees of the first webhook.
     pub const CONFIG: &[(&str, &str)] = &[
         (

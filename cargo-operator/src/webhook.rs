@@ -228,15 +228,18 @@ pub fn create_webhook(options: &WebhookOptions) -> Result<()> {
                 "// +operator:scaffold:flags",
                 template::webhook::MAIN_FLAGS,
             )?;
-            let t = insert_block_before_anchor(
+            if t.contains("// +operator:scaffold:stop-servers") {
+                bail!(
+                    "it starts the webhook server's way of before operator_runtime::Manager (it \
+                     has a `+operator:scaffold:stop-servers` anchor); build the manager with \
+                     `Manager::new(..)` as `cargo operator init` writes it now, keeping the \
+                     `// +operator:scaffold:servers` anchor between the builder and `run`"
+                );
+            }
+            insert_block_before_anchor(
                 &t,
                 "// +operator:scaffold:servers",
                 &render(template::webhook::MAIN_SERVER),
-            )?;
-            insert_block_before_anchor(
-                &t,
-                "// +operator:scaffold:stop-servers",
-                template::webhook::MAIN_STOP,
             )
         })?;
         for (path, config) in template::webhook::CONFIG {

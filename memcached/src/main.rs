@@ -7,8 +7,7 @@ use anyhow::{Context as _, Result};
 use clap::Parser;
 use memcached::controller::{self, FIELD_MANAGER, Settings};
 use memcached::{resources, webhooks};
-use operator_runtime::webhook::WebhookServer;
-use operator_runtime::{ManagerFlags, Metrics, ReadyCheck, WebhookFlags, manager};
+use operator_runtime::{Manager, ManagerFlags, Metrics, WebhookFlags};
 
 /// The Lease instances elect a leader on, unless `--leader-election-id` names another.
 const LEASE_NAME: &str = "memcached-operator.cache.example.com";
@@ -48,37 +47,19 @@ async fn main() -> Result<()> {
     let metrics = Arc::new(Metrics::new());
     let client =
         operator_runtime::connect(flags.manager.kubeconfig.as_deref(), metrics.clone()).await?;
-    let shutdown = operator_runtime::shutdown_on_signals();
-    // Every instance serves the webhooks, leader or not; /readyz waits for the server.
-    let webhook_stop = shutdown.child_token();
-    let mut checks: Vec<Arc<dyn ReadyCheck>> = Vec::new();
-    let webhook_server = if flags.enable_webhooks {
-        let server = WebhookServer::bind(
-            flags.webhook.options().with_metrics(metrics.clone()),
-            webhooks::webhooks(image, flags.max_memcached_size),
-        )
-        .await
-        .context("starting the webhook server (ENABLE_WEBHOOKS=false runs without it)")?;
-        checks.push(Arc::new(server.readiness()));
-        Some(tokio::spawn(server.run(webhook_stop.clone())))
-    } else {
-        None
-    };
     // /metrics over HTTPS for callers allowed to get it, unless --metrics-secure=false.
-    let result = manager::run_with_metrics_security(
-        client.clone(),
-        metrics,
-        options,
-        flags.manager.metrics_security(),
-        checks,
-        shutdown,
-        |runtime| controller::start(client, settings, runtime),
-    )
-    .await;
-    webhook_stop.cancel();
-    if let Some(server) = webhook_server {
-        server.await.context("the webhook server failed")?;
+    let mut manager = Manager::new(client.clone(), metrics, options)
+        .metrics_security(flags.manager.metrics_security());
+    // Every instance serves the webhooks, leader or not; /readyz waits for the server.
+    if flags.enable_webhooks {
+        manager = manager.webhooks(
+            flags.webhook.options(),
+            webhooks::webhooks(image, flags.max_memcached_size),
+        );
     }
-    result.context("the manager stopped")?;
+    manager
+        .run(|runtime| controller::start(client, settings, runtime))
+        .await
+        .context("the manager stopped (ENABLE_WEBHOOKS=false runs without the webhook server)")?;
     Ok(())
 }

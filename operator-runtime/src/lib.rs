@@ -24,14 +24,17 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use clap::Parser;
-//! use operator_runtime::{ManagerFlags, Metrics, manager};
+//! use operator_runtime::{Manager, ManagerFlags, Metrics, WebhookFlags};
 //!
 //! #[derive(Parser, Debug)]
 //! struct Flags {
 //!     #[command(flatten)]
 //!     manager: ManagerFlags,
+//!     #[command(flatten)]
+//!     webhook: WebhookFlags,
 //! }
 //!
+//! # fn my_webhooks() -> operator_runtime::webhook::Webhooks { operator_runtime::webhook::Webhooks::new() }
 //! # async fn my_controller(_: kube::Client, _: operator_runtime::manager::Runtime) {}
 //! #[tokio::main]
 //! async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -40,19 +43,14 @@
 //!     let metrics = Arc::new(Metrics::new());
 //!     let client = operator_runtime::connect(flags.manager.kubeconfig.as_deref(), metrics.clone()).await?;
 //!     let options = flags.manager.options("my-operator", "my-operator.example.com")?;
-//!     let shutdown = operator_runtime::shutdown_on_signals();
-//!     // HTTPS with TokenReview/SubjectAccessReview unless --metrics-secure=false.
-//!     let security = flags.manager.metrics_security();
-//!     manager::run_with_metrics_security(
-//!         client.clone(),
-//!         metrics,
-//!         options,
-//!         security,
-//!         Vec::new(),
-//!         shutdown,
-//!         |runtime| my_controller(client, runtime),
-//!     )
-//!     .await?;
+//!     Manager::new(client.clone(), metrics, options)
+//!         // HTTPS with TokenReview/SubjectAccessReview unless --metrics-secure=false.
+//!         .metrics_security(flags.manager.metrics_security())
+//!         // Served by every instance, leader or not; /readyz waits for it.
+//!         .webhooks(flags.webhook.options(), my_webhooks())
+//!         // Until SIGTERM or SIGINT (or the lease is lost).
+//!         .run(|runtime| my_controller(client, runtime))
+//!         .await?;
 //!     Ok(())
 //! }
 //! ```
@@ -69,7 +67,7 @@ use std::sync::Arc;
 
 pub use flags::{LogFormat, ManagerFlags, WebhookFlags};
 pub use manager::{
-    LeaderElection, ManagerError, ManagerOptions, ReadyCheck, ReconcileSettings, Runtime,
+    LeaderElection, Manager, ManagerError, ManagerOptions, ReadyCheck, ReconcileSettings, Runtime,
 };
 pub use metrics::Metrics;
 pub use secure_metrics::MetricsSecurity;

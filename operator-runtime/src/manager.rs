@@ -125,6 +125,10 @@ pub enum ManagerError {
     LostLeadership,
     #[error(transparent)]
     MetricsServer(#[from] MetricsServerError),
+    #[error("starting the webhook server: {0}")]
+    Webhooks(#[from] crate::webhook::WebhookError),
+    #[error("the webhook server failed: {0}")]
+    WebhookServer(String),
 }
 
 /// Something the manager does not run but `/readyz` waits for, such as the webhook server
@@ -208,6 +212,128 @@ impl Synced {
             info!("watch caches synced");
             probe.set_ready(true);
         }
+    }
+}
+
+/// The manager with named options: what [`run_with_metrics_security`] takes, plus the webhook
+/// server it then owns (bound before the controllers start, served by every instance,
+/// leader or not, waited for by `/readyz`, counted in the manager's metrics and stopped after
+/// the controllers). An operator's `main` hands over its handlers and nothing else:
+///
+/// ```no_run
+/// # async fn demo(client: kube::Client, flags: operator_runtime::ManagerFlags, webhook: operator_runtime::WebhookFlags) -> Result<(), Box<dyn std::error::Error>> {
+/// use operator_runtime::{Manager, Metrics};
+/// use std::sync::Arc;
+/// let options = flags.options("my-operator", "my-operator-lock")?;
+/// Manager::new(client, Arc::new(Metrics::new()), options)
+///     .metrics_security(flags.metrics_security())
+///     .webhooks(webhook.options(), operator_runtime::webhook::Webhooks::new())
+///     .run(|runtime| async move { runtime.stopped().await })
+///     .await?;
+/// # Ok(()) }
+/// ```
+pub struct Manager {
+    client: Client,
+    metrics: Arc<Metrics>,
+    options: ManagerOptions,
+    security: MetricsSecurity,
+    checks: Vec<Arc<dyn ReadyCheck>>,
+    webhooks: Option<(crate::webhook::WebhookOptions, crate::webhook::Webhooks)>,
+    shutdown: Option<CancellationToken>,
+}
+
+impl std::fmt::Debug for Manager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Manager")
+            .field("options", &self.options)
+            .field("checks", &self.checks)
+            .field("webhooks", &self.webhooks)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Manager {
+    /// A manager of `client` (its requests counted in `metrics`, as
+    /// [`connect`](crate::connect) sets it up) with the flags' `options`; `/metrics` over
+    /// plain HTTP until [`Manager::metrics_security`] says otherwise, stopped by SIGTERM or
+    /// SIGINT until [`Manager::shutdown`] says otherwise.
+    pub fn new(client: Client, metrics: Arc<Metrics>, options: ManagerOptions) -> Self {
+        Self {
+            client,
+            metrics,
+            options,
+            security: MetricsSecurity::Plain,
+            checks: Vec::new(),
+            webhooks: None,
+            shutdown: None,
+        }
+    }
+
+    /// How `/metrics` is served ([`ManagerFlags::metrics_security`](crate::ManagerFlags::metrics_security)).
+    pub fn metrics_security(mut self, security: MetricsSecurity) -> Self {
+        self.security = security;
+        self
+    }
+
+    /// Something else `/readyz` waits for.
+    pub fn ready_check(mut self, check: Arc<dyn ReadyCheck>) -> Self {
+        self.checks.push(check);
+        self
+    }
+
+    /// Serves `webhooks` with `options` (counted in the manager's metrics unless `options`
+    /// name others).
+    pub fn webhooks(
+        mut self,
+        options: crate::webhook::WebhookOptions,
+        webhooks: crate::webhook::Webhooks,
+    ) -> Self {
+        self.webhooks = Some((options, webhooks));
+        self
+    }
+
+    /// Stops when `shutdown` is cancelled instead of on signals.
+    pub fn shutdown(mut self, shutdown: CancellationToken) -> Self {
+        self.shutdown = Some(shutdown);
+        self
+    }
+
+    /// Runs until shutdown or the lease is lost, as [`run`] does; `controllers` is called
+    /// once this instance may reconcile.
+    pub async fn run<F, Fut>(self, controllers: F) -> Result<(), ManagerError>
+    where
+        F: FnOnce(Runtime) -> Fut,
+        Fut: Future<Output = ()>,
+    {
+        let shutdown = self.shutdown.unwrap_or_else(crate::shutdown_on_signals);
+        let mut checks = self.checks;
+        let mut webhook_server = None;
+        // A child token: the server stops after the controllers, so that the last requests
+        // during a rollout are still answered.
+        let webhook_stop = shutdown.child_token();
+        if let Some((mut options, webhooks)) = self.webhooks {
+            options.metrics.get_or_insert_with(|| self.metrics.clone());
+            let server = crate::webhook::WebhookServer::bind(options, webhooks).await?;
+            checks.push(Arc::new(server.readiness()));
+            webhook_server = Some(tokio::spawn(server.run(webhook_stop.clone())));
+        }
+        let result = run_with_metrics_security(
+            self.client,
+            self.metrics,
+            self.options,
+            self.security,
+            checks,
+            shutdown,
+            controllers,
+        )
+        .await;
+        webhook_stop.cancel();
+        if let Some(server) = webhook_server {
+            server
+                .await
+                .map_err(|e| ManagerError::WebhookServer(e.to_string()))?;
+        }
+        result
     }
 }
 

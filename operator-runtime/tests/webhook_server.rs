@@ -329,6 +329,113 @@ async fn webhook_requests_are_counted_in_the_managers_metrics() {
     }
 }
 
+fn free_addr() -> std::net::SocketAddr {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+}
+
+/// The status code of `GET /readyz` on `addr`, once something answers there.
+async fn readyz(addr: std::net::SocketAddr) -> u16 {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    for _ in 0..500 {
+        if let Ok(mut stream) = tokio::net::TcpStream::connect(addr).await {
+            let request = "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+            stream.write_all(request.as_bytes()).await.unwrap();
+            let mut response = String::new();
+            stream.read_to_string(&mut response).await.unwrap();
+            return response[9..12].parse().unwrap();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("nothing serves {addr}");
+}
+
+/// The manager owns the webhook server when given the handlers: it serves them before the
+/// controllers start, `/readyz` waits for it, its requests are counted in the manager's
+/// metrics, and it stops with the manager.
+#[tokio::test]
+async fn the_manager_serves_the_webhooks_it_is_given() {
+    let cert = TestCert::new();
+    let (webhooks, health) = (free_addr(), free_addr());
+    let metrics = Arc::new(operator_runtime::Metrics::new());
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    // No leader election: the manager makes no request with this client.
+    let client =
+        kube::Client::try_from(kube::Config::new("http://127.0.0.1:9".parse().unwrap())).unwrap();
+    let options = operator_runtime::ManagerOptions {
+        name: "test-operator".into(),
+        metrics_addr: None,
+        health_addr: Some(health),
+        leader_election: None,
+        reconcile: Default::default(),
+    };
+    let manager = tokio::spawn(
+        operator_runtime::Manager::new(client, metrics.clone(), options)
+            .webhooks(
+                WebhookOptions {
+                    addr: webhooks,
+                    certificates: cert.certificates(),
+                    ..Default::default()
+                },
+                widget_webhooks(),
+            )
+            .shutdown(shutdown.clone())
+            .run(|runtime| async move { runtime.stopped().await }),
+    );
+    let mut ready = readyz(health).await;
+    for _ in 0..200 {
+        if ready == 200 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        ready = readyz(health).await;
+    }
+    assert_eq!(ready, 200);
+    let mut client = Client::connect(webhooks, client_config(&[&cert])).await;
+    let review = admission_review("mgr-1", "CREATE", Some(widget(0)), None);
+    assert_eq!(client.review(MUTATE, &review).await["allowed"], true);
+    let line =
+        format!("controller_runtime_webhook_requests_total{{webhook=\"{MUTATE}\",code=\"200\"}} 1");
+    assert!(metrics.encode().contains(&line), "{}", metrics.encode());
+    shutdown.cancel();
+    manager.await.unwrap().unwrap();
+    assert!(
+        tokio::net::TcpStream::connect(webhooks).await.is_err(),
+        "the webhook server stopped with the manager"
+    );
+}
+
+/// A mistake in the handlers' registration stops the manager before anything starts.
+#[tokio::test]
+async fn the_manager_reports_webhook_registration_mistakes() {
+    let client =
+        kube::Client::try_from(kube::Config::new("http://127.0.0.1:9".parse().unwrap())).unwrap();
+    let options = operator_runtime::ManagerOptions {
+        name: "test-operator".into(),
+        metrics_addr: None,
+        health_addr: None,
+        leader_election: None,
+        reconcile: Default::default(),
+    };
+    let taken_twice = Webhooks::new()
+        .validator_at("/validate-x", SizeRules)
+        .validator_at("/validate-x", SizeRules);
+    let err =
+        operator_runtime::Manager::new(client, Arc::new(operator_runtime::Metrics::new()), options)
+            .webhooks(WebhookOptions::default(), taken_twice)
+            .shutdown(tokio_util::sync::CancellationToken::new())
+            .run(|_| async { panic!("the controllers must not start") })
+            .await
+            .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("starting the webhook server: webhook registration"),
+        "{err}"
+    );
+}
+
 #[tokio::test]
 async fn health_path_and_readiness() {
     let (server, mut client) = widget_server().await;

@@ -52,10 +52,9 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use operator_runtime::webhook::{
-//!     self, AdmissionContext, Conversion, Denial, Outcome, Validator, WebhookOptions,
-//!     WebhookServer, Webhooks,
+//!     self, AdmissionContext, Conversion, Denial, Outcome, Validator, WebhookOptions, Webhooks,
 //! };
-//! use operator_runtime::{Metrics, manager};
+//! use operator_runtime::{Manager, Metrics, manager};
 //! # use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 //! # use serde::{Deserialize, Serialize};
 //! # macro_rules! resource {
@@ -137,13 +136,6 @@
 //!         .validator(MemcachedValidator { max_size: 10 })
 //!         // Conversion: at /convert.
 //!         .conversion(Conversion::<v1alpha1::Memcached>::hub().spoke::<v1beta1::Memcached>());
-//!     // Port 9443, certificates from /tmp/k8s-webhook-server/serving-certs (where
-//!     // kubebuilder's manager patch mounts cert-manager's Secret), reloaded when renewed.
-//!     let server = WebhookServer::bind(WebhookOptions::default(), webhooks).await?;
-//!     // /readyz answers 503 until the webhook server accepts connections.
-//!     let checks: Vec<Arc<dyn manager::ReadyCheck>> = vec![Arc::new(server.readiness())];
-//!     let webhooks = tokio::spawn(server.run(shutdown.clone()));
-//!
 //!     let metrics = Arc::new(Metrics::new());
 //!     let client = operator_runtime::connect(None, metrics.clone()).await?;
 //!     let options = manager::ManagerOptions {
@@ -153,12 +145,17 @@
 //!         leader_election: None,
 //!         reconcile: Default::default(),
 //!     };
-//!     // Webhooks serve on every replica, leader or not; both stop on the same signal.
-//!     manager::run_with_checks(client, metrics, options, checks, shutdown, |runtime| async move {
-//!         runtime.stopped().await // start the controllers here
-//!     })
-//!     .await?;
-//!     webhooks.await?;
+//!     // Port 9443, certificates from /tmp/k8s-webhook-server/serving-certs (where
+//!     // kubebuilder's manager patch mounts cert-manager's Secret), reloaded when renewed.
+//!     // The manager serves them on every replica, leader or not, /readyz answers 503 until
+//!     // the server accepts connections, and the server stops after the controllers.
+//!     Manager::new(client, metrics, options)
+//!         .webhooks(WebhookOptions::default(), webhooks)
+//!         .shutdown(shutdown)
+//!         .run(|runtime| async move {
+//!             runtime.stopped().await // start the controllers here
+//!         })
+//!         .await?;
 //!     Ok(())
 //! }
 //! ```

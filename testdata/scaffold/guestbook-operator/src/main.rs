@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, Result};
 use clap::Parser;
 use operator_derive::rbac;
-use operator_runtime::{ManagerFlags, Metrics, ReadyCheck, manager};
+use operator_runtime::{Manager, ManagerFlags, Metrics};
 
 /// Field manager and name of the operator in metrics and events.
 const NAME: &str = "guestbook-operator";
@@ -51,41 +51,21 @@ async fn main() -> Result<()> {
     let metrics = Arc::new(Metrics::new());
     let client =
         operator_runtime::connect(flags.manager.kubeconfig.as_deref(), metrics.clone()).await?;
-    let shutdown = operator_runtime::shutdown_on_signals();
-    // What /readyz waits for besides the controllers' caches: the servers started here.
-    let checks: Vec<Arc<dyn ReadyCheck>> = Vec::new();
-    // The webhook server: every instance serves it, leader or not, and /readyz waits for it.
-    let webhook_stop = shutdown.child_token();
-    let mut checks = checks;
-    let webhook_server = if flags.enable_webhooks {
-        let server = operator_runtime::webhook::WebhookServer::bind(
-            flags.webhook.options().with_metrics(metrics.clone()),
-            guestbook_operator::webhooks::all(),
-        )
-        .await
-        .context("starting the webhook server (ENABLE_WEBHOOKS=false runs without it)")?;
-        checks.push(Arc::new(server.readiness()));
-        Some(tokio::spawn(server.run(webhook_stop.clone())))
+    // /metrics over HTTPS for callers allowed to get it, unless --metrics-secure=false; stops
+    // on SIGTERM or SIGINT.
+    let manager = Manager::new(client.clone(), metrics, options)
+        .metrics_security(flags.manager.metrics_security());
+    // The webhook server: every instance serves it, leader or not, and /readyz waits for it;
+    // the manager starts it, counts its requests in the metrics and stops it last.
+    let manager = if flags.enable_webhooks {
+        manager.webhooks(flags.webhook.options(), guestbook_operator::webhooks::all())
     } else {
-        None
+        manager
     };
     // +operator:scaffold:servers
-    // /metrics over HTTPS for callers allowed to get it, unless --metrics-secure=false.
-    let result = manager::run_with_metrics_security(
-        client.clone(),
-        metrics,
-        options,
-        flags.manager.metrics_security(),
-        checks,
-        shutdown,
-        |runtime| guestbook_operator::controllers::run_all(client, runtime),
-    )
-    .await;
-    webhook_stop.cancel();
-    if let Some(server) = webhook_server {
-        server.await.context("the webhook server failed")?;
-    }
-    // +operator:scaffold:stop-servers
-    result.context("the manager stopped")?;
+    manager
+        .run(|runtime| guestbook_operator::controllers::run_all(client, runtime))
+        .await
+        .context("the manager stopped")?;
     Ok(())
 }

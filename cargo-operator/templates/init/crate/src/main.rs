@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, Result};
 use clap::Parser;
 use operator_derive::rbac;
-use operator_runtime::{ManagerFlags, Metrics, ReadyCheck, manager};
+use operator_runtime::{Manager, ManagerFlags, Metrics};
 
 /// Field manager and name of the operator in metrics and events.
 const NAME: &str = "{{project_name}}";
@@ -40,22 +40,14 @@ async fn main() -> Result<()> {
     let metrics = Arc::new(Metrics::new());
     let client =
         operator_runtime::connect(flags.manager.kubeconfig.as_deref(), metrics.clone()).await?;
-    let shutdown = operator_runtime::shutdown_on_signals();
-    // What /readyz waits for besides the controllers' caches: the servers started here.
-    let checks: Vec<Arc<dyn ReadyCheck>> = Vec::new();
+    // /metrics over HTTPS for callers allowed to get it, unless --metrics-secure=false; stops
+    // on SIGTERM or SIGINT.
+    let manager = Manager::new(client.clone(), metrics, options)
+        .metrics_security(flags.manager.metrics_security());
     // +operator:scaffold:servers
-    // /metrics over HTTPS for callers allowed to get it, unless --metrics-secure=false.
-    let result = manager::run_with_metrics_security(
-        client.clone(),
-        metrics,
-        options,
-        flags.manager.metrics_security(),
-        checks,
-        shutdown,
-        |runtime| {{crate_ident}}::controllers::run_all(client, runtime),
-    )
-    .await;
-    // +operator:scaffold:stop-servers
-    result.context("the manager stopped")?;
+    manager
+        .run(|runtime| {{crate_ident}}::controllers::run_all(client, runtime))
+        .await
+        .context("the manager stopped")?;
     Ok(())
 }

@@ -1,4 +1,0 @@
-webhook_stop.cancel();
-if let Some(server) = webhook_server {
-    server.await.context("the webhook server failed")?;
-}
