@@ -179,6 +179,21 @@ impl Xtask {
             .args(["--bin", self.cluster_bin, "--"])
             .arg(name)
             .args(args);
+        // This process becomes cargo, which becomes the cluster binary (cargo execs what it
+        // runs): Ctrl-C then reaches the command itself, which may clean up before it ends
+        // (`run` takes its webhook configurations down), and the terminal gets its prompt back
+        // only when it is done. A process waiting here would die of the Ctrl-C first.
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt as _;
+            let err = cmd.exec();
+            eprintln!(
+                "error: cannot start cargo to run `{} {name}`: {err}",
+                self.cluster_bin
+            );
+            ExitCode::FAILURE
+        }
+        #[cfg(not(unix))]
         match cmd.status() {
             Ok(status) if status.success() => ExitCode::SUCCESS,
             Ok(status) => ExitCode::from(status.code().map_or(1, |c| c.clamp(1, 255) as u8)),
