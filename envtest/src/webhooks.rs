@@ -78,7 +78,8 @@ impl WebhookConfigurations {
     /// trusting `ca_bundle` (PEM).
     pub fn served_at(mut self, base_url: &str, ca_bundle: &[u8]) -> Self {
         let base_url = base_url.trim_end_matches('/');
-        let point = |config: &mut WebhookClientConfig| {
+        self.each_hook(|hook| {
+            let config = hook.client_config;
             let path = config
                 .service
                 .as_ref()
@@ -90,21 +91,7 @@ impl WebhookConfigurations {
                 ca_bundle: Some(k8s_openapi::ByteString(ca_bundle.to_vec())),
                 service: None,
             };
-        };
-        for hook in self
-            .mutating
-            .iter_mut()
-            .flat_map(|c| c.webhooks.iter_mut().flatten())
-        {
-            point(&mut hook.client_config);
-        }
-        for hook in self
-            .validating
-            .iter_mut()
-            .flat_map(|c| c.webhooks.iter_mut().flatten())
-        {
-            point(&mut hook.client_config);
-        }
+        });
         self
     }
 
@@ -121,38 +108,49 @@ impl WebhookConfigurations {
             ),
             ..Default::default()
         };
-        for c in &mut self.mutating {
-            c.metadata.name = Some(format!("{namespace}-{}", c.name_any()));
-            for hook in c.webhooks.iter_mut().flatten() {
-                hook.namespace_selector = Some(only_here.clone());
-            }
+        let metadata = self
+            .mutating
+            .iter_mut()
+            .map(|c| &mut c.metadata)
+            .chain(self.validating.iter_mut().map(|c| &mut c.metadata));
+        for meta in metadata {
+            let name = meta.name.as_deref().unwrap_or_default();
+            meta.name = Some(format!("{namespace}-{name}"));
         }
-        for c in &mut self.validating {
-            c.metadata.name = Some(format!("{namespace}-{}", c.name_any()));
-            for hook in c.webhooks.iter_mut().flatten() {
-                hook.namespace_selector = Some(only_here.clone());
-            }
-        }
+        self.each_hook(|hook| *hook.namespace_selector = Some(only_here.clone()));
         self
     }
 
     /// Every webhook with this `failurePolicy` (`Fail` or `Ignore`).
     pub fn failure_policy(mut self, policy: &str) -> Self {
-        for hook in self
+        self.each_hook(|hook| *hook.failure_policy = Some(policy.into()));
+        self
+    }
+
+    /// Calls `f` with what the adjustments change of every webhook, mutating or validating.
+    fn each_hook(&mut self, mut f: impl FnMut(Hook<'_>)) {
+        for h in self
             .mutating
             .iter_mut()
             .flat_map(|c| c.webhooks.iter_mut().flatten())
         {
-            hook.failure_policy = Some(policy.into());
+            f(Hook {
+                client_config: &mut h.client_config,
+                namespace_selector: &mut h.namespace_selector,
+                failure_policy: &mut h.failure_policy,
+            });
         }
-        for hook in self
+        for h in self
             .validating
             .iter_mut()
             .flat_map(|c| c.webhooks.iter_mut().flatten())
         {
-            hook.failure_policy = Some(policy.into());
+            f(Hook {
+                client_config: &mut h.client_config,
+                namespace_selector: &mut h.namespace_selector,
+                failure_policy: &mut h.failure_policy,
+            });
         }
-        self
     }
 
     /// Installs (or replaces) every configuration with server-side apply.
@@ -187,6 +185,13 @@ impl WebhookConfigurations {
         }
         Ok(())
     }
+}
+
+/// The fields a mutating and a validating webhook share that the adjustments change.
+struct Hook<'a> {
+    client_config: &'a mut WebhookClientConfig,
+    namespace_selector: &'a mut Option<LabelSelector>,
+    failure_policy: &'a mut Option<String>,
 }
 
 /// The path of a `url` client config (`https://host:port/validate-x` is `/validate-x`).

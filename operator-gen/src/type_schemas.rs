@@ -118,17 +118,23 @@ pub fn type_schemas_of(inputs: &[Input], options: &Options) -> Result<Vec<TypeSc
 /// Whether one of `attrs` is a `#[derive(...)]` naming `name` (by its last path segment:
 /// `Schema`, `operator_derive::Schema`).
 pub fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
-    attrs.iter().any(|a| {
-        a.path().is_ident("derive")
-            && a.parse_args_with(
+    derive_names(attrs).iter().any(|d| d == name)
+}
+
+/// The last path segment of every trait `attrs` derive.
+pub(crate) fn derive_names(attrs: &[syn::Attribute]) -> Vec<String> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("derive"))
+        .filter_map(|a| {
+            a.parse_args_with(
                 syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
             )
-            .is_ok_and(|paths| {
-                paths
-                    .iter()
-                    .any(|p| p.segments.last().is_some_and(|s| s.ident == name))
-            })
-    })
+            .ok()
+        })
+        .flatten()
+        .filter_map(|p| p.segments.last().map(|s| s.ident.to_string()))
+        .collect()
 }
 
 #[cfg(test)]

@@ -84,7 +84,7 @@ pub(crate) fn type_def(file: usize, item: TypeItem<'_>) -> TypeDef {
         at: at(item.ident().span()),
         generics: (!generics.params.is_empty()).then(|| at(generics.span())),
         doc: docs::description(attrs),
-        derives: derives(attrs),
+        derives: crate::type_schemas::derive_names(attrs),
         repr: attrs
             .iter()
             .filter(|a| a.path().is_ident("repr"))
@@ -262,22 +262,6 @@ fn lower_ty(t: &syn::Type, at: &mut Place<'_>) -> Ty {
         }
     };
     Ty { at: place, kind }
-}
-
-/// The last path segment of every trait `attrs` derive.
-fn derives(attrs: &[syn::Attribute]) -> Vec<String> {
-    attrs
-        .iter()
-        .filter(|a| a.path().is_ident("derive"))
-        .filter_map(|a| {
-            a.parse_args_with(
-                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
-            )
-            .ok()
-        })
-        .flatten()
-        .filter_map(|p| p.segments.last().map(|s| s.ident.to_string()))
-        .collect()
 }
 
 /// An integer literal, negated or not (`3`, `-1`, `0x10`).

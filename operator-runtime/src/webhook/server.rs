@@ -73,17 +73,6 @@ impl Default for WebhookOptions {
     }
 }
 
-impl WebhookOptions {
-    /// The same options, counting the server's requests in `metrics` (see
-    /// [`WebhookOptions::metrics`]).
-    pub fn with_metrics(self, metrics: Arc<crate::Metrics>) -> Self {
-        Self {
-            metrics: Some(metrics),
-            ..self
-        }
-    }
-}
-
 /// Why the webhook server does not start.
 #[derive(Debug, thiserror::Error)]
 pub enum WebhookError {
