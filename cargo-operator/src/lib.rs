@@ -375,15 +375,6 @@ pub fn create_api(options: &ApiOptions) -> Result<()> {
         // The first version stores; a later one is added as served only.
         flags += ",\n    storage";
     }
-    let object_api = if namespaced {
-        format!(
-            "match obj.namespace() {{ Some(ns) => Api::<{k}>::namespaced(ctx.client.clone(), &ns), \
-             None => return Err(Error::NoNamespace(obj.name_any())) }}",
-            k = gvk.kind
-        )
-    } else {
-        format!("Api::<{}>::all(ctx.client.clone())", gvk.kind)
-    };
     let test_scope = if namespaced {
         format!(
             "let ns = env.namespace(\"{}\").await.unwrap();\n    let api: Api<{}> = Api::namespaced(env.client(), ns.name());",
@@ -404,7 +395,6 @@ pub fn create_api(options: &ApiOptions) -> Result<()> {
         ("kind_snake", &gvk.kind_snake),
         ("group_mod", &gvk.group_mod),
         ("resource_flags", &flags),
-        ("object_api", &object_api),
         ("test_scope", &test_scope),
     ];
     let render = |template: &str| template::render(template, vars);

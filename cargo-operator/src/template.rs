@@ -159,6 +159,10 @@ pub mod webhook {
     pub const CONVERSION: &str = include_str!("../templates/webhook/conversion.rs");
     pub const CONVERSION_SPOKE: &str = include_str!("../templates/webhook/conversion_spoke.rs");
     pub const CONVERSION_TEST: &str = include_str!("../templates/webhook/conversion_test.rs");
+    /// The operator's cluster test of its admission webhooks (with the first one), and the
+    /// check of one kind in it.
+    pub const CLUSTER_TEST: &str = include_str!("../templates/webhook/cluster_test.rs");
+    pub const CLUSTER_CHECK: &str = include_str!("../templates/webhook/cluster_check.rs");
     /// Blocks of the operator's `main.rs`, written with the first webhook.
     pub const MAIN_FLAGS: &str = include_str!("../templates/webhook/main/flags.rs");
     pub const MAIN_SERVER: &str = include_str!("../templates/webhook/main/server.rs");

@@ -100,6 +100,7 @@ pub fn create_webhook(options: &WebhookOptions) -> Result<()> {
     let version_mod = version_dir.join("mod.rs");
     let kind_file = version_dir.join(format!("{}.rs", gvk.kind_snake));
     let conversion_file = version_dir.join(format!("{}_conversion.rs", gvk.kind_snake));
+    let cluster_test = crate_dir.join("tests/webhooks.rs");
     let at = format!("{}/{} {}", gvk.group, gvk.version, gvk.kind);
     for (asked, exists, what, handler) in [
         (
@@ -351,6 +352,22 @@ pub fn create_webhook(options: &WebhookOptions) -> Result<()> {
                 "# +operator:scaffold:webhook-manifests",
                 "- manifests.yaml",
             )
+        })?;
+    }
+
+    // The cluster test of the admission webhooks: created with the first, a check per kind
+    // and version (one for its defaulting and validating webhooks together).
+    if options.defaulting || options.validation {
+        if !plan.exists(&cluster_test) {
+            plan.create(&cluster_test, render(template::webhook::CLUSTER_TEST));
+        }
+        let check = render(template::webhook::CLUSTER_CHECK);
+        let heading = check.lines().next().unwrap_or_default().trim().to_string();
+        plan.edit(&cluster_test, |t| {
+            if t.contains(&heading) {
+                return Ok(t.to_string());
+            }
+            insert_block_before_anchor(t, "// +operator:scaffold:webhook-checks", &check)
         })?;
     }
 

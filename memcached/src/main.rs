@@ -42,7 +42,6 @@ async fn main() -> Result<()> {
         namespace: flags.manager.watch_namespace(),
         concurrency: flags.concurrency,
         image: image.clone(),
-        reconcile: flags.manager.reconcile_settings(),
     };
     let metrics = Arc::new(Metrics::new());
     let client =

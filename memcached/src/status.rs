@@ -2,8 +2,10 @@
 //! condition is unit-tested; the reconciler writes the result only when it differs.
 
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::Timestamp;
+
+use operator_runtime::conditions;
 
 use crate::api::v1alpha1::{Memcached, MemcachedStatus};
 
@@ -66,6 +68,9 @@ pub fn desired(mc: &Memcached, observed: &Observed<'_>, now: Timestamp) -> Memca
     let was_available = previous.iter().find(|p| p.type_ == AVAILABLE);
 
     let mut conditions = Vec::with_capacity(3);
+    let condition = |type_, status, reason, message| {
+        conditions::new(type_, status, reason, message).generation(generation)
+    };
     let available = ready == size && observed.deployment.is_some();
     conditions.push(if available {
         condition(
@@ -122,20 +127,12 @@ pub fn desired(mc: &Memcached, observed: &Observed<'_>, now: Timestamp) -> Memca
         )
     });
 
-    for c in &mut conditions {
-        c.observed_generation = generation;
-        c.last_transition_time = match previous.iter().find(|p| p.type_ == c.type_) {
-            Some(p) if p.status == c.status => p.last_transition_time.clone(),
-            _ => Time(now),
-        };
-    }
-
     let mut pods = observed.pods.clone();
     pods.sort();
     pods.dedup();
     MemcachedStatus {
         nodes: pods,
-        conditions,
+        conditions: conditions::stamp(previous, conditions, now),
     }
 }
 
@@ -185,20 +182,9 @@ pub fn availability_event(
     }
 }
 
-fn condition(type_: &str, status: bool, reason: &str, message: String) -> Condition {
-    Condition {
-        type_: type_.to_string(),
-        status: if status { "True" } else { "False" }.to_string(),
-        reason: reason.to_string(),
-        message,
-        observed_generation: None,
-        last_transition_time: Time(Timestamp::UNIX_EPOCH),
-    }
-}
-
 /// The condition of `type_` in `status`, if any.
 pub fn find<'a>(status: &'a MemcachedStatus, type_: &str) -> Option<&'a Condition> {
-    status.conditions.iter().find(|c| c.type_ == type_)
+    conditions::find(&status.conditions, type_)
 }
 
 #[cfg(test)]
@@ -206,6 +192,7 @@ mod tests {
     use super::*;
     use crate::api::v1alpha1::MemcachedSpec;
     use k8s_openapi::api::apps::v1::{DeploymentCondition, DeploymentSpec, DeploymentStatus};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
     fn mc(size: i32, generation: i64) -> Memcached {
         let mut mc = Memcached::new(

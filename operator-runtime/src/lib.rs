@@ -2,6 +2,10 @@
 //! operator needs these parts and none of them is about its own kinds, so they live here
 //! rather than in each operator:
 //!
+//! - [`controller`]: the controller builder (primary kind, owned and watched kinds, one
+//!   expression) and what a reconcile shares: an applier that skips applies that change
+//!   nothing, a status writer that writes only changes, events that are news, per-object
+//!   backoff; [`conditions`]: `status.conditions` kept as the API conventions say;
 //! - [`manager`]: runs the operator's controllers, behind leader election on a Lease when
 //!   asked, with the health and readiness probes and the Prometheus endpoint, until shutdown;
 //! - [`secure_metrics`]: `/metrics` over HTTPS for callers the API server authenticates and
@@ -55,6 +59,8 @@
 //! }
 //! ```
 
+pub mod conditions;
+pub mod controller;
 pub mod flags;
 pub mod logging;
 pub mod manager;

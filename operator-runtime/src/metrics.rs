@@ -311,6 +311,18 @@ impl Metrics {
             .sum()
     }
 
+    /// Requests the webhook at `path` answered so far, whatever their status code.
+    pub fn webhook_requests(&self, path: &str) -> u64 {
+        // The family keeps no list of its label sets to read; the scrape has them all.
+        let label = format!("webhook=\"{path}\"");
+        self.encode()
+            .lines()
+            .filter(|l| l.starts_with("controller_runtime_webhook_requests_total{"))
+            .filter(|l| l.contains(&label))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+            .sum()
+    }
+
     pub fn is_leader(&self) -> bool {
         self.leader.get() == 1
     }
@@ -444,6 +456,10 @@ mod tests {
         ] {
             assert!(text.contains(&line), "{line} missing from\n{text}");
         }
+        m.webhook_answered(path, 400, Duration::from_millis(1));
+        m.webhook_answered("/other", 200, Duration::from_millis(1));
+        assert_eq!(m.webhook_requests(path), 2);
+        assert_eq!(m.webhook_requests("/missing"), 0);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The end of this repository's `cargo xtask test`: a new project made as the README says
 //! (`cargo operator init`, then `create api` for a namespaced kind, a second version of it and
-//! a cluster-scoped kind in another group), whose own `cargo xtask manifests` and `cargo xtask
+//! a cluster-scoped kind in another group, and `create webhook` for the first), whose own `cargo xtask manifests` and `cargo xtask
 //! test` must pass on the control plane that is up. It shares this workspace's target
 //! directory and lock file, so it builds the project's own crates, not a second world.
 
@@ -40,6 +40,15 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
                 .current_dir(&project),
         )?;
     }
+    for webhook in cargo_operator::EXAMPLE_WEBHOOKS {
+        run_step(
+            &format!("cargo operator create webhook {}", webhook.join(" ")),
+            Command::new(&scaffolder)
+                .args(["operator", "create", "webhook"])
+                .args(*webhook)
+                .current_dir(&project),
+        )?;
+    }
     let scaffolded = started.elapsed();
     // The same dependency versions as this workspace, so their builds are shared.
     std::fs::copy(root.join("Cargo.lock"), project.join("Cargo.lock"))
@@ -68,6 +77,7 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
     for test in [
         "a_new_guestbook_becomes_ready_and_its_deletion_completes",
         "a_new_backup_becomes_ready_and_its_deletion_completes",
+        "the_api_server_calls_the_webhooks",
     ] {
         if !output
             .lines()
@@ -77,9 +87,10 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
         }
     }
     eprintln!(
-        "scaffold: init + {} create api in {:.2}s; its cargo xtask manifests --check {:.1}s, \
-         cargo xtask test {:.0}s",
+        "scaffold: init + {} create api + {} create webhook in {:.2}s; its cargo xtask \
+         manifests --check {:.1}s, cargo xtask test {:.0}s",
         cargo_operator::EXAMPLE_APIS.len(),
+        cargo_operator::EXAMPLE_WEBHOOKS.len(),
         scaffolded.as_secs_f64(),
         manifests.as_secs_f64(),
         tested.as_secs_f64()

@@ -1,0 +1,541 @@
+//! What every reconcile of a controller shares: the client, the caches of owned and watched
+//! kinds, and the pieces that keep a controller quiet (an applier that skips applies that
+//! would change nothing, a status writer that writes only changes, an event recorder that
+//! publishes news and not repeats), with the operator's own data beside them.
+
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::ops::Deref;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::ObjectReference;
+use kube::api::{Api, Patch, PatchParams};
+use kube::core::PartialObjectMeta;
+use kube::core::object::HasStatus;
+use kube::runtime::controller::Action;
+use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::{Client, Resource};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio_util::sync::CancellationToken;
+use tracing::warn;
+
+use super::caches::{Caches, Key, key_of};
+use super::scope::{ScopeApi, api};
+use crate::{Metrics, ReconcileSettings};
+
+/// What a reconcile gets besides its object: the client, the controller's caches and quiet
+/// writers, the manager's settings, and the operator's own `data` (reached through `Deref`:
+/// `ctx.image` for a `Context<Data>` whose `Data` has an `image`).
+///
+/// Built by [`Controller`](super::Controller); [`Context::new`] builds one without caches for
+/// tests that call a reconciler directly (every apply is then sent).
+pub struct Context<T = ()> {
+    client: Client,
+    name: String,
+    field_manager: String,
+    metrics: Arc<Metrics>,
+    settings: ReconcileSettings,
+    pub(crate) caches: Caches,
+    recorder: Recorder,
+    objects: Mutex<HashMap<Key, ObjectState>>,
+    /// Cancelled once every cache of the controller holds a full list: reconciles wait for
+    /// it, so that none computes a status from a cache still filling (controller-runtime's
+    /// `WaitForCacheSync`).
+    pub(crate) synced: CancellationToken,
+    data: T,
+}
+
+/// What the controller remembers of one primary object while it exists.
+#[derive(Debug, Default)]
+struct ObjectState {
+    /// Consecutive failed reconciles.
+    failures: u32,
+    /// Owned objects as this process last applied them, by (kind, namespace, name).
+    applied: HashMap<(String, Key), Applied>,
+    /// The last event of each reason: (type, note).
+    events: HashMap<String, (String, String)>,
+}
+
+/// The hash of an applied object, the version the API server answered with, and when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Applied {
+    hash: u64,
+    version: String,
+    at: Instant,
+}
+
+/// The outcome of [`Context::apply`].
+#[derive(Debug)]
+pub struct Apply<C> {
+    object: Option<Arc<C>>,
+    sent: bool,
+}
+
+impl<C> Apply<C> {
+    /// The object as the API server answered the apply, or as the watch cache holds it when
+    /// the apply was skipped (`None` then, when the kind is cached as metadata only).
+    pub fn object(&self) -> Option<&Arc<C>> {
+        self.object.as_ref()
+    }
+
+    /// Takes the object out.
+    pub fn into_object(self) -> Option<Arc<C>> {
+        self.object
+    }
+
+    /// Whether the apply was sent (the object was not as this process last applied it).
+    pub fn sent(&self) -> bool {
+        self.sent
+    }
+}
+
+impl<T> Deref for Context<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.data
+    }
+}
+
+impl<T> Debug for Context<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("name", &self.name)
+            .field("field_manager", &self.field_manager)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The version an apply is compared by: the generation where the kind has one (a status
+/// update does not make the spec differ from what was applied), else the resourceVersion.
+fn version_of(meta: &kube::api::ObjectMeta) -> Option<String> {
+    meta.generation
+        .map(|g| format!("g{g}"))
+        .or_else(|| meta.resource_version.as_ref().map(|v| format!("r{v}")))
+}
+
+/// A hash of what would be applied (its JSON); equal objects hash equal within the process.
+fn hash_of<C: Serialize>(object: &C) -> Result<u64, kube::Error> {
+    use std::hash::{BuildHasher as _, BuildHasherDefault, DefaultHasher};
+    let bytes = serde_json::to_vec(object).map_err(kube::Error::SerdeError)?;
+    Ok(BuildHasherDefault::<DefaultHasher>::default().hash_one(bytes))
+}
+
+impl<T> Context<T> {
+    /// A context for the controller `name`, whose applies, status patches and events carry
+    /// `name` as field manager and reporter until [`Context::with_field_manager`]. Without
+    /// the caches a [`Controller`](super::Controller) adds, every [`apply`](Self::apply) is
+    /// sent and [`related`](Self::related) finds nothing.
+    pub fn new(client: Client, name: impl Into<String>, data: T) -> Self {
+        let name = name.into();
+        Self {
+            recorder: recorder(&client, &name),
+            client,
+            field_manager: name.clone(),
+            name,
+            metrics: Arc::new(Metrics::new()),
+            settings: ReconcileSettings::immediate(),
+            caches: Caches::default(),
+            objects: Mutex::default(),
+            synced: {
+                let synced = CancellationToken::new();
+                synced.cancel();
+                synced
+            },
+            data,
+        }
+    }
+
+    /// Applies, patches status and reports events as `field_manager`.
+    #[must_use]
+    pub fn with_field_manager(mut self, field_manager: impl Into<String>) -> Self {
+        self.field_manager = field_manager.into();
+        self.recorder = recorder(&self.client, &self.field_manager);
+        self
+    }
+
+    /// Counts reconciles in `metrics`.
+    #[must_use]
+    pub fn with_metrics(mut self, metrics: Arc<Metrics>) -> Self {
+        self.metrics = metrics;
+        self
+    }
+
+    /// Reconciles with `settings` (sync period, debounce).
+    #[must_use]
+    pub fn with_settings(mut self, settings: ReconcileSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// The client.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The controller's name (in metrics and logs).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The field manager of the controller's writes and the reporter of its events.
+    pub fn field_manager(&self) -> &str {
+        &self.field_manager
+    }
+
+    /// The operator's metrics.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
+    /// How the controller reconciles (`--sync-period`, `--reconcile-debounce`).
+    pub fn settings(&self) -> ReconcileSettings {
+        self.settings
+    }
+
+    /// The operator's own data.
+    pub fn data(&self) -> &T {
+        &self.data
+    }
+
+    /// What a successful reconcile of `obj` returns: come back after the sync period (spread
+    /// by uid), or on the next change when there is none.
+    pub fn next_sync<K: Resource>(&self, obj: &K) -> Action {
+        self.settings.requeue(obj.meta().uid.as_deref())
+    }
+
+    /// The cached object `S` (a kind the controller owns or watches, or
+    /// `PartialObjectMeta<_>` of one watched as metadata) named `name` in `namespace`.
+    pub fn cached<S>(&self, namespace: Option<&str>, name: &str) -> Option<Arc<S>>
+    where
+        S: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+    {
+        self.caches
+            .get::<S>()?
+            .lookup(&(namespace.map(str::to_string), name.to_string()))
+    }
+
+    /// The objects of a watched kind `S` that its mapping function maps to `owner` (say, a
+    /// kind's pods by their label), from an index the watch keeps: no scan of the cache.
+    /// Empty when `S` is not watched with a mapping.
+    pub fn related<S, K>(&self, owner: &K) -> Vec<Arc<S>>
+    where
+        S: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+        K: Resource,
+    {
+        let Some(cache) = self.caches.get::<S>() else {
+            return Vec::new();
+        };
+        let Some(index) = &cache.index else {
+            return Vec::new();
+        };
+        index
+            .related(&key_of(owner))
+            .iter()
+            .filter_map(|key| cache.lookup(key))
+            .collect()
+    }
+
+    /// Server-side applies `desired` (forced, as the field manager), an object `owner` owns,
+    /// unless it is as this process last applied it: the same object would be sent, and the
+    /// watch cache holds the generation (or, for kinds without one, the resourceVersion) that
+    /// apply answered with, and the sync period has not passed since. An edit of its spec, its
+    /// deletion or a new desired object all send the apply; so does a kind the controller
+    /// does not own (no cache). Labels or annotations edited by hand (no new generation) are
+    /// put back by the next apply sent, at the latest after the sync period.
+    pub async fn apply<K, C>(&self, owner: &K, desired: &C) -> Result<Apply<C>, kube::Error>
+    where
+        K: Resource,
+        C: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
+        C: Send + Sync + 'static,
+        C::Scope: ScopeApi,
+    {
+        let meta = desired.meta();
+        let name = meta.name.clone().unwrap_or_default();
+        let at = (meta.namespace.clone(), name.clone());
+        let hash = hash_of(desired)?;
+        let slot = (C::kind(&()).into_owned(), at.clone());
+        let owner_key = key_of(owner);
+        let live: Option<(Option<String>, Option<Arc<C>>)> =
+            if let Some(cache) = self.caches.get::<C>() {
+                cache
+                    .lookup(&at)
+                    .map(|obj| (version_of(obj.meta()), Some(obj)))
+            } else if let Some(cache) = self.caches.get::<PartialObjectMeta<C>>() {
+                cache
+                    .lookup(&at)
+                    .map(|obj| (version_of(&obj.metadata), None))
+            } else {
+                None
+            };
+        if let Some((Some(version), object)) = live {
+            let unchanged = self.with_state(&owner_key, |state| {
+                state.applied.get(&slot).is_some_and(|a| {
+                    a.hash == hash
+                        && a.version == version
+                        && self
+                            .settings
+                            .sync_period
+                            .is_none_or(|period| a.at.elapsed() < period)
+                })
+            });
+            if unchanged {
+                return Ok(Apply {
+                    object,
+                    sent: false,
+                });
+            }
+        }
+        let api: Api<C> = api(&self.client, meta.namespace.as_deref());
+        let params = PatchParams::apply(&self.field_manager).force();
+        let applied = api.patch(&name, &params, &Patch::Apply(desired)).await?;
+        if let Some(version) = version_of(applied.meta()) {
+            self.with_state(&owner_key, |state| {
+                state.applied.insert(
+                    slot,
+                    Applied {
+                        hash,
+                        version,
+                        at: Instant::now(),
+                    },
+                )
+            });
+        }
+        Ok(Apply {
+            object: Some(Arc::new(applied)),
+            sent: true,
+        })
+    }
+
+    /// Writes `status` to `obj` through the status subresource when it differs from the
+    /// object's (a JSON merge patch of the fields that changed, with `null` for those gone);
+    /// whether it wrote.
+    pub async fn write_status<K>(&self, obj: &K, status: &K::Status) -> Result<bool, kube::Error>
+    where
+        K: Resource<DynamicType = ()> + HasStatus + Clone + Debug + DeserializeOwned,
+        K::Status: Serialize + PartialEq,
+        K::Scope: ScopeApi,
+    {
+        if obj.status() == Some(status) {
+            return Ok(false);
+        }
+        let before = match obj.status() {
+            Some(previous) => serde_json::to_value(previous).map_err(kube::Error::SerdeError)?,
+            None => serde_json::Value::Null,
+        };
+        let after = serde_json::to_value(status).map_err(kube::Error::SerdeError)?;
+        let patch = serde_json::json!({ "status": merge_patch(&before, &after) });
+        let meta = obj.meta();
+        let api: Api<K> = api(&self.client, meta.namespace.as_deref());
+        let params = PatchParams {
+            field_manager: Some(self.field_manager.clone()),
+            ..PatchParams::default()
+        };
+        api.patch_status(
+            meta.name.as_deref().unwrap_or_default(),
+            &params,
+            &Patch::Merge(&patch),
+        )
+        .await?;
+        Ok(true)
+    }
+
+    /// Publishes an event about `obj`, unless the last event of this `reason` about it had
+    /// the same type and note (news, not repeats); whether it published. Best effort: a
+    /// failure is logged, never a reconcile error.
+    pub async fn publish<K>(
+        &self,
+        obj: &K,
+        type_: EventType,
+        reason: &str,
+        note: impl Into<String>,
+    ) -> bool
+    where
+        K: Resource<DynamicType = ()>,
+    {
+        let note = note.into();
+        let kind = format!("{type_:?}");
+        let key = key_of(obj);
+        let repeat = self.with_state(&key, |state| {
+            state.events.get(reason) == Some(&(kind.clone(), note.clone()))
+        });
+        if repeat {
+            return false;
+        }
+        let event = Event {
+            type_,
+            reason: reason.to_string(),
+            note: Some(note.clone()),
+            action: "Reconcile".to_string(),
+            secondary: None,
+        };
+        let reference: ObjectReference = obj.object_ref(&());
+        match self.recorder.publish(&event, &reference).await {
+            Ok(()) => {
+                self.with_state(&key, |state| {
+                    state.events.insert(reason.to_string(), (kind, note))
+                });
+                true
+            }
+            Err(e) => {
+                warn!(error = %e, reason, "could not publish event");
+                false
+            }
+        }
+    }
+
+    /// Counts a failed reconcile of the object at `key`; the delay before its retry.
+    pub(crate) fn failed(&self, key: &Key, backoff: &Backoff) -> (u32, Duration) {
+        let failures = self.with_state(key, |state| {
+            state.failures = state.failures.saturating_add(1);
+            state.failures
+        });
+        (failures, backoff.delay(failures))
+    }
+
+    /// A successful reconcile: the failure count starts again.
+    pub(crate) fn succeeded(&self, key: &Key) {
+        let mut objects = self.objects.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(state) = objects.get_mut(key) {
+            state.failures = 0;
+        }
+    }
+
+    /// Forgets everything about `obj` (it is gone): failures, applies, events.
+    pub fn forget<K: Resource>(&self, obj: &K) {
+        self.forget_key(&key_of(obj));
+    }
+
+    pub(crate) fn forget_key(&self, key: &Key) {
+        self.objects
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key);
+    }
+
+    /// Objects whose last reconcile failed (for tests and diagnostics).
+    pub fn failing(&self) -> usize {
+        self.objects
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .filter(|s| s.failures > 0)
+            .count()
+    }
+
+    /// Objects the controller holds state for (for tests: it must not grow with deleted ones).
+    pub fn remembered(&self) -> usize {
+        self.objects.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    fn with_state<R>(&self, key: &Key, f: impl FnOnce(&mut ObjectState) -> R) -> R {
+        let mut objects = self.objects.lock().unwrap_or_else(|e| e.into_inner());
+        f(objects.entry(key.clone()).or_default())
+    }
+}
+
+fn recorder(client: &Client, reporter: &str) -> Recorder {
+    Recorder::new(
+        client.clone(),
+        Reporter {
+            controller: reporter.to_string(),
+            instance: std::env::var("POD_NAME").ok(),
+        },
+    )
+}
+
+/// A JSON merge patch (RFC 7386) that turns `before` into `after`: changed fields, `null`
+/// for fields gone, objects patched field by field, everything else replaced.
+pub fn merge_patch(before: &serde_json::Value, after: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match (before, after) {
+        (Value::Object(before), Value::Object(after)) => {
+            let mut patch = serde_json::Map::new();
+            for (key, value) in after {
+                match before.get(key) {
+                    Some(old) if old == value => {}
+                    Some(old) => {
+                        patch.insert(key.clone(), merge_patch(old, value));
+                    }
+                    None => {
+                        patch.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+            for key in before.keys() {
+                if !after.contains_key(key) {
+                    patch.insert(key.clone(), Value::Null);
+                }
+            }
+            Value::Object(patch)
+        }
+        _ => after.clone(),
+    }
+}
+
+/// Per-object exponential backoff after failed reconciles: `base` doubling up to `max`
+/// (controller-runtime's default rate limiter: 5 ms to 1000 s).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backoff {
+    pub base: Duration,
+    pub max: Duration,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Self {
+            base: Duration::from_millis(5),
+            max: Duration::from_secs(1000),
+        }
+    }
+}
+
+impl Backoff {
+    /// The delay before retry number `failures` (1-based).
+    pub fn delay(&self, failures: u32) -> Duration {
+        self.base
+            .checked_mul(1u32 << failures.saturating_sub(1).min(31))
+            .map_or(self.max, |d| d.min(self.max))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn backoff_doubles_from_5ms_and_caps_at_1000s() {
+        let b = Backoff::default();
+        assert_eq!(b.delay(1), Duration::from_millis(5));
+        assert_eq!(b.delay(2), Duration::from_millis(10));
+        assert_eq!(b.delay(11), Duration::from_millis(5 * 1024));
+        assert_eq!(b.delay(40), Duration::from_secs(1000));
+        assert_eq!(b.delay(u32::MAX), Duration::from_secs(1000));
+    }
+
+    #[test]
+    fn merge_patches_send_changes_and_null_what_went() {
+        let before = json!({"nodes": ["a"], "phase": "Up", "inner": {"x": 1, "y": 2}, "same": 1});
+        let after = json!({"phase": "Down", "inner": {"x": 1}, "same": 1, "new": true});
+        assert_eq!(
+            merge_patch(&before, &after),
+            json!({"nodes": null, "phase": "Down", "inner": {"y": null}, "new": true})
+        );
+        assert_eq!(merge_patch(&json!(null), &after), after);
+        assert_eq!(merge_patch(&after, &after), json!({}));
+    }
+
+    #[test]
+    fn versions_prefer_the_generation() {
+        let mut meta = kube::api::ObjectMeta {
+            resource_version: Some("7".into()),
+            ..Default::default()
+        };
+        assert_eq!(version_of(&meta).as_deref(), Some("r7"));
+        meta.generation = Some(2);
+        assert_eq!(version_of(&meta).as_deref(), Some("g2"));
+    }
+}
