@@ -16,6 +16,11 @@
 //!    removes the finalizers itself and waits until the namespace is gone, so that one run's
 //!    garbage collection does not load the API server during the next.
 //!
+//! Before the operators, each count runs once with no operator at all (the floor): N
+//! Deployments like the ones the operator makes, created directly, converged at one replica,
+//! then all resized to three. That is what the control plane alone takes; an operator's cost is
+//! what it adds above it, which the last table reports.
+//!
 //! With `--against go` every count runs in two modes, each operator's own defaults (ours
 //! `--concurrency` 4, controller-runtime's MaxConcurrentReconciles 1) and equal concurrency
 //! (`--concurrency`, default 4, to both), the Go operator first, then ours, each on its own
@@ -408,6 +413,16 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     rt.block_on(cluster::install_crds(&cluster.client))?;
     eprintln!("benchmarking against {}", cluster.source);
     let load_before = load_average();
+    let mut floors = BTreeMap::new();
+    for &count in &args.counts {
+        let floor = rt.block_on(run_floor(&cluster, count, args))?;
+        eprintln!(
+            "[floor {count}] converge {:.1} s, storm {:.1} s",
+            floor.converged.as_secs_f64(),
+            floor.storm.as_secs_f64()
+        );
+        floors.insert(count, floor);
+    }
     let mut rows = Vec::new();
     for &mode in &modes {
         for &count in &args.counts {
@@ -436,6 +451,10 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     );
     println!();
     print!("{}", table(&rows));
+    println!();
+    println!("Above the floor (the control plane alone converging N such Deployments):");
+    println!();
+    print!("{}", overhead_table(&rows, &floors));
     let breakdown = resource_table(&rows);
     if !breakdown.is_empty() {
         println!();
@@ -559,6 +578,178 @@ fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// The control plane alone: N Deployments created and resized directly.
+#[derive(Debug, Clone, Copy, Default)]
+struct Floor {
+    converged: Duration,
+    storm: Duration,
+}
+
+/// What an operator adds above the floor, converge and storm; `–` where the operator was
+/// faster than the floor run (noise), so a ratio would mean nothing.
+fn overhead(row: &Row, floor: &Floor) -> (Option<Duration>, Option<Duration>) {
+    (
+        row.converged.checked_sub(floor.converged),
+        row.storm.checked_sub(floor.storm),
+    )
+}
+
+fn overhead_table(rows: &[TableRow], floors: &BTreeMap<usize, Floor>) -> String {
+    let mut out = String::from(
+        "| mode | N | floor converge / storm | overhead converge Go / ours | overhead storm Go / ours | ours / Go converge, storm |\n|---|---:|---:|---:|---:|---:|\n",
+    );
+    let secs =
+        |d: Option<Duration>| d.map_or("–".to_string(), |d| format!("{:.1} s", d.as_secs_f64()));
+    let ratio = |ours: Option<Duration>, go: Option<Duration>| match (ours, go) {
+        (Some(o), Some(g)) if !g.is_zero() => format!("{:.2}x", o.as_secs_f64() / g.as_secs_f64()),
+        _ => "–".to_string(),
+    };
+    for row in rows {
+        let Some(floor) = floors.get(&row.count) else {
+            continue;
+        };
+        let (ours_c, ours_s) = overhead(&row.ours, floor);
+        let (go_c, go_s) = row
+            .go
+            .as_ref()
+            .map_or((None, None), |go| overhead(go, floor));
+        out.push_str(&format!(
+            "| {} | {} | {:.1} s / {:.1} s | {} / {} | {} / {} | {}, {} |\n",
+            row.mode.label(),
+            thousands(row.count as u64),
+            floor.converged.as_secs_f64(),
+            floor.storm.as_secs_f64(),
+            secs(go_c),
+            secs(ours_c),
+            secs(go_s),
+            secs(ours_s),
+            ratio(ours_c, go_c),
+            ratio(ours_s, go_s),
+        ));
+    }
+    out
+}
+
+/// A Deployment like the operator's for a Memcached of `size` (the same pod template shape:
+/// one memcached container, selected by its instance label).
+fn floor_deployment(name: &str, size: i32) -> serde_json::Value {
+    serde_json::json!({
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": { "name": name, "labels": { "app.kubernetes.io/instance": name } },
+        "spec": {
+            "replicas": size,
+            "selector": { "matchLabels": { "app.kubernetes.io/instance": name } },
+            "template": {
+                "metadata": { "labels": { "app.kubernetes.io/instance": name } },
+                "spec": { "containers": [{
+                    "name": "memcached",
+                    "image": "memcached:1.6.26-alpine3.19",
+                    "ports": [{ "containerPort": 11211, "name": "memcached" }],
+                }] },
+            },
+        },
+    })
+}
+
+/// The floor of `count`: N Deployments created directly, converged at 1 replica, resized to 3.
+async fn run_floor(cluster: &cluster::Connected, count: usize, args: &BenchArgs) -> Result<Floor> {
+    let client = cluster.client.clone();
+    let tag = format!("[floor {count}]");
+    let ns = format!(
+        "bench-floor-{count}-{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)?
+            .as_secs()
+    );
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    namespaces
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(serde_json::json!({ "metadata": { "name": ns } }))?,
+        )
+        .await?;
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
+    let deadline = Duration::from_secs(args.timeout);
+    let poll = if count > 300 {
+        Duration::from_secs(2)
+    } else {
+        Duration::from_secs(1)
+    };
+    let names: Vec<String> = (0..count).map(|i| format!("mc-{i:05}")).collect();
+    eprintln!("{tag} creating {count} Deployments of 1 replica in {ns}");
+    let start = Instant::now();
+    futures::stream::iter(&names)
+        .map(|name| {
+            let deployments = deployments.clone();
+            async move {
+                let d: Deployment =
+                    serde_json::from_value(floor_deployment(name, 1)).expect("a valid Deployment");
+                deployments.create(&PostParams::default(), &d).await
+            }
+        })
+        .buffer_unordered(32)
+        .try_collect::<Vec<_>>()
+        .await
+        .context("creating Deployments")?;
+    let converged = wait_deployments(&tag, &deployments, count, 1, start, deadline, poll).await?;
+    eprintln!("{tag} resizing all {count} to 3");
+    let start = Instant::now();
+    futures::stream::iter(&names)
+        .map(|name| {
+            let deployments = deployments.clone();
+            async move {
+                let patch = serde_json::json!({ "spec": { "replicas": 3 } });
+                deployments
+                    .patch(name, &PatchParams::default(), &Patch::Merge(patch))
+                    .await
+            }
+        })
+        .buffer_unordered(32)
+        .try_collect::<Vec<_>>()
+        .await
+        .context("resizing Deployments")?;
+    let storm = wait_deployments(&tag, &deployments, count, 3, start, deadline, poll).await?;
+    namespaces.delete(&ns, &DeleteParams::background()).await?;
+    let cleanup = Instant::now();
+    while namespaces.get_opt(&ns).await?.is_some() {
+        if cleanup.elapsed() > Duration::from_secs(300) {
+            eprintln!("{tag} namespace {ns} still there after 300 s; going on");
+            break;
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+    Ok(Floor { converged, storm })
+}
+
+/// Waits until `count` Deployments run `size` ready replicas; the time since `start`.
+async fn wait_deployments(
+    tag: &str,
+    deployments: &Api<Deployment>,
+    count: usize,
+    size: i32,
+    start: Instant,
+    deadline: Duration,
+    poll: Duration,
+) -> Result<Duration> {
+    loop {
+        let ready = deployments
+            .list(&ListParams::default())
+            .await?
+            .items
+            .iter()
+            .filter(|d| deployment_at(d, size))
+            .count();
+        if ready == count {
+            return Ok(start.elapsed());
+        }
+        if start.elapsed() > deadline {
+            bail!("{tag} only {ready}/{count} at size {size} after {deadline:?}");
+        }
+        tokio::time::sleep(poll).await;
+    }
 }
 
 fn spawn_operator(
@@ -977,6 +1168,33 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
         };
         assert!(alone.render().starts_with("| defaults | 10 | – / 1.0 s |"));
         assert_eq!(resource_table(&rows), "", "no breakdown without our metric");
+
+        // Above a floor of 5 s / 6 s: Go adds 2.5 / 9, ours 6 / 16.
+        let floors = BTreeMap::from([(
+            1000,
+            Floor {
+                converged: Duration::from_secs(5),
+                storm: Duration::from_secs(6),
+            },
+        )]);
+        let text = overhead_table(&rows, &floors);
+        assert_eq!(
+            text.lines().nth(2),
+            Some(
+                "| concurrency 4 | 1,000 | 5.0 s / 6.0 s | 2.5 s / 6.0 s | 8.0 s / 16.0 s | 2.40x, 2.00x |"
+            )
+        );
+        // Faster than the floor (noise) has no overhead and no ratio.
+        let quick = [TableRow {
+            mode: Mode::Defaults,
+            count: 1000,
+            go: None,
+            ours: row(4.0, &[]),
+        }];
+        assert_eq!(
+            overhead_table(&quick, &floors).lines().nth(2),
+            Some("| defaults | 1,000 | 5.0 s / 6.0 s | – / – | – / 2.0 s | –, – |")
+        );
     }
 
     #[test]

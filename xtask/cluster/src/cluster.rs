@@ -299,9 +299,17 @@ pub fn run(target: &Target, operator_args: &[String]) -> Result<ExitCode> {
         project.bin(),
         cluster.source
     );
-    let mut cmd = operator_xtask::cargo();
-    cmd.args(["run", "--package", &project.operator.package])
-        .args(["--bin", project.bin(), "--"]);
+    // Built with the whole workspace's features (`--workspace`, only this binary): what
+    // `cargo xtask test` builds too, so a run after the tests reuses every dependency instead
+    // of building again the few dozen crates whose features differ for this package alone.
+    operator_xtask::run_step(
+        &format!("cargo build --workspace --bin {}", project.bin()),
+        operator_xtask::cargo().args(["build", "--workspace", "--bin", project.bin()]),
+    )?;
+    let binary = operator_xtask::target_dir()?
+        .join("debug")
+        .join(project.bin());
+    let mut cmd = Command::new(&binary);
     cmd.args(operator_args);
     if let Some(path) = &cluster.kubeconfig {
         cmd.env("KUBECONFIG", path);
@@ -351,7 +359,9 @@ pub fn run(target: &Target, operator_args: &[String]) -> Result<ExitCode> {
             }
             status?
         }
-        None => cmd.status().context("starting cargo run")?,
+        None => cmd
+            .status()
+            .with_context(|| format!("starting {}", binary.display()))?,
     };
     Ok(if status.success() {
         ExitCode::SUCCESS
@@ -372,7 +382,7 @@ async fn wait_through_signals(cmd: Command) -> Result<std::process::ExitStatus> 
     let mut terminations = signal(SignalKind::terminate())?;
     let mut child = tokio::process::Command::from(cmd)
         .spawn()
-        .context("starting cargo run")?;
+        .context("starting the operator")?;
     loop {
         tokio::select! {
             status = child.wait() => return Ok(status?),
