@@ -1,0 +1,229 @@
+//! The controller builder against the real API server, with built-in kinds: a controller of
+//! labelled ConfigMaps that owns a Secret copy of each (`owns`) and watches ServiceAccounts
+//! labelled with a ConfigMap's name (`watches_metadata`). Its reconcile applies the copy, reads
+//! the related ServiceAccounts from the index and publishes the same event every time.
+//!
+//! What it shows: an apply is sent once and again only when the owned object changed (a hand
+//! edit), not for events that change nothing; a watched object reconciles the object it maps
+//! to and is found by `related`; the repeated event is published once.
+//!
+//! Needs a running control plane: `cargo xtask test` provides one (plain `cargo test` skips it).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use envtest::{TestEnv, wait_until};
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret, ServiceAccount};
+use k8s_openapi::api::events::v1::Event;
+use kube::api::{Api, ObjectMeta, Patch, PatchParams, PostParams};
+use kube::core::PartialObjectMeta;
+use kube::runtime::controller::Action;
+use kube::runtime::events::EventType;
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::watcher;
+use kube::{Resource as _, ResourceExt as _};
+use operator_runtime::controller::{Context, Controller};
+use operator_runtime::manager::{self, ManagerOptions};
+use operator_runtime::{Metrics, ReconcileSettings};
+use tokio_util::sync::CancellationToken;
+
+const WAIT: Duration = Duration::from_secs(60);
+const PRIMARY: &str = "toolkit-test/primary";
+const OWNER: &str = "toolkit-test/owner";
+
+#[derive(Default)]
+struct Seen {
+    /// Applies sent (not skipped).
+    sent: AtomicUsize,
+    reconciles: AtomicUsize,
+    /// The related ServiceAccounts of each ConfigMap, as the last reconcile saw them.
+    related: Mutex<BTreeMap<String, Vec<String>>>,
+}
+
+fn copy_of(cm: &ConfigMap) -> Secret {
+    let data = cm.data.clone().unwrap_or_default();
+    Secret {
+        metadata: ObjectMeta {
+            name: Some(format!("{}-copy", cm.name_any())),
+            namespace: cm.namespace(),
+            labels: Some([(OWNER.to_string(), cm.name_any())].into()),
+            owner_references: Some(vec![cm.controller_owner_ref(&()).unwrap()]),
+            ..Default::default()
+        },
+        data: Some(
+            data.into_iter()
+                .map(|(k, v)| (k, ByteString(v.into_bytes())))
+                .collect(),
+        ),
+        ..Default::default()
+    }
+}
+
+async fn reconcile(
+    cm: Arc<ConfigMap>,
+    ctx: Arc<Context<Arc<Seen>>>,
+) -> Result<Action, kube::Error> {
+    ctx.reconciles.fetch_add(1, Ordering::SeqCst);
+    if ctx.apply(cm.as_ref(), &copy_of(&cm)).await?.sent() {
+        ctx.sent.fetch_add(1, Ordering::SeqCst);
+    }
+    let related: Vec<String> = ctx
+        .related::<PartialObjectMeta<ServiceAccount>, _>(cm.as_ref())
+        .iter()
+        .map(|sa| sa.name_any())
+        .collect();
+    ctx.related.lock().unwrap().insert(cm.name_any(), related);
+    ctx.publish(
+        cm.as_ref(),
+        EventType::Normal,
+        "Copied",
+        "the data is copied",
+    )
+    .await;
+    Ok(ctx.next_sync(cm.as_ref()))
+}
+
+#[tokio::test]
+#[ignore = "needs the control plane: run by `cargo xtask test`"]
+async fn owned_and_watched_kinds_through_the_builder() {
+    let env = TestEnv::connect().await.expect("a cluster to test against");
+    let client = env.client();
+    let ns = env.namespace("controller").await.unwrap();
+    let ns = ns.name().to_string();
+    let seen = Arc::new(Seen::default());
+
+    let stop = CancellationToken::new();
+    let options = ManagerOptions {
+        name: "toolkit-test".into(),
+        metrics_addr: None,
+        health_addr: None,
+        leader_election: None,
+        reconcile: ReconcileSettings::immediate(),
+    };
+    let data = seen.clone();
+    let namespace = ns.clone();
+    let operator = tokio::spawn(manager::run(
+        client.clone(),
+        Arc::new(Metrics::new()),
+        options,
+        stop.clone(),
+        move |runtime| {
+            Controller::<ConfigMap>::new(client, &runtime)
+                .namespace(Some(namespace))
+                .watch_config(watcher::Config::default().labels(PRIMARY))
+                .owns::<Secret>(watcher::Config::default().labels(OWNER))
+                .watches_metadata::<ServiceAccount, _>(
+                    watcher::Config::default().labels(OWNER),
+                    |sa| {
+                        let owner = sa.labels().get(OWNER)?;
+                        Some(ObjectRef::new(owner).within(sa.namespace().as_deref()?))
+                    },
+                )
+                .run(reconcile, data)
+        },
+    ));
+
+    let client = env.client();
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), &ns);
+    let sas: Api<ServiceAccount> = Api::namespaced(client.clone(), &ns);
+    let mut cm = ConfigMap {
+        metadata: ObjectMeta {
+            name: Some("settings".into()),
+            labels: Some([(PRIMARY.to_string(), String::new())].into()),
+            ..Default::default()
+        },
+        data: Some([("colour".to_string(), "blue".to_string())].into()),
+        ..Default::default()
+    };
+    cm = cms.create(&PostParams::default(), &cm).await.unwrap();
+    let copied = |secrets: Api<Secret>, value: &'static str| async move {
+        let s = secrets.get_opt("settings-copy").await.ok()??;
+        (s.data?.get("colour")?.0 == value.as_bytes()).then_some(())
+    };
+    wait_until("the copy", WAIT, || copied(secrets.clone(), "blue"))
+        .await
+        .unwrap();
+    assert_eq!(seen.sent.load(Ordering::SeqCst), 1);
+
+    // A watched ServiceAccount reconciles its ConfigMap and is found from the index; the
+    // copy, unchanged, is not applied again.
+    let before = seen.reconciles.load(Ordering::SeqCst);
+    let sa = ServiceAccount {
+        metadata: ObjectMeta {
+            name: Some("reader".into()),
+            labels: Some([(OWNER.to_string(), "settings".to_string())].into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    sas.create(&PostParams::default(), &sa).await.unwrap();
+    wait_until("the ServiceAccount in the index", WAIT, || async {
+        let related = seen.related.lock().unwrap().get("settings").cloned()?;
+        (related == ["reader"]).then_some(())
+    })
+    .await
+    .unwrap();
+    assert!(seen.reconciles.load(Ordering::SeqCst) > before);
+    assert_eq!(
+        seen.sent.load(Ordering::SeqCst),
+        1,
+        "an unchanged copy was applied again"
+    );
+
+    // A hand edit of the copy is an event of an owned object: applied again, and put back.
+    let edit = serde_json::json!({ "data": { "colour": ByteString(b"red".to_vec()) } });
+    secrets
+        .patch(
+            "settings-copy",
+            &PatchParams::default(),
+            &Patch::Merge(&edit),
+        )
+        .await
+        .unwrap();
+    wait_until("the copy put back", WAIT, || async {
+        let sent = seen.sent.load(Ordering::SeqCst) == 2;
+        (sent && copied(secrets.clone(), "blue").await.is_some()).then_some(())
+    })
+    .await
+    .unwrap();
+
+    // A new desired state is applied.
+    cm.data = Some([("colour".to_string(), "green".to_string())].into());
+    cm.metadata.managed_fields = None;
+    cms.replace("settings", &PostParams::default(), &cm)
+        .await
+        .unwrap();
+    wait_until("the new copy", WAIT, || copied(secrets.clone(), "green"))
+        .await
+        .unwrap();
+    assert_eq!(seen.sent.load(Ordering::SeqCst), 3);
+
+    // Every reconcile published the same event: the API server has one.
+    let events: Api<Event> = Api::namespaced(client.clone(), &ns);
+    let uid = cm.meta().uid.clone();
+    let copied_events = wait_until("the event", WAIT, || async {
+        let list = events.list(&Default::default()).await.ok()?;
+        let ours: Vec<Event> = list
+            .items
+            .into_iter()
+            .filter(|e| e.reason.as_deref() == Some("Copied"))
+            .filter(|e| e.regarding.as_ref().and_then(|r| r.uid.clone()) == uid)
+            .collect();
+        (!ours.is_empty()).then_some(ours)
+    })
+    .await
+    .unwrap();
+    assert!(seen.reconciles.load(Ordering::SeqCst) >= 4);
+    assert_eq!(copied_events.len(), 1);
+    assert_eq!(
+        copied_events[0].series, None,
+        "a repeat was published: {copied_events:?}"
+    );
+
+    stop.cancel();
+    operator.await.unwrap().unwrap();
+}
