@@ -19,13 +19,13 @@ use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Client, ResourceExt};
 use operator_derive::rbac;
-use operator_runtime::Runtime;
 use operator_runtime::controller::{self, Controller};
+use operator_runtime::{Runtime, conditions};
 use tracing::info;
 
 use crate::api::v1alpha1::{Memcached, MemcachedStatus};
 use crate::resources::{self, INSTANCE_LABEL, MANAGED_BY, MANAGED_BY_LABEL};
-use crate::status::{self, AVAILABLE, Observed};
+use crate::status::{self, AVAILABLE, DEGRADED, Observed, PROGRESSING};
 
 /// Name of the controller in metrics, logs and events.
 pub const CONTROLLER_NAME: &str = "memcached";
@@ -113,39 +113,35 @@ pub async fn reconcile(mc: Arc<Memcached>, ctx: Arc<Context>) -> Result<Action, 
         .apply(mc.as_ref(), &resources::deployment(&mc, &ctx.image))
         .await?;
     ctx.apply(mc.as_ref(), &resources::service(&mc)).await?;
-    let sent = deployment.sent();
+    let applied_ago = deployment.applied_ago();
     let Some(deployment) = deployment.into_object() else {
         unreachable!("Deployments are cached whole");
     };
-
-    // A Deployment this reconcile has just created or changed has not been seen by its
-    // controller yet: a status computed from it now would be replaced within moments, when the
-    // Deployment controller reports (that event reconciles again). Skip that write, one request
-    // per create and per edit, and come back after a grace period in case no report comes.
-    if sent && !observed_current(&deployment) {
-        return Ok(Action::requeue(STATUS_GRACE));
-    }
     let observed = Observed {
         deployment: Some(&deployment),
         pods: pods_of(&mc, &ctx),
         finalizing: false,
     };
-    write_status(&mc, status::desired(&mc, &observed, Timestamp::now()), &ctx).await?;
+    let status = status::desired(&mc, &observed, Timestamp::now());
+    // A rollout this process started moments ago (a new Memcached, a resize) is usually done
+    // within seconds, and each step of it (the Deployment controller's first report, every
+    // pod ready) would be a status write the next one replaces: report it once it is done,
+    // or after a grace period for one that takes longer. A failure is reported at once.
+    let rolling = conditions::is_true(&status.conditions, PROGRESSING)
+        && !conditions::is_true(&status.conditions, DEGRADED);
+    if let Some(left) = STATUS_GRACE.checked_sub(applied_ago)
+        && rolling
+        && !left.is_zero()
+    {
+        return Ok(Action::requeue(left));
+    }
+    write_status(&mc, status, &ctx).await?;
     Ok(ctx.next_sync(mc.as_ref()))
 }
 
-/// How long a reconcile that changed the Deployment waits for the Deployment controller's report
-/// before it writes the Memcached's status from what it has.
+/// How long after applying a new desired state the status waits for the rollout to finish
+/// before it reports progress.
 const STATUS_GRACE: Duration = Duration::from_secs(5);
-
-/// Whether the Deployment controller has seen the Deployment's current spec.
-fn observed_current(deployment: &Deployment) -> bool {
-    let seen = deployment
-        .status
-        .as_ref()
-        .and_then(|s| s.observed_generation);
-    matches!((seen, deployment.metadata.generation), (Some(seen), Some(current)) if seen >= current)
-}
 
 /// The Memcached is being deleted: record it (Degraded condition, Warning event) before the
 /// finalizer goes; its Deployment and Service follow by garbage collection.
@@ -236,6 +232,8 @@ pub async fn start(client: Client, settings: Settings, runtime: Runtime) {
         .field_manager(FIELD_MANAGER)
         .namespace(settings.namespace)
         .concurrency(settings.concurrency)
+        // The status it writes wakes nothing: the cache sees it, the next reconcile compares.
+        .ignore_status_changes()
         .owns::<Deployment>(managed.clone())
         .owns_metadata::<Service>(managed)
         .watches_metadata::<Pod, _>(pods, memcached_of)

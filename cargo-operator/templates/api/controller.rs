@@ -83,6 +83,8 @@ pub fn start(client: Client, runtime: Runtime) -> BoxFuture<'static, ()> {
     Controller::<{{kind}}>::new(client, &runtime)
         .named(CONTROLLER_NAME)
         .field_manager(FIELD_MANAGER)
+        // A status write (this controller's own) does not reconcile again.
+        .ignore_status_changes()
         .run_with_finalizer(FINALIZER, reconcile, cleanup, ())
         .boxed()
 }

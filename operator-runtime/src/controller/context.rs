@@ -71,6 +71,7 @@ struct Applied {
 pub struct Apply<C> {
     object: Option<Arc<C>>,
     sent: bool,
+    ago: Duration,
 }
 
 impl<C> Apply<C> {
@@ -88,6 +89,12 @@ impl<C> Apply<C> {
     /// Whether the apply was sent (the object was not as this process last applied it).
     pub fn sent(&self) -> bool {
         self.sent
+    }
+
+    /// How long ago this desired state was sent: zero when it was sent now. A reconciler
+    /// that waits for what it applied to settle (a rollout) before reporting it uses this.
+    pub fn applied_ago(&self) -> Duration {
+        self.ago
     }
 }
 
@@ -272,19 +279,20 @@ impl<T> Context<T> {
             };
         if let Some((Some(version), object)) = live {
             let unchanged = self.with_state(&owner_key, |state| {
-                state.applied.get(&slot).is_some_and(|a| {
-                    a.hash == hash
-                        && a.version == version
-                        && self
-                            .settings
-                            .sync_period
-                            .is_none_or(|period| a.at.elapsed() < period)
-                })
+                let a = state.applied.get(&slot)?;
+                let current = a.hash == hash
+                    && a.version == version
+                    && self
+                        .settings
+                        .sync_period
+                        .is_none_or(|period| a.at.elapsed() < period);
+                current.then(|| a.at.elapsed())
             });
-            if unchanged {
+            if let Some(ago) = unchanged {
                 return Ok(Apply {
                     object,
                     sent: false,
+                    ago,
                 });
             }
         }
@@ -306,6 +314,7 @@ impl<T> Context<T> {
         Ok(Apply {
             object: Some(Arc::new(applied)),
             sent: true,
+            ago: Duration::ZERO,
         })
     }
 

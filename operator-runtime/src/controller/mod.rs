@@ -123,6 +123,7 @@ fn not_found(e: &kube::Error) -> bool {
 struct Setup<K: Resource<DynamicType = ()> + Clone + Debug + 'static> {
     client: Client,
     namespace: Option<String>,
+    ignore_status_changes: bool,
     caches: Caches,
     ready: Vec<BoxFuture<'static, ()>>,
     controller: Option<controller::Controller<K>>,
@@ -143,6 +144,7 @@ pub struct Controller<K: Resource<DynamicType = ()> + Clone + Debug + 'static> {
     field_manager: Option<String>,
     namespace: Option<String>,
     config: watcher::Config,
+    ignore_status_changes: bool,
     concurrency: u16,
     backoff: Backoff,
     watch_backoff: WatchBackoff,
@@ -179,6 +181,7 @@ where
             field_manager: None,
             namespace: None,
             config: watcher::Config::default(),
+            ignore_status_changes: false,
             concurrency: 1,
             backoff: Backoff::default(),
             watch_backoff: WatchBackoff::default(),
@@ -211,6 +214,20 @@ where
     #[must_use]
     pub fn watch_config(mut self, config: watcher::Config) -> Self {
         self.config = config;
+        self
+    }
+
+    /// Does not reconcile for a change of status alone (generation, labels, annotations,
+    /// finalizers and deletion unchanged) of an object of the primary kind, such as the status
+    /// this controller has just written, or of a watched kind (`watches*`: a pod becoming
+    /// ready changes nothing a mapping reads); owned kinds still wake it, since their status
+    /// is usually what the reconciler reports. controller-runtime's
+    /// `GenerationChangedPredicate`, with deletion and metadata kept. The caches still see
+    /// every change, so the next reconcile reads them. Kinds without a generation reconcile
+    /// on every change as before.
+    #[must_use]
+    pub fn ignore_status_changes(mut self) -> Self {
+        self.ignore_status_changes = true;
         self
     }
 
@@ -354,20 +371,27 @@ where
             field_manager,
             namespace,
             config,
+            ignore_status_changes,
             concurrency,
             backoff,
             watch_backoff,
             registrations,
         } = self;
         let (store, writer) = reflector::store();
-        let primary = reflector::reflector(
+        let events = reflector::reflector(
             writer,
             watcher(api::<K>(&client, namespace.as_deref()), config).modify(strip),
-        )
+        );
+        let primary = if ignore_status_changes {
+            without_status_changes(events).boxed()
+        } else {
+            events.boxed()
+        }
         .touched_objects();
         let mut setup = Setup {
             client: client.clone(),
             namespace,
+            ignore_status_changes,
             caches: Caches::default(),
             ready: vec![ready(store.clone())],
             controller: Some(controller::Controller::for_stream(primary, store)),
@@ -504,6 +528,52 @@ where
     result
 }
 
+/// The events of `events` less the updates that changed nothing but the status (see
+/// [`Controller::ignore_status_changes`]); deletions and relists pass.
+fn without_status_changes<K, S>(events: S) -> impl futures::Stream<Item = S::Item> + Send
+where
+    K: Resource + Send + 'static,
+    S: futures::Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send,
+{
+    let mut seen: std::collections::HashMap<Key, u64> = std::collections::HashMap::new();
+    events.filter(move |event| {
+        let pass = match event {
+            Ok(watcher::Event::Apply(obj)) => {
+                let trigger = trigger_hash(obj);
+                seen.insert(key_of(obj), trigger) != Some(trigger)
+            }
+            Ok(watcher::Event::InitApply(obj)) => {
+                seen.insert(key_of(obj), trigger_hash(obj));
+                true
+            }
+            Ok(watcher::Event::Delete(obj)) => {
+                seen.remove(&key_of(obj));
+                true
+            }
+            _ => true,
+        };
+        std::future::ready(pass)
+    })
+}
+
+/// What a change must touch to reconcile when status changes are ignored: the generation
+/// (the resourceVersion for kinds without one), labels, annotations, finalizers, deletion.
+fn trigger_hash<K: Resource>(obj: &K) -> u64 {
+    use std::hash::{BuildHasher as _, BuildHasherDefault, DefaultHasher};
+    let meta = obj.meta();
+    let version = match meta.generation {
+        Some(generation) => generation.to_string(),
+        None => meta.resource_version.clone().unwrap_or_default(),
+    };
+    BuildHasherDefault::<DefaultHasher>::default().hash_one((
+        version,
+        &meta.labels,
+        &meta.annotations,
+        &meta.finalizers,
+        meta.deletion_timestamp.is_some(),
+    ))
+}
+
 /// `namespace/name`, or `name`.
 fn show((namespace, name): &Key) -> String {
     match namespace {
@@ -553,7 +623,14 @@ where
             if let (Ok(event), Some(index), Some(owner)) = (event, &indexing, &owner) {
                 index.observe(event, |obj| owner(obj));
             }
-        })
+        });
+        // A watched kind's status-only changes too (an owned kind's status is usually what
+        // the reconciler reads, so those always wake it).
+        let stream = if self.ignore_status_changes && index.is_some() {
+            without_status_changes(stream).boxed()
+        } else {
+            stream.boxed()
+        }
         .touched_objects();
         self.ready.push(ready(store.clone()));
         self.caches.insert(Cache { store, index });
@@ -635,6 +712,47 @@ mod tests {
         assert_eq!(delays, [250, 500, 1000, 2000, 4000, 5000, 5000]);
         b.reset();
         assert_eq!(b.next(), Some(Duration::from_millis(250)));
+    }
+
+    #[tokio::test]
+    async fn status_only_changes_are_dropped_and_the_rest_pass() {
+        use k8s_openapi::api::core::v1::Namespace;
+        let ns = |generation, phase: &str, label: Option<&str>| Namespace {
+            metadata: kube::api::ObjectMeta {
+                name: Some("a".into()),
+                generation: Some(generation),
+                labels: label.map(|l| [(l.to_string(), String::new())].into()),
+                ..Default::default()
+            },
+            status: Some(k8s_openapi::api::core::v1::NamespaceStatus {
+                phase: Some(phase.into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let events = vec![
+            watcher::Event::InitApply(ns(1, "Active", None)),
+            watcher::Event::Apply(ns(1, "Other", None)),
+            watcher::Event::Apply(ns(2, "Other", None)),
+            watcher::Event::Apply(ns(2, "Other", Some("x"))),
+            watcher::Event::Apply(ns(2, "Again", Some("x"))),
+            watcher::Event::Delete(ns(2, "Again", Some("x"))),
+        ];
+        let passed: Vec<String> = without_status_changes(futures::stream::iter(
+            events.into_iter().map(Ok::<_, watcher::Error>),
+        ))
+        .map(|e| match e.unwrap() {
+            watcher::Event::InitApply(n) => format!("init {}", n.status.unwrap().phase.unwrap()),
+            watcher::Event::Apply(n) => format!("apply {}", n.status.unwrap().phase.unwrap()),
+            watcher::Event::Delete(_) => "delete".into(),
+            _ => "other".into(),
+        })
+        .collect()
+        .await;
+        assert_eq!(
+            passed,
+            ["init Active", "apply Other", "apply Other", "delete"]
+        );
     }
 
     #[derive(Debug, thiserror::Error)]
