@@ -654,23 +654,48 @@ fn floor_deployment(name: &str, size: i32) -> serde_json::Value {
     })
 }
 
-/// The floor of `count`: N Deployments created directly, converged at 1 replica, resized to 3.
-async fn run_floor(cluster: &cluster::Connected, count: usize, args: &BenchArgs) -> Result<Floor> {
-    let client = cluster.client.clone();
-    let tag = format!("[floor {count}]");
+/// A new namespace named `prefix` and the time.
+async fn fresh_namespace(client: &kube::Client, prefix: &str) -> Result<String> {
     let ns = format!(
-        "bench-floor-{count}-{}",
+        "{prefix}-{}",
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)?
             .as_secs()
     );
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    namespaces
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(serde_json::json!({ "metadata": { "name": ns } }))?,
-        )
+    let namespace = Namespace {
+        metadata: ObjectMeta {
+            name: Some(ns.clone()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &namespace)
         .await?;
+    Ok(ns)
+}
+
+/// Deletes `ns` and waits until it is gone (five minutes at most), so that one run's garbage
+/// collection does not load the API server during the next.
+async fn delete_namespace(client: &kube::Client, ns: &str, tag: &str) -> Result<()> {
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    namespaces.delete(ns, &DeleteParams::background()).await?;
+    let cleanup = Instant::now();
+    while namespaces.get_opt(ns).await?.is_some() {
+        if cleanup.elapsed() > Duration::from_secs(300) {
+            eprintln!("{tag} namespace {ns} still there after 300 s; going on");
+            break;
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+    Ok(())
+}
+
+/// The floor of `count`: N Deployments created directly, converged at 1 replica, resized to 3.
+async fn run_floor(cluster: &cluster::Connected, count: usize, args: &BenchArgs) -> Result<Floor> {
+    let client = cluster.client.clone();
+    let tag = format!("[floor {count}]");
+    let ns = fresh_namespace(&client, &format!("bench-floor-{count}")).await?;
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
     let deadline = Duration::from_secs(args.timeout);
     let poll = if count > 300 {
@@ -712,15 +737,7 @@ async fn run_floor(cluster: &cluster::Connected, count: usize, args: &BenchArgs)
         .await
         .context("resizing Deployments")?;
     let storm = wait_deployments(&tag, &deployments, count, 3, start, deadline, poll).await?;
-    namespaces.delete(&ns, &DeleteParams::background()).await?;
-    let cleanup = Instant::now();
-    while namespaces.get_opt(&ns).await?.is_some() {
-        if cleanup.elapsed() > Duration::from_secs(300) {
-            eprintln!("{tag} namespace {ns} still there after 300 s; going on");
-            break;
-        }
-        tokio::time::sleep(Duration::from_secs(2)).await;
-    }
+    delete_namespace(&client, &ns, &tag).await?;
     Ok(Floor { converged, storm })
 }
 
@@ -824,26 +841,7 @@ async fn run(
 ) -> Result<Row> {
     let client = cluster.client.clone();
     let tag = format!("[{} {count} {}]", which.name(), mode.label());
-    let ns = format!(
-        "bench-{}-{count}-{}",
-        which.name(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)?
-            .as_secs()
-    );
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    namespaces
-        .create(
-            &PostParams::default(),
-            &Namespace {
-                metadata: ObjectMeta {
-                    name: Some(ns.clone()),
-                    ..Default::default()
-                },
-                ..Default::default()
-            },
-        )
-        .await?;
+    let ns = fresh_namespace(&client, &format!("bench-{}-{count}", which.name())).await?;
 
     let (operator, health_port) = spawn_operator(which, binary, &ns, mode, cluster)?;
     let started = Instant::now();
@@ -922,15 +920,8 @@ async fn run(
     )
     .await
     .context("removing finalizers")?;
-    namespaces.delete(&ns, &DeleteParams::background()).await?;
     let cleanup = Instant::now();
-    while namespaces.get_opt(&ns).await?.is_some() {
-        if cleanup.elapsed() > Duration::from_secs(300) {
-            eprintln!("{tag} namespace {ns} still there after 300 s; going on");
-            break;
-        }
-        tokio::time::sleep(Duration::from_secs(2)).await;
-    }
+    delete_namespace(&client, &ns, &tag).await?;
     eprintln!(
         "{tag} namespace gone in {:.1} s",
         cleanup.elapsed().as_secs_f64()
