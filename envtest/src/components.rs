@@ -605,12 +605,13 @@ mod tests {
     /// A cached controller-gen counts only when it reports the pinned version.
     #[test]
     fn a_cached_controller_gen_of_another_version_does_not_count() {
-        use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().unwrap();
         for (version, counts) in [(CONTROLLER_GEN_VERSION, true), ("0.19.0", false)] {
-            let exe = dir.path().join(format!("controller-gen-{version}"));
-            std::fs::write(&exe, format!("#!/bin/sh\necho 'Version: v{version}'\n")).unwrap();
-            std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let exe = crate::test_script(
+                dir.path(),
+                &format!("controller-gen-{version}"),
+                &format!("echo 'Version: v{version}'"),
+            );
             assert_eq!(
                 reports_version(&exe, &["--version"], CONTROLLER_GEN_VERSION),
                 counts,

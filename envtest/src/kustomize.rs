@@ -61,12 +61,9 @@ pub fn build_with(exe: &Path, dir: &Path) -> Result<String, Error> {
 mod tests {
     use super::*;
 
-    fn script(dir: &Path, body: &str) -> PathBuf {
-        use std::os::unix::fs::PermissionsExt as _;
-        let exe = dir.join("kustomize");
-        std::fs::write(&exe, format!("#!/bin/sh\n{body}\n")).unwrap();
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-        exe
+    /// A stand-in kustomize; each one its own file (`name`), none rewritten while it may run.
+    fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+        crate::test_script(dir, name, body)
     }
 
     /// A failing kustomize is an error with its message, even when it printed something.
@@ -75,17 +72,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let failing = script(
             dir.path(),
+            "failing",
             "echo 'kind: Partial'; echo 'Error: missing file manifests.yaml' >&2; exit 1",
         );
         let err = build_with(&failing, dir.path()).unwrap_err().to_string();
         assert!(err.contains("missing file manifests.yaml"), "{err}");
         assert!(err.contains("failed"), "{err}");
 
-        let empty = script(dir.path(), "exit 0");
+        let empty = script(dir.path(), "empty", "exit 0");
         let err = build_with(&empty, dir.path()).unwrap_err().to_string();
         assert!(err.contains("rendered nothing"), "{err}");
 
-        let fine = script(dir.path(), "echo \"rendered $1 $2\"");
+        let fine = script(dir.path(), "fine", "echo \"rendered $1 $2\"");
         let out = build_with(&fine, Path::new("config/default")).unwrap();
         assert_eq!(out, "rendered build config/default\n");
     }

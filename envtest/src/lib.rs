@@ -30,6 +30,26 @@ pub mod registry;
 pub mod testing;
 pub mod webhooks;
 
+/// An executable shell script for tests that stand in for a tool.
+///
+/// Written by a `sh` child, not by this process: a file this process holds open for writing
+/// is inherited by any child another test thread forks at that moment, and until that child
+/// execs, running the script fails with "Text file busy" (ETXTBSY).
+#[cfg(test)]
+pub(crate) fn test_script(dir: &std::path::Path, name: &str, body: &str) -> std::path::PathBuf {
+    let exe = dir.join(name);
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"printf '%s\n%s\n' '#!/bin/sh' "$1" > "$2" && chmod 755 "$2""#)
+        .arg("sh")
+        .arg(body)
+        .arg(&exe)
+        .status()
+        .expect("sh runs");
+    assert!(status.success(), "writing {}", exe.display());
+    exe
+}
+
 use std::path::{Path, PathBuf};
 
 pub use kustomize::kustomize;

@@ -134,11 +134,8 @@ mod tests {
     /// A stand-in that never says where it serves is an error naming what it printed.
     #[test]
     fn a_registry_that_reports_no_port_is_an_error() {
-        use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().unwrap();
-        let exe = dir.path().join("crane");
-        std::fs::write(&exe, "#!/bin/sh\necho 'listen tcp: address in use' >&2\n").unwrap();
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let exe = crate::test_script(dir.path(), "crane", "echo 'listen tcp: address in use' >&2");
         let err = Registry::start_with(&exe).unwrap_err().to_string();
         assert!(err.contains("did not report its port"), "{err}");
         assert!(err.contains("address in use"), "{err}");
@@ -147,15 +144,12 @@ mod tests {
     /// The stand-in's reported port is the registry's.
     #[test]
     fn takes_the_reported_port() {
-        use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().unwrap();
-        let exe = dir.path().join("crane");
-        std::fs::write(
-            &exe,
-            "#!/bin/sh\necho \"2026/01/01 00:00:00 serving on port 40123\" >&2\nexec sleep 30\n",
-        )
-        .unwrap();
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let exe = crate::test_script(
+            dir.path(),
+            "crane",
+            "echo \"2026/01/01 00:00:00 serving on port 40123\" >&2\nexec sleep 30",
+        );
         let registry = Registry::start_with(&exe).unwrap();
         assert_eq!(registry.host(), "127.0.0.1:40123");
     }
