@@ -54,8 +54,8 @@ struct ObjectState {
     failures: u32,
     /// Owned objects as this process last applied them, by (kind, namespace, name).
     applied: HashMap<(String, Key), Applied>,
-    /// The last event of each reason: (type, note).
-    events: HashMap<String, (String, String)>,
+    /// The last event published about the object: (type, reason, note).
+    last_event: Option<(String, String, String)>,
 }
 
 /// The hash of an applied object, the version the API server answered with, and when.
@@ -351,9 +351,10 @@ impl<T> Context<T> {
         Ok(true)
     }
 
-    /// Publishes an event about `obj`, unless the last event of this `reason` about it had
-    /// the same type and note (news, not repeats); whether it published. Best effort: a
-    /// failure is logged, never a reconcile error.
+    /// Publishes an event about `obj`, unless the last event published about it was this one
+    /// (same type, reason and note): news, not repeats. The same event after another one
+    /// (lost, recovered, lost again) is news. Whether it published. Best effort: a failure is
+    /// logged, never a reconcile error.
     pub async fn publish<K>(
         &self,
         obj: &K,
@@ -365,11 +366,9 @@ impl<T> Context<T> {
         K: Resource<DynamicType = ()>,
     {
         let note = note.into();
-        let kind = format!("{type_:?}");
+        let event_id = (format!("{type_:?}"), reason.to_string(), note.clone());
         let key = key_of(obj);
-        let repeat = self.with_state(&key, |state| {
-            state.events.get(reason) == Some(&(kind.clone(), note.clone()))
-        });
+        let repeat = self.with_state(&key, |state| state.last_event.as_ref() == Some(&event_id));
         if repeat {
             return false;
         }
@@ -383,9 +382,7 @@ impl<T> Context<T> {
         let reference: ObjectReference = obj.object_ref(&());
         match self.recorder.publish(&event, &reference).await {
             Ok(()) => {
-                self.with_state(&key, |state| {
-                    state.events.insert(reason.to_string(), (kind, note))
-                });
+                self.with_state(&key, |state| state.last_event = Some(event_id));
                 true
             }
             Err(e) => {
