@@ -5,7 +5,7 @@ package controller
 // +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds,verbs=list;watch;patch
 // +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds/status,verbs=patch
 // +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds/finalizers,verbs=update
-// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=list;watch;create;patch
 // +kubebuilder:rbac:groups=core,resources=services,verbs=list;watch;create;patch
 // +kubebuilder:rbac:groups=core,resources=pods,verbs=list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
