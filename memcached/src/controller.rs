@@ -174,10 +174,10 @@ async fn write_status(
     status: MemcachedStatus,
     ctx: &Context,
 ) -> Result<bool, Error> {
-    let previous = mc.status.clone().unwrap_or_default();
-    if previous == status || !ctx.write_status(mc, &status).await? {
+    if !ctx.write_status(mc, &status).await? {
         return Ok(false);
     }
+    let previous = mc.status.clone().unwrap_or_default();
     if let Some((warning, reason)) = status::availability_event(&previous, &status) {
         let message = status::find(&status, AVAILABLE)
             .map(|c| c.message.clone())

@@ -409,31 +409,12 @@ impl<T> Context<T> {
         }
     }
 
-    /// Forgets everything about `obj` (it is gone): failures, applies, events.
-    pub fn forget<K: Resource>(&self, obj: &K) {
-        self.forget_key(&key_of(obj));
-    }
-
+    /// Forgets everything about the object at `key` (it is gone): failures, applies, events.
     pub(crate) fn forget_key(&self, key: &Key) {
         self.objects
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(key);
-    }
-
-    /// Objects whose last reconcile failed (for tests and diagnostics).
-    pub fn failing(&self) -> usize {
-        self.objects
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .filter(|s| s.failures > 0)
-            .count()
-    }
-
-    /// Objects the controller holds state for (for tests: it must not grow with deleted ones).
-    pub fn remembered(&self) -> usize {
-        self.objects.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     fn with_state<R>(&self, key: &Key, f: impl FnOnce(&mut ObjectState) -> R) -> R {

@@ -698,11 +698,6 @@ async fn run_floor(cluster: &cluster::Connected, count: usize, args: &BenchArgs)
     let ns = fresh_namespace(&client, &format!("bench-floor-{count}")).await?;
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
     let deadline = Duration::from_secs(args.timeout);
-    let poll = if count > 300 {
-        Duration::from_secs(2)
-    } else {
-        Duration::from_secs(1)
-    };
     let names: Vec<String> = (0..count).map(|i| format!("mc-{i:05}")).collect();
     eprintln!("{tag} creating {count} Deployments of 1 replica in {ns}");
     let start = Instant::now();
@@ -719,7 +714,7 @@ async fn run_floor(cluster: &cluster::Connected, count: usize, args: &BenchArgs)
         .try_collect::<Vec<_>>()
         .await
         .context("creating Deployments")?;
-    let converged = wait_deployments(&tag, &deployments, count, 1, start, deadline, poll).await?;
+    let converged = wait_converged(&tag, None, &deployments, count, 1, start, deadline).await?;
     eprintln!("{tag} resizing all {count} to 3");
     let start = Instant::now();
     futures::stream::iter(&names)
@@ -736,37 +731,9 @@ async fn run_floor(cluster: &cluster::Connected, count: usize, args: &BenchArgs)
         .try_collect::<Vec<_>>()
         .await
         .context("resizing Deployments")?;
-    let storm = wait_deployments(&tag, &deployments, count, 3, start, deadline, poll).await?;
+    let storm = wait_converged(&tag, None, &deployments, count, 3, start, deadline).await?;
     delete_namespace(&client, &ns, &tag).await?;
     Ok(Floor { converged, storm })
-}
-
-/// Waits until `count` Deployments run `size` ready replicas; the time since `start`.
-async fn wait_deployments(
-    tag: &str,
-    deployments: &Api<Deployment>,
-    count: usize,
-    size: i32,
-    start: Instant,
-    deadline: Duration,
-    poll: Duration,
-) -> Result<Duration> {
-    loop {
-        let ready = deployments
-            .list(&ListParams::default())
-            .await?
-            .items
-            .iter()
-            .filter(|d| deployment_at(d, size))
-            .count();
-        if ready == count {
-            return Ok(start.elapsed());
-        }
-        if start.elapsed() > deadline {
-            bail!("{tag} only {ready}/{count} at size {size} after {deadline:?}");
-        }
-        tokio::time::sleep(poll).await;
-    }
 }
 
 fn spawn_operator(
@@ -860,11 +827,6 @@ async fn run(
     let mcs: Api<DynamicObject> = Api::namespaced_with(client.clone(), &ns, &resource);
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
     let deadline = Duration::from_secs(args.timeout);
-    let poll = if count > 300 {
-        Duration::from_secs(2)
-    } else {
-        Duration::from_secs(1)
-    };
 
     eprintln!("{tag} creating {count} Memcacheds of size 1 in {ns}");
     let start = Instant::now();
@@ -884,7 +846,7 @@ async fn run(
         .context("creating Memcacheds")?;
     eprintln!("{tag} created in {:.1} s", start.elapsed().as_secs_f64());
     let converged =
-        wait_converged(&tag, &mcs, &deployments, count, 1, start, deadline, poll).await?;
+        wait_converged(&tag, Some(&mcs), &deployments, count, 1, start, deadline).await?;
     eprintln!("{tag} all converged in {:.1} s", converged.as_secs_f64());
 
     let after_converge = operator.metrics()?.requests();
@@ -898,7 +860,7 @@ async fn run(
     merge_all(&mcs, count, serde_json::json!({ "spec": { "size": 3 } }))
         .await
         .context("resizing Memcacheds")?;
-    let storm = wait_converged(&tag, &mcs, &deployments, count, 3, start, deadline, poll).await?;
+    let storm = wait_converged(&tag, Some(&mcs), &deployments, count, 3, start, deadline).await?;
     eprintln!("{tag} storm converged in {:.1} s", storm.as_secs_f64());
 
     let metrics = operator.metrics()?;
@@ -965,29 +927,33 @@ async fn merge_all(
         .map(drop)
 }
 
-/// Waits until every Memcached says Available and its Deployment runs `size` ready replicas;
-/// returns the time since `start`.
-#[allow(clippy::too_many_arguments)]
+/// Waits until `count` Deployments run `size` ready replicas and, with `mcs` (an operator
+/// run; the floor has none), each belongs to a Memcached that says Available; returns the
+/// time since `start`.
 async fn wait_converged(
     tag: &str,
-    mcs: &Api<DynamicObject>,
+    mcs: Option<&Api<DynamicObject>>,
     deployments: &Api<Deployment>,
     count: usize,
     size: i32,
     start: Instant,
     deadline: Duration,
-    poll: Duration,
 ) -> Result<Duration> {
+    let poll = Duration::from_secs(if count > 300 { 2 } else { 1 });
     let mut last_report = Instant::now();
     loop {
-        let available: std::collections::HashSet<String> = mcs
-            .list(&ListParams::default())
-            .await?
-            .items
-            .iter()
-            .filter(|o| is_available(o))
-            .filter_map(|o| o.metadata.name.clone())
-            .collect();
+        let available: Option<std::collections::HashSet<String>> = match mcs {
+            Some(mcs) => Some(
+                mcs.list(&ListParams::default())
+                    .await?
+                    .items
+                    .iter()
+                    .filter(|o| is_available(o))
+                    .filter_map(|o| o.metadata.name.clone())
+                    .collect(),
+            ),
+            None => None,
+        };
         let ready = deployments
             .list(&ListParams::default())
             .await?
@@ -995,11 +961,13 @@ async fn wait_converged(
             .iter()
             .filter(|d| deployment_at(d, size))
             .filter(|d| {
-                d.metadata
-                    .owner_references
-                    .iter()
-                    .flatten()
-                    .any(|o| o.kind == "Memcached" && available.contains(&o.name))
+                available.as_ref().is_none_or(|available| {
+                    d.metadata
+                        .owner_references
+                        .iter()
+                        .flatten()
+                        .any(|o| o.kind == "Memcached" && available.contains(&o.name))
+                })
             })
             .count();
         if ready == count {
