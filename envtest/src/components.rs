@@ -271,6 +271,23 @@ pub fn controller_gen() -> Result<PathBuf, Error> {
         version: CONTROLLER_GEN_VERSION,
         version_args: &["--version"],
         dir: cache_root()?.join(format!("controller-gen-v{CONTROLLER_GEN_VERSION}")),
+        via_module: None,
+    })
+}
+
+/// The version of sigs.k8s.io/crdify the compatibility gate is compared with.
+pub const CRDIFY_VERSION: &str = "0.5.0";
+
+/// The path of crdify v[`CRDIFY_VERSION`] (a CRD compatibility checker), built from its Go
+/// module into the same cache as the control-plane binaries on first use.
+pub fn crdify() -> Result<PathBuf, Error> {
+    go_install(&GoTool {
+        name: "crdify",
+        package: "sigs.k8s.io/crdify",
+        version: CRDIFY_VERSION,
+        version_args: &["version"],
+        dir: cache_root()?.join(format!("crdify-v{CRDIFY_VERSION}")),
+        via_module: Some("sigs.k8s.io/crdify"),
     })
 }
 
@@ -286,6 +303,35 @@ pub(crate) struct GoTool<'a> {
     /// Arguments that make the binary print its version (`v<version>` as one word).
     pub version_args: &'a [&'a str],
     pub dir: PathBuf,
+    /// Build it inside a module of our own that requires this module at `version`
+    /// (`go build` instead of `go install pkg@version`): for modules whose version list the
+    /// proxy refuses, which `go install` reads to look for a deprecation notice.
+    pub via_module: Option<&'a str>,
+}
+
+impl GoTool<'_> {
+    /// Whether `exe` is this tool at its version: built in a module of ours, the module it
+    /// was built from at `version` is among the dependencies `go version -m` lists; else
+    /// `exe <version_args>` prints `v<version>`.
+    fn is_current(&self, exe: &Path) -> bool {
+        match self.via_module {
+            Some(module) => Command::new("go")
+                .args(["version", "-m"])
+                .arg(exe)
+                .env("GOTOOLCHAIN", "local")
+                .output()
+                .is_ok_and(|out| {
+                    String::from_utf8_lossy(&out.stdout).lines().any(|l| {
+                        let words: Vec<&str> = l.split_whitespace().collect();
+                        words.len() >= 3
+                            && (words[0] == "dep" || words[0] == "mod")
+                            && words[1] == module
+                            && words[2] == format!("v{}", self.version)
+                    })
+                }),
+            None => reports_version(exe, self.version_args, self.version),
+        }
+    }
 }
 
 /// Whether `exe <version_args>` prints `v<version>` as a word of its standard output.
@@ -311,10 +357,11 @@ pub(crate) fn go_install(tool: &GoTool) -> Result<PathBuf, Error> {
         version,
         version_args,
         dir: root,
+        via_module,
     } = tool;
     let bin = root.join("bin");
     let exe = bin.join(name);
-    let current = |exe: &Path| exe.is_file() && reports_version(exe, version_args, version);
+    let current = |exe: &Path| exe.is_file() && tool.is_current(exe);
     if current(&exe) {
         return Ok(exe);
     }
@@ -348,14 +395,30 @@ pub(crate) fn go_install(tool: &GoTool) -> Result<PathBuf, Error> {
     cmd.current_dir(root)
         .env("GOTOOLCHAIN", "local")
         .env("GOWORK", "off")
-        .env("CGO_ENABLED", "0")
-        .env("GOBIN", &partial)
-        .args([
-            "install",
-            "-v",
-            "-trimpath",
-            &format!("{package}@v{version}"),
-        ])
+        .env("CGO_ENABLED", "0");
+    match via_module {
+        None => {
+            cmd.env("GOBIN", &partial).args([
+                "install",
+                "-v",
+                "-trimpath",
+                &format!("{package}@v{version}"),
+            ]);
+        }
+        Some(module) => {
+            let go_mod = root.join("go.mod");
+            let text = format!(
+                "module operator-rs.invalid/{name}-build\n\ngo 1.24\n\nrequire {module} v{version}\n"
+            );
+            std::fs::write(&go_mod, text).map_err(|e| Error::io(&go_mod, e))?;
+            let out = partial.join(name);
+            cmd.env("GOFLAGS", "-mod=mod")
+                .args(["build", "-v", "-trimpath", "-o"])
+                .arg(&out)
+                .arg(package);
+        }
+    }
+    cmd
         // -v and errors go to stderr; nothing is read from stdout.
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
@@ -364,7 +427,7 @@ pub(crate) fn go_install(tool: &GoTool) -> Result<PathBuf, Error> {
         return Err(build_failed(&format!("go install {name}"), &log_path));
     }
     promote(&partial, &bin)?;
-    if !reports_version(&exe, version_args, version) {
+    if !tool.is_current(&exe) {
         return Err(Error::Build(format!(
             "{} was installed, but `{name} {}` does not print v{version}",
             exe.display(),

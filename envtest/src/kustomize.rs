@@ -22,6 +22,7 @@ pub fn kustomize() -> Result<PathBuf, Error> {
         version: KUSTOMIZE_VERSION,
         version_args: &["version"],
         dir: tools_root()?.join(format!("kustomize-v{KUSTOMIZE_VERSION}")),
+        via_module: None,
     })
 }
 

@@ -26,6 +26,7 @@ pub fn crane() -> Result<PathBuf, Error> {
         version: REGISTRY_VERSION,
         version_args: &["version"],
         dir: tools_root()?.join(format!("registry-v{REGISTRY_VERSION}")),
+        via_module: None,
     })
 }
 

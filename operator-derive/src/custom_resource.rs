@@ -11,8 +11,7 @@ use crate::crate_crd;
 
 pub fn expand(input: syn::DeriveInput) -> TokenStream {
     let mut diags = Diagnostics::new();
-    let (resource, _subresources, _columns) =
-        operator_gen::crd::crd_markers(&input.attrs, &mut diags);
+    let resource = operator_gen::crd::crd_markers(&input.attrs, &mut diags).resource;
     markers::parse_field_markers(&input.attrs, markers::MarkerTarget::Type, &mut diags);
     checks::check_fields(&input.data, &mut diags);
 

@@ -35,7 +35,7 @@ use proc_macro::TokenStream;
 /// `#[printcolumn]`, and on fields `#[validation]`, `#[schema]`; `#[serde]` is honoured.
 #[proc_macro_derive(
     CustomResource,
-    attributes(resource, subresource, printcolumn, validation, schema, serde)
+    attributes(resource, subresource, printcolumn, compat, validation, schema, serde)
 )]
 pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
     if let Some(error) = too_deep(&input) {

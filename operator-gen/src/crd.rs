@@ -16,7 +16,8 @@ use crate::Origin;
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::Diagnostics;
 use crate::markers::{
-    self, MetaSource, PrintColumnMarker, ResourceMarker, SubresourceMarker, marker_name,
+    self, CompatMarker, MetaSource, PrintColumnMarker, ResourceMarker, SubresourceMarker,
+    marker_name,
 };
 use crate::model::{KindMarkers, Loc, TypeDef};
 use crate::schema::SchemaBuilder;
@@ -63,18 +64,25 @@ pub fn kind_name<S>(resource: &ResourceMarker<S>, name: &str) -> String {
         .map_or_else(|| name.to_string(), |k| k.value.clone())
 }
 
+/// The CRD-level markers of a root kind, as [`crd_markers`] reads them.
+#[derive(Debug, Clone)]
+pub struct CrdMarkers<R = ResourceMarker> {
+    pub resource: R,
+    pub subresources: SubresourceMarker,
+    pub printcolumns: Vec<PrintColumnMarker>,
+    /// `#[compat(allow = ...)]`: changes the compatibility gate lets through.
+    pub compat: Vec<CompatMarker>,
+}
+
 /// Reads the CRD-level markers of `attrs` (shared with operator-derive).
 pub fn crd_markers(
     attrs: &[syn::Attribute],
     diags: &mut Diagnostics,
-) -> (
-    Option<ResourceMarker>,
-    SubresourceMarker,
-    Vec<PrintColumnMarker>,
-) {
+) -> CrdMarkers<Option<ResourceMarker>> {
     let mut resource = None;
     let mut subresources = SubresourceMarker::default();
     let mut printcolumns = Vec::new();
+    let mut compat = Vec::new();
     for attr in attrs {
         match marker_name(attr) {
             Some(markers::RESOURCE) => {
@@ -96,10 +104,18 @@ pub fn crd_markers(
             Some(markers::PRINTCOLUMN) => {
                 printcolumns.extend(markers::parse_printcolumn(MetaSource::Attr(attr), diags))
             }
+            Some(markers::COMPAT) => {
+                compat.extend(markers::parse_compat(MetaSource::Attr(attr), diags))
+            }
             _ => {}
         }
     }
-    (resource, subresources, printcolumns)
+    CrdMarkers {
+        resource,
+        subresources,
+        printcolumns,
+        compat,
+    }
 }
 
 fn attr_span(attr: &syn::Attribute) -> Span {
@@ -109,10 +125,7 @@ fn attr_span(attr: &syn::Attribute) -> Span {
 
 /// The CRD-level markers of `item`, when it carries a `#[resource]` marker that reads.
 /// Marker errors land in `diags`.
-pub fn kind_markers(
-    item: TypeItem<'_>,
-    diags: &mut Diagnostics,
-) -> Option<(ResourceMarker, SubresourceMarker, Vec<PrintColumnMarker>)> {
+pub fn kind_markers(item: TypeItem<'_>, diags: &mut Diagnostics) -> Option<CrdMarkers> {
     let attrs = item.attrs();
     if !attrs
         .iter()
@@ -120,14 +133,19 @@ pub fn kind_markers(
     {
         return None;
     }
-    let (resource, subresources, printcolumns) = crd_markers(attrs, diags);
+    let markers = crd_markers(attrs, diags);
     if !matches!(item, TypeItem::Struct(_)) {
         diags.push(
             item.ident().span(),
             "#[resource] goes on a struct with named fields",
         );
     }
-    Some((resource?, subresources, printcolumns))
+    Some(CrdMarkers {
+        resource: markers.resource?,
+        subresources: markers.subresources,
+        printcolumns: markers.printcolumns,
+        compat: markers.compat,
+    })
 }
 
 pub use crate::plural::default_plural;

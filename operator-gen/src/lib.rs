@@ -32,6 +32,7 @@
 
 pub mod api;
 mod bodies;
+pub mod compat;
 pub mod crd;
 pub mod diagnostics;
 pub mod docs;
@@ -310,6 +311,8 @@ pub struct Generated {
     /// The files of the generators that ran (the CRDs' own among them), generators in
     /// registration order, CRD files by name.
     pub files: Vec<Artifact>,
+    /// The `#[compat(allow = ...)]` markers of the root kinds, for [`compat::Report::apply`].
+    pub compat: Vec<compat::Allow>,
 }
 
 /// Reads the Rust sources under `paths` and runs every generator.
@@ -330,6 +333,7 @@ pub fn generate_with(
     Ok(Generated {
         crds: made.crds,
         files: made.files,
+        compat: made.compat,
     })
 }
 
@@ -384,6 +388,7 @@ pub fn generate_from_texts(
     Ok(Generated {
         crds: made.crds,
         files: made.files,
+        compat: made.compat,
     })
 }
 

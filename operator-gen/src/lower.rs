@@ -47,11 +47,27 @@ pub(crate) fn lower(
         for (no, item) in crate::source::type_items(file).into_iter().enumerate() {
             let kind_markers = crd::kind_markers(item, diags);
             let mut def = reads.crds().then(|| types::type_def(file_no, item));
-            if let Some((resource, subresources, printcolumns)) = kind_markers {
+            if let Some(crd::CrdMarkers {
+                resource,
+                subresources,
+                printcolumns,
+                compat,
+            }) = kind_markers
+            {
                 let name = item.ident().to_string();
-                lowered
-                    .kinds
-                    .push((no, kind(file, &summary.decls[no].0, &name, &resource)));
+                let mut fact = kind(file, &summary.decls[no].0, &name, &resource);
+                fact.compat = compat
+                    .into_iter()
+                    .map(|m| crate::compat::Allow {
+                        crd: fact.crd_name(),
+                        version: fact.version.clone(),
+                        check: m.allow,
+                        path: m.path,
+                        reason: m.reason,
+                        at: Some(Location::of(file, m.span)),
+                    })
+                    .collect();
+                lowered.kinds.push((no, fact));
                 if let Some(def) = &mut def {
                     let mut at = |span| Loc::of(file_no, span);
                     def.kind = Some(KindMarkers {
@@ -136,5 +152,6 @@ fn kind(file: &SourceFile, module: &[String], name: &str, r: &ResourceMarker) ->
         rust_path: rust_path.join("::"),
         at: Location::of(file, r.span),
         kind,
+        compat: Vec::new(),
     }
 }

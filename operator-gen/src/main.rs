@@ -58,6 +58,16 @@ struct Cli {
     /// [default: manager-role].
     #[arg(long)]
     role_name: Option<String>,
+    /// The compatibility gate: compare the generated CRDs with the CRDs in this YAML file or
+    /// directory (a release's config/crd/bases, `kubectl get crd -o yaml` output). Changes
+    /// that break stored objects or clients fail the run, nothing written, unless a
+    /// #[compat(allow = "<check>", reason = "...")] on the root kind covers them.
+    #[arg(long, value_name = "FILE_OR_DIR", conflicts_with = "stdout")]
+    against: Option<PathBuf>,
+    /// With --against: a CRD (by name, `<plural>.<group>`) whose versions a conversion
+    /// webhook converts (repeatable).
+    #[arg(long, value_name = "CRD_NAME", requires = "against")]
+    converted: Vec<String>,
 }
 
 /// The registered generators, and `all`.
@@ -79,6 +89,76 @@ fn main() -> ExitCode {
     }
 }
 
+/// The compatibility gate against the CRDs under `against`; prints the report, and says
+/// whether the run may go on.
+fn gate(
+    generated: &operator_gen::Generated,
+    against: &std::path::Path,
+    converted: &[String],
+) -> anyhow::Result<bool> {
+    use operator_gen::compat::{self, NewCrd, Report};
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut files = Vec::new();
+    if against.is_dir() {
+        for entry in std::fs::read_dir(against)? {
+            let path = entry?.path();
+            if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                files.push(path);
+            }
+        }
+        files.sort();
+    } else {
+        files.push(against.to_path_buf());
+    }
+    let mut base = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| anyhow::anyhow!("--against {}: {e}", file.display()))?;
+        base.extend(
+            compat::read_baseline(&text, &file.display().to_string())
+                .map_err(anyhow::Error::msg)?,
+        );
+    }
+    let new: Vec<NewCrd<'_>> = generated
+        .crds
+        .iter()
+        .map(|crd| NewCrd {
+            crd,
+            conversion_webhook: crd
+                .metadata
+                .name
+                .as_ref()
+                .is_some_and(|n| converted.contains(n)),
+        })
+        .collect();
+    let versions: BTreeMap<String, BTreeSet<String>> = generated
+        .crds
+        .iter()
+        .map(|c| {
+            (
+                c.metadata.name.clone().unwrap_or_default(),
+                c.spec.versions.iter().map(|v| v.name.clone()).collect(),
+            )
+        })
+        .collect();
+    let report = Report::apply(
+        compat::compare_all(&base, &new),
+        &generated.compat,
+        &versions,
+    );
+    eprint!("{report}");
+    if report.fails() {
+        let n = report.errors();
+        eprintln!(
+            "{n} change{} against {} can break stored objects or clients; nothing was written",
+            if n == 1 { "" } else { "s" },
+            against.display()
+        );
+        return Ok(false);
+    }
+    Ok(true)
+}
+
 fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let base = match &cli.manifest_path {
         Some(manifest) => Options::from_manifest(manifest).map_err(anyhow::Error::msg)?,
@@ -94,7 +174,20 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     // clap accepts only the registered names and `all`.
     let ran = ArtifactKind::named(&cli.what).map_or_else(ArtifactKind::all, |kind| vec![kind]);
     let ran = &ran[..];
-    let artifacts = operator_gen::generate_artifacts(&cli.paths, &options, ran)?;
+    let artifacts = match &cli.against {
+        None => operator_gen::generate_artifacts(&cli.paths, &options, ran)?,
+        Some(against) => {
+            // The gate needs the typed CRDs and the allows, which generate_with keeps.
+            if !ran.contains(&ArtifactKind::named("crd").expect("crd is a generator")) {
+                anyhow::bail!("--against compares CRDs: run the `crd` generator (or `all`)");
+            }
+            let generated = operator_gen::generate_with(&cli.paths, &options, ran)?;
+            if !gate(&generated, against, &cli.converted)? {
+                return Ok(ExitCode::FAILURE);
+            }
+            generated.files
+        }
+    };
     let artifacts = std::mem::ManuallyDrop::new(artifacts);
     if cli.stdout {
         let mut out = std::io::stdout().lock();

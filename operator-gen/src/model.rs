@@ -92,6 +92,8 @@ pub struct Kind {
     pub rust_path: String,
     /// Where its `#[resource]` marker is.
     pub at: Location,
+    /// Its `#[compat(allow = ...)]` markers, for the compatibility gate.
+    pub compat: Vec<crate::compat::Allow>,
 }
 
 impl Kind {

@@ -123,6 +123,8 @@ pub struct Made {
     /// Every generator's files, generators in registration order, each generator's
     /// per-CRD files sorted by name before the files of its build.
     pub files: Vec<Artifact>,
+    /// Every root kind's `#[compat(allow = ...)]`, in input order.
+    pub compat: Vec<crate::compat::Allow>,
 }
 
 /// The files of the generators in `ran` (and the CRDs, when `keep_crds`), or every problem
@@ -537,6 +539,7 @@ fn finish(
     Ok(Made {
         crds: if run.keep_crds { api.crds } else { Vec::new() },
         files,
+        compat: api.kinds.iter().flat_map(|k| k.compat.clone()).collect(),
     })
 }
 

@@ -360,3 +360,79 @@ fn a_file_that_is_not_utf8_is_refused_at_the_bad_byte() {
         )
     );
 }
+
+#[test]
+fn against_a_release_the_gate_refuses_a_breaking_change_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = api(dir.path());
+    let config = dir.path().join("config");
+    let config = config.to_str().unwrap();
+    let first = operator_gen(&["crd", "--paths", &src, "--out", config]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    // The release's CRDs, kept aside as a baseline.
+    let release = dir.path().join("release");
+    std::fs::create_dir_all(&release).unwrap();
+    let crd = dir
+        .path()
+        .join("config/crd/bases/cli.example.com_widgets.yaml");
+    std::fs::copy(&crd, release.join("crds.yaml")).unwrap();
+    let release = release.to_str().unwrap();
+    let written = std::fs::read(&crd).unwrap();
+
+    let lib = dir.path().join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(&lib, text.replace("minimum = 1", "minimum = 2")).unwrap();
+    let refused = operator_gen(&[
+        "crd",
+        "--paths",
+        &src,
+        "--out",
+        config,
+        "--against",
+        release,
+    ]);
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    let message = stderr(&refused);
+    assert!(
+        message.contains("error[bound-tightened]: config/crd/bases/cli.example.com_widgets.yaml: widgets.cli.example.com v1 .spec.size: minimum raised from 1 to 2"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!(
+            "1 change against {release} can break stored objects or clients; nothing was written"
+        )),
+        "{message}"
+    );
+    assert_eq!(std::fs::read(&crd).unwrap(), written, "nothing written");
+
+    // Allowed on the root kind: written, the allow printed with its reason.
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(
+        &lib,
+        text.replace(
+            "pub struct Widget {",
+            "#[compat(allow = \"bound-tightened\", path = \".spec.size\", reason = \"no widget of size 1 exists\")]\npub struct Widget {",
+        ),
+    )
+    .unwrap();
+    let allowed = operator_gen(&[
+        "crd",
+        "--paths",
+        &src,
+        "--out",
+        config,
+        "--against",
+        release,
+    ]);
+    assert!(allowed.status.success(), "{}", stderr(&allowed));
+    assert!(
+        stderr(&allowed).contains("allowed: no widget of size 1 exists"),
+        "{}",
+        stderr(&allowed)
+    );
+    assert!(
+        std::fs::read_to_string(&crd)
+            .unwrap()
+            .contains("minimum: 2")
+    );
+}

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 /// Each generated section: the name in its BEGIN/END lines and what it must hold.
-fn sections() -> [(&'static str, String); 2] {
+fn sections() -> [(&'static str, String); 3] {
     [
         (
             "marker table",
@@ -13,6 +13,10 @@ fn sections() -> [(&'static str, String); 2] {
         (
             "webhook table",
             operator_gen::markers::webhook::reference_markdown(),
+        ),
+        (
+            "compatibility checks",
+            operator_gen::compat::reference_markdown(),
         ),
     ]
 }

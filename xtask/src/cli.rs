@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Arg, ArgAction, Command, FromArgMatches as _, Parser, Subcommand};
 
+use crate::baseline::Against;
 use crate::{cargo, manifests};
 
 /// The commands every project's cluster binary runs (`operator_xtask_cluster::Standard`); the
@@ -61,10 +62,25 @@ struct Forwarded {
 enum Cmd {
     /// Regenerate config/crd/bases/*.yaml and config/rbac/role.yaml from the markers in the
     /// crates PROJECT.toml names (make manifests).
+    ///
+    /// Every run also compares the new CRDs with a baseline (the committed ones by default)
+    /// and refuses changes that break stored objects or clients, unless the root kind
+    /// allows them with #[compat(allow = "<check>", path = "...", reason = "...")].
     Manifests {
         /// Write nothing; exit 1 with a diff when a committed manifest is stale.
         #[arg(long)]
         check: bool,
+        /// Compare with the CRDs at this git ref (a release tag, a branch) instead of HEAD.
+        #[arg(long, value_name = "GIT_REF", conflicts_with_all = ["against_file", "against_cluster"])]
+        against: Option<String>,
+        /// Compare with the CRDs in this YAML file (`kubectl get crd -o yaml` output works).
+        #[arg(long, value_name = "FILE", conflicts_with = "against_cluster")]
+        against_file: Option<std::path::PathBuf>,
+        /// Compare with the CRDs the cluster serves (the current kubeconfig's, as `install`
+        /// finds it), with their status.storedVersions; builds the cluster commands on first
+        /// use.
+        #[arg(long)]
+        against_cluster: bool,
     },
     /// The local control plane (up, down, status, env): etcd, kube-apiserver,
     /// kube-controller-manager, kube-scheduler and kwok, built from Go modules on first use.
@@ -99,16 +115,34 @@ impl Xtask {
         if let Some((name, args)) = self.forwarded(&args) {
             return self.forward(name, args);
         }
+        // Reading a cluster needs kube: the cluster binary runs that `manifests`.
+        if args.first().is_some_and(|a| a == "manifests")
+            && args.iter().any(|a| a == "--against-cluster")
+        {
+            return self.forward("manifests", args[1..].to_vec());
+        }
         // `manifests`, help, and mistakes (which clap reports with the list of commands).
         let matches = self.command().get_matches();
         let cli = match Cli::from_arg_matches(&matches) {
             Ok(cli) => cli,
             Err(err) => err.exit(),
         };
-        let Cmd::Manifests { check } = cli.command else {
+        let Cmd::Manifests {
+            check,
+            against,
+            against_file,
+            against_cluster,
+        } = cli.command
+        else {
             unreachable!("every other command is handed over above")
         };
-        match manifests::manifests(check) {
+        let against = match (against, against_file, against_cluster) {
+            (Some(rev), _, _) => Against::GitRef(rev),
+            (_, Some(file), _) => Against::File(file),
+            (_, _, true) => unreachable!("--against-cluster is handed to the cluster binary"),
+            _ => Against::Committed,
+        };
+        match manifests::manifests(check, &against) {
             Ok(code) => code,
             Err(err) => {
                 eprintln!("error: {err:#}");

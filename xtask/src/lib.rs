@@ -17,6 +17,7 @@
 //! }
 //! ```
 
+pub mod baseline;
 pub mod cli;
 pub mod manifests;
 pub mod project;

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Context as _, Result};
 use operator_gen::{ArtifactKind, Layout, Options, output};
 
+use crate::baseline::{self, Against};
 use crate::project::{self, Project};
 use crate::root;
 
@@ -18,6 +19,86 @@ enum ManifestsOutcome {
     Stale(Vec<output::Drift>),
     /// The sources have errors; nothing was written.
     Invalid(String),
+    /// The compatibility gate found changes that break stored objects or clients; nothing
+    /// was written.
+    Breaking {
+        report: String,
+        errors: usize,
+        against: String,
+    },
+}
+
+/// The compatibility gate: the generated CRDs against the baseline, with the sources'
+/// `#[compat(allow = ...)]` applied. `None` when there is no baseline (no commit yet).
+fn gate(
+    root: &Path,
+    project: &Project,
+    generated: &operator_gen::Generated,
+    against: &Against,
+) -> Result<Option<(String, operator_gen::compat::Report)>> {
+    use operator_gen::compat::{self, NewCrd, Report};
+    use std::collections::{BTreeMap, BTreeSet};
+    let Some(mut base) = baseline::load(root, against)? else {
+        return Ok(None);
+    };
+    if matches!(against, Against::Cluster { .. }) {
+        // A cluster serves other projects' CRDs too: compare those of our groups (a kind
+        // of ours that is gone is still found).
+        let groups: BTreeSet<&str> = generated
+            .crds
+            .iter()
+            .map(|c| c.spec.group.as_str())
+            .collect();
+        base.crds
+            .retain(|b| groups.contains(b.crd.spec.group.as_str()));
+    }
+    let converted = |group: &str, kind: &str| {
+        project.resources.iter().any(|r| {
+            project.api_group(r) == group
+                && r.kind == kind
+                && r.webhooks.as_ref().is_some_and(|w| w.conversion)
+        })
+    };
+    let new: Vec<NewCrd<'_>> = generated
+        .crds
+        .iter()
+        .map(|crd| NewCrd {
+            crd,
+            conversion_webhook: converted(&crd.spec.group, &crd.spec.names.kind),
+        })
+        .collect();
+    let versions: BTreeMap<String, BTreeSet<String>> = generated
+        .crds
+        .iter()
+        .map(|c| {
+            (
+                c.metadata.name.clone().unwrap_or_default(),
+                c.spec.versions.iter().map(|v| v.name.clone()).collect(),
+            )
+        })
+        .collect();
+    let mut report = Report::apply(
+        compat::compare_all(&base.crds, &new),
+        &generated.compat,
+        &versions,
+    );
+    for a in &mut report.unused {
+        if let Some(at) = &mut a.at {
+            at.file = at
+                .file
+                .strip_prefix(root)
+                .map_or_else(|_| at.file.clone(), Path::to_path_buf);
+        }
+    }
+    for f in &mut report.findings {
+        if let Some((_, Some(at))) = &mut f.allowed {
+            at.file = at
+                .file
+                .strip_prefix(root)
+                .map_or_else(|_| at.file.clone(), Path::to_path_buf);
+        }
+    }
+    Ok(Some((base.label, report)))
 }
 
 /// The options of the crates the project scans: each crate's own
@@ -101,7 +182,7 @@ fn check_resources(
 }
 
 /// Generates the manifests of the workspace at `root` (paths in messages are relative to it).
-fn run_manifests(root: &Path, check: bool) -> Result<ManifestsOutcome> {
+fn run_manifests(root: &Path, check: bool, against: &Against) -> Result<ManifestsOutcome> {
     let rel = |p: &Path| {
         p.strip_prefix(root)
             .map_or_else(|_| p.to_path_buf(), Path::to_path_buf)
@@ -136,6 +217,20 @@ fn run_manifests(root: &Path, check: bool) -> Result<ManifestsOutcome> {
         }
         Err(message) => return Ok(ManifestsOutcome::Invalid(message)),
     }
+    match gate(root, &project, &generated, against) {
+        Ok(Some((label, report))) => {
+            if report.fails() {
+                return Ok(ManifestsOutcome::Breaking {
+                    report: report.to_string(),
+                    errors: report.errors(),
+                    against: label,
+                });
+            }
+            eprint!("{report}");
+        }
+        Ok(None) => {}
+        Err(e) => return Ok(ManifestsOutcome::Invalid(format!("{e:#}"))),
+    }
     let artifacts = generated.artifacts();
     let layout = Layout::kubebuilder(&root.join("config"));
     let all = &ArtifactKind::all();
@@ -160,13 +255,13 @@ fn run_manifests(root: &Path, check: bool) -> Result<ManifestsOutcome> {
 }
 
 /// `cargo xtask manifests [--check]` in the project at the current directory.
-pub fn manifests(check: bool) -> Result<ExitCode> {
-    manifests_in(&root(), check)
+pub fn manifests(check: bool, against: &Against) -> Result<ExitCode> {
+    manifests_in(&root(), check, against)
 }
 
 /// `cargo xtask manifests [--check]` in the project at `root`, reporting on stderr.
-pub fn manifests_in(root: &Path, check: bool) -> Result<ExitCode> {
-    match run_manifests(root, check)? {
+pub fn manifests_in(root: &Path, check: bool, against: &Against) -> Result<ExitCode> {
+    match run_manifests(root, check, against)? {
         ManifestsOutcome::UpToDate(n) => eprintln!("manifests are up to date ({n} files)"),
         ManifestsOutcome::Written(paths) => {
             for path in paths {
@@ -182,6 +277,19 @@ pub fn manifests_in(root: &Path, check: bool) -> Result<ExitCode> {
         }
         ManifestsOutcome::Invalid(message) => {
             eprintln!("{message}");
+            return Ok(ExitCode::FAILURE);
+        }
+        ManifestsOutcome::Breaking {
+            report,
+            errors,
+            against,
+        } => {
+            eprint!("{report}");
+            eprintln!(
+                "{errors} change{} against {against} can break stored objects or clients{}",
+                if errors == 1 { "" } else { "s" },
+                if check { "" } else { "; nothing was written" }
+            );
             return Ok(ExitCode::FAILURE);
         }
     }
@@ -242,7 +350,7 @@ mod tests {
     #[test]
     fn committed_manifests_are_up_to_date() {
         assert!(matches!(
-            run_manifests(&root(), true).unwrap(),
+            run_manifests(&root(), true, &Against::default()).unwrap(),
             ManifestsOutcome::UpToDate(3)
         ));
     }
@@ -255,7 +363,9 @@ mod tests {
             "/// Nodes are the names",
             "/// Nodes list the names",
         );
-        let ManifestsOutcome::Stale(drift) = run_manifests(ws.path(), true).unwrap() else {
+        let ManifestsOutcome::Stale(drift) =
+            run_manifests(ws.path(), true, &Against::default()).unwrap()
+        else {
             panic!("expected drift")
         };
         assert_eq!(drift.len(), 1, "{drift:?}");
@@ -271,6 +381,120 @@ mod tests {
     }
 
     #[test]
+    fn a_breaking_change_to_the_memcached_crd_is_refused_with_where_why_and_the_way_through() {
+        let ws = scratch_workspace();
+        let api = ws.path().join("memcached/src/api/v1alpha1.rs");
+        edit(
+            &api,
+            "#[validation(minimum = 0)]",
+            "#[validation(minimum = 1)]",
+        );
+        let before = snapshot(ws.path());
+        for check in [true, false] {
+            let ManifestsOutcome::Breaking {
+                report,
+                errors,
+                against,
+            } = run_manifests(ws.path(), check, &Against::default()).unwrap()
+            else {
+                panic!("expected the gate to refuse the change (check = {check})")
+            };
+            assert_eq!(errors, 1, "{report}");
+            assert_eq!(against, "the CRDs in config/crd/bases");
+            for part in [
+                "error[bound-tightened]: config/crd/bases/cache.example.com_memcacheds.yaml: memcacheds.cache.example.com v1alpha1 .spec.size: minimum raised from 0 to 1",
+                "why: objects already stored keep passing updates",
+                "way through: add the change in a new version with a conversion webhook",
+                "or allow it: #[compat(allow = \"bound-tightened\", path = \".spec.size\", reason = \"...\")] on the root kind of v1alpha1",
+            ] {
+                assert!(report.contains(part), "{part:?} not in:\n{report}");
+            }
+            // Nothing written, in either mode.
+            assert_eq!(snapshot(ws.path()), before);
+        }
+        // Allowed with a reason on the root kind: written, and the reason is what is kept.
+        edit(
+            &api,
+            "pub struct Memcached {",
+            "#[compat(allow = \"bound-tightened\", path = \".spec.size\", reason = \"a size of 0 never ran anything\")]\npub struct Memcached {",
+        );
+        let outcome = run_manifests(ws.path(), false, &Against::default()).unwrap();
+        let ManifestsOutcome::Written(paths) = outcome else {
+            panic!("expected the allowed change to be written: {outcome:?}")
+        };
+        assert_eq!(
+            paths,
+            [PathBuf::from(
+                "config/crd/bases/cache.example.com_memcacheds.yaml"
+            )]
+        );
+    }
+
+    #[test]
+    fn the_gate_compares_with_a_git_ref_and_finds_a_removed_field() {
+        let ws = scratch_workspace();
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .arg("-C")
+                .arg(ws.path())
+                .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+        };
+        git(&["init", "-q"]);
+        git(&["add", "."]);
+        git(&["commit", "-q", "-m", "v1"]);
+        git(&["tag", "v1.0.0"]);
+        // The next release drops the image field, with an allow on the kind, and commits
+        // the regenerated CRD: against HEAD nothing is left to report (the allow is then
+        // unused), against the release tag the removal is found and allowed.
+        let api = ws.path().join("memcached/src/api/v1alpha1.rs");
+        edit(
+            &api,
+            "    /// Image is the memcached container image. Left out, the operator's\n    /// defaulting webhook sets the image the operator is configured with.\n    #[validation(min_length = 1)]\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub image: Option<String>,\n",
+            "",
+        );
+        let ManifestsOutcome::Breaking { report, .. } =
+            run_manifests(ws.path(), true, &Against::GitRef("v1.0.0".into())).unwrap()
+        else {
+            panic!("expected the removal to be refused against v1.0.0")
+        };
+        assert!(
+            report.contains("error[field-removed]: config/crd/bases/cache.example.com_memcacheds.yaml: memcacheds.cache.example.com v1alpha1 .spec.image: field removed"),
+            "{report}"
+        );
+        edit(
+            &api,
+            "pub struct Memcached {",
+            "#[compat(allow = \"field-removed\", path = \".spec.image\", reason = \"the webhook sets the image\")]\npub struct Memcached {",
+        );
+        assert!(matches!(
+            run_manifests(ws.path(), false, &Against::default()).unwrap(),
+            ManifestsOutcome::Written(_)
+        ));
+        git(&["commit", "-q", "-a", "-m", "v2"]);
+        assert!(matches!(
+            run_manifests(ws.path(), true, &Against::default()).unwrap(),
+            ManifestsOutcome::UpToDate(_)
+        ));
+        assert!(matches!(
+            run_manifests(ws.path(), true, &Against::GitRef("v1.0.0".into())).unwrap(),
+            ManifestsOutcome::UpToDate(_)
+        ));
+        let ManifestsOutcome::Invalid(message) =
+            run_manifests(ws.path(), true, &Against::GitRef("v9".into())).unwrap()
+        else {
+            panic!("expected an unknown ref to be refused")
+        };
+        assert!(
+            message.contains("--against v9: git knows no commit, tag or branch of that name"),
+            "{message}"
+        );
+    }
+
+    #[test]
     fn check_names_the_role_after_a_marker_changes() {
         let ws = scratch_workspace();
         edit(
@@ -278,7 +502,9 @@ mod tests {
             "resources = \"pods\", verbs = \"list;watch\"",
             "resources = \"pods\", verbs = \"list\"",
         );
-        let ManifestsOutcome::Stale(drift) = run_manifests(ws.path(), true).unwrap() else {
+        let ManifestsOutcome::Stale(drift) =
+            run_manifests(ws.path(), true, &Against::default()).unwrap()
+        else {
             panic!("expected drift")
         };
         assert_eq!(drift.len(), 1, "{drift:?}");
@@ -306,7 +532,9 @@ mod tests {
             "#[validation(minimun = 0)]",
         );
         let before = snapshot(ws.path());
-        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else {
+        let ManifestsOutcome::Invalid(message) =
+            run_manifests(ws.path(), false, &Against::default()).unwrap()
+        else {
             panic!("expected an error")
         };
         assert!(
@@ -331,7 +559,9 @@ mod tests {
             "pub size: i32,",
             "pub size: std::time::Instant,",
         );
-        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else {
+        let ManifestsOutcome::Invalid(message) =
+            run_manifests(ws.path(), false, &Against::default()).unwrap()
+        else {
             panic!("expected an error")
         };
         assert!(
@@ -348,12 +578,17 @@ mod tests {
     fn the_operator_crates_options_are_used_and_checked() {
         let ws = scratch_workspace();
         let manifest = ws.path().join("memcached/Cargo.toml");
+        let api = ws.path().join("memcached/src/api/v1alpha1.rs");
+        edit(&api, "pub size: i32,", "pub size: f64,");
+        // An integer field turning into a number is a change the gate reports.
         edit(
-            &ws.path().join("memcached/src/api/v1alpha1.rs"),
-            "pub size: i32,",
-            "pub size: f64,",
+            &api,
+            "pub struct Memcached {",
+            "#[compat(allow = \"type-changed\", path = \".spec.size\", reason = \"this test is about the options\")]\npub struct Memcached {",
         );
-        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else {
+        let ManifestsOutcome::Invalid(message) =
+            run_manifests(ws.path(), false, &Against::default()).unwrap()
+        else {
             panic!("floats need the opt-in")
         };
         assert!(message.contains("allow-dangerous-types"), "{message}");
@@ -363,8 +598,9 @@ mod tests {
             format!("{text}\n[package.metadata.operator-gen]\nallow-dangerous-types = true\nmax-desc-len = 0\n"),
         )
         .unwrap();
-        let ManifestsOutcome::Written(changed) = run_manifests(ws.path(), false).unwrap() else {
-            panic!("the opt-in is read")
+        let outcome = run_manifests(ws.path(), false, &Against::default()).unwrap();
+        let ManifestsOutcome::Written(changed) = outcome else {
+            panic!("the opt-in is read: {outcome:?}")
         };
         let crd = std::fs::read_to_string(
             ws.path()
@@ -386,7 +622,9 @@ mod tests {
             format!("{text}\n[package.metadata.operator-gen]\nrole_name = \"x\"\n"),
         )
         .unwrap();
-        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else {
+        let ManifestsOutcome::Invalid(message) =
+            run_manifests(ws.path(), false, &Against::default()).unwrap()
+        else {
             panic!("a misspelled option is an error")
         };
         assert!(message.contains("unknown field `role_name`"), "{message}");
@@ -401,7 +639,9 @@ mod tests {
 
         // A listed kind that no #[resource] declares.
         edit(&project_file, "kind = \"Memcached\"", "kind = \"Memcache\"");
-        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else {
+        let ManifestsOutcome::Invalid(message) =
+            run_manifests(ws.path(), false, &Against::default()).unwrap()
+        else {
             panic!("Memcache is not declared")
         };
         assert_eq!(
@@ -412,7 +652,9 @@ mod tests {
         // The scope disagrees with the marker.
         edit(&project_file, "kind = \"Memcache\"", "kind = \"Memcached\"");
         edit(&project_file, "namespaced = true", "namespaced = false");
-        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else {
+        let ManifestsOutcome::Invalid(message) =
+            run_manifests(ws.path(), false, &Against::default()).unwrap()
+        else {
             panic!("Memcached is namespaced")
         };
         assert!(
@@ -422,7 +664,9 @@ mod tests {
 
         // No project file at all.
         std::fs::remove_file(&project_file).unwrap();
-        let ManifestsOutcome::Invalid(message) = run_manifests(ws.path(), false).unwrap() else {
+        let ManifestsOutcome::Invalid(message) =
+            run_manifests(ws.path(), false, &Against::default()).unwrap()
+        else {
             panic!("the project file is required")
         };
         assert!(message.starts_with("cannot read "), "{message}");
@@ -457,7 +701,7 @@ mod tests {
         );
         let before = snapshot(ws.path());
         assert!(matches!(
-            run_manifests(ws.path(), true).unwrap(),
+            run_manifests(ws.path(), true, &Against::default()).unwrap(),
             ManifestsOutcome::UpToDate(3)
         ));
         assert_eq!(snapshot(ws.path()), before);
@@ -481,7 +725,9 @@ mod tests {
                     path = \"memcached-api\"\napi = \"memcached-api/src/widget.rs\"\nnamespaced = false\n",
         )
         .unwrap();
-        let ManifestsOutcome::Written(paths) = run_manifests(ws.path(), false).unwrap() else {
+        let ManifestsOutcome::Written(paths) =
+            run_manifests(ws.path(), false, &Against::default()).unwrap()
+        else {
             panic!("the Widget CRD is new")
         };
         assert_eq!(

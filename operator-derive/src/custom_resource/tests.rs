@@ -5,7 +5,7 @@ use super::*;
 /// The impls for `input`, with an empty CRD (no sources are read).
 fn expanded(input: syn::DeriveInput) -> String {
     let mut diags = Diagnostics::new();
-    let (resource, _, _) = operator_gen::crd::crd_markers(&input.attrs, &mut diags);
+    let resource = operator_gen::crd::crd_markers(&input.attrs, &mut diags).resource;
     assert!(diags.is_empty(), "{:?}", diags.into_vec());
     let syn::Data::Struct(syn::DataStruct {
         fields: syn::Fields::Named(named),

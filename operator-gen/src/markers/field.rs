@@ -5,7 +5,7 @@
 use super::args::{MetaSource, Spanned, parse_args};
 use super::foreign::{FOREIGN, Length, read_foreign};
 use super::table::{self, Parsed, Rule, SchemaProp, Validation};
-use super::{PRINTCOLUMN, RESOURCE, SCHEMA, SUBRESOURCE, VALIDATION, marker_name};
+use super::{COMPAT, PRINTCOLUMN, RESOURCE, SCHEMA, SUBRESOURCE, VALIDATION, marker_name};
 use crate::diagnostics::Diagnostics;
 use crate::diagnostics::Misfit;
 use proc_macro2::Span;
@@ -249,7 +249,7 @@ pub fn parse_field_markers(
             Some(name @ (VALIDATION | SCHEMA)) => name,
             // The derive declares these for the kind's struct, so the compiler lets them
             // through on a field, where they would mean nothing.
-            Some(kind_marker @ (RESOURCE | SUBRESOURCE | PRINTCOLUMN))
+            Some(kind_marker @ (RESOURCE | SUBRESOURCE | PRINTCOLUMN | COMPAT))
                 if target == MarkerTarget::Field =>
             {
                 diags.push(

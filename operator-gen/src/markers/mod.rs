@@ -21,9 +21,9 @@ pub mod webhook;
 
 pub use args::{MetaSource, Spanned};
 pub use crd::{
-    CRATE_PATHS, ColumnType, PrintColumnMarker, ResourceMarker, ScaleMarker, Scope,
+    CRATE_PATHS, ColumnType, CompatMarker, PrintColumnMarker, ResourceMarker, ScaleMarker, Scope,
     SubresourceMarker, is_dns_label, is_dns_subdomain, is_dns1035_label, json_path_problem,
-    kind_name_problem, parse_printcolumn, parse_resource, parse_subresource,
+    kind_name_problem, parse_compat, parse_printcolumn, parse_resource, parse_subresource,
 };
 pub use field::{
     CelRule, ExternalDocs, FieldMarkers, ListType, MarkerTarget, ObjectType, OneOf,
@@ -42,6 +42,7 @@ pub use webhook::{
 pub const RESOURCE: &str = "resource";
 pub const SUBRESOURCE: &str = "subresource";
 pub const PRINTCOLUMN: &str = "printcolumn";
+pub const COMPAT: &str = "compat";
 pub const VALIDATION: &str = "validation";
 pub const SCHEMA: &str = "schema";
 pub const RBAC: &str = "rbac";
@@ -66,6 +67,7 @@ pub fn marker_name(attr: &syn::Attribute) -> Option<&'static str> {
         RESOURCE,
         SUBRESOURCE,
         PRINTCOLUMN,
+        COMPAT,
         VALIDATION,
         SCHEMA,
         RBAC,

@@ -25,7 +25,11 @@ fn outcome(inputs: &[Input], options: &Options, threads: usize) -> String {
         &Run::new(options, &ArtifactKind::all(), true),
         threads,
     ) {
-        Ok(Made { crds, files }) => format!("{crds:?}\n{files:?}"),
+        Ok(Made {
+            crds,
+            files,
+            compat,
+        }) => format!("{crds:?}\n{files:?}\n{compat:?}"),
         Err(e) => e.to_string(),
     }
 }
@@ -114,7 +118,7 @@ fn crds_come_out_sorted_by_group_and_kind_whoever_built_them() {
         .collect();
     same_on_any_number_of_threads(&inputs, &Options::default());
     let all = ArtifactKind::all();
-    let Made { crds, files } =
+    let Made { crds, files, .. } =
         run_on(&inputs, &Run::new(&Options::default(), &all, true), 2).unwrap();
     let names: Vec<&str> = files.iter().map(|f| f.file_name.as_str()).collect();
     assert_eq!(

@@ -242,6 +242,39 @@ pub async fn install_crds(client: &Client) -> Result<Vec<String>> {
     Ok(envtest::crds::install_dir(client, &crd_dir(), Duration::from_secs(60)).await?)
 }
 
+/// The CRDs the cluster serves, as the compatibility gate's baseline (with their
+/// `status.storedVersions`), and the name of the cluster.
+pub async fn live_crds(
+    target: &Target,
+) -> Result<(String, Vec<operator_gen::compat::BaselineCrd>)> {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    let cluster = connect(target).await?;
+    let api: kube::Api<CustomResourceDefinition> = kube::Api::all(cluster.client.clone());
+    let list = api
+        .list(&Default::default())
+        .await
+        .with_context(|| format!("listing the CRDs of {}", cluster.source))?;
+    let mut crds = Vec::new();
+    for crd in list.items {
+        let name = crd.metadata.name.clone().unwrap_or_default();
+        let value = serde_json::to_value(&crd)?;
+        crds.push(
+            operator_gen::compat::BaselineCrd::from_value(value)
+                .map_err(|e| anyhow::anyhow!("CRD {name} of {}: {e}", cluster.source))?,
+        );
+    }
+    Ok((cluster.source, crds))
+}
+
+/// `cargo xtask manifests [--check] --against-cluster`.
+pub fn manifests_against(check: bool, target: &Target) -> Result<ExitCode> {
+    let (source, crds) = runtime()?.block_on(live_crds(target))?;
+    operator_xtask::manifests::manifests(
+        check,
+        &operator_xtask::baseline::Against::Cluster { source, crds },
+    )
+}
+
 pub fn install(target: &Target) -> Result<ExitCode> {
     runtime()?.block_on(async {
         let cluster = connect(target).await?;

@@ -63,6 +63,19 @@ pub enum Standard {
     Deploy(deploy::DeployArgs),
     /// Delete everything `deploy` applied, and nothing else (make undeploy).
     Undeploy(deploy::UndeployArgs),
+    /// `cargo xtask manifests --against-cluster`, which the lean front end hands over: the
+    /// compatibility gate against the CRDs the cluster serves.
+    #[command(hide = true)]
+    Manifests {
+        /// Write nothing; exit 1 with a diff when a committed manifest is stale.
+        #[arg(long)]
+        check: bool,
+        /// Compare with the cluster's CRDs (the only baseline this command reads).
+        #[arg(long, required = true)]
+        against_cluster: bool,
+        #[command(flatten)]
+        target: cluster::Target,
+    },
 }
 
 /// Runs one standard command.
@@ -79,6 +92,7 @@ pub fn run(command: Standard) -> Result<ExitCode> {
         Standard::Image(args) => image::command(&args),
         Standard::Deploy(args) => deploy::deploy_command(&args),
         Standard::Undeploy(args) => deploy::undeploy_command(&args),
+        Standard::Manifests { check, target, .. } => cluster::manifests_against(check, &target),
     }
 }
 

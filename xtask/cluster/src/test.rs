@@ -49,7 +49,7 @@ fn run(
         .map_err(|e| anyhow::anyhow!("{e}: {CLIPPY_HINT}"))
     })?;
     steps.time("cargo xtask manifests --check", || {
-        if manifests::manifests(true)? != ExitCode::SUCCESS {
+        if manifests::manifests(true, &Default::default())? != ExitCode::SUCCESS {
             bail!("cargo xtask manifests --check failed: {MANIFESTS_HINT}");
         }
         Ok(())
