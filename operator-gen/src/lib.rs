@@ -48,6 +48,7 @@ pub mod rbac;
 pub mod schema;
 pub mod serde_attrs;
 pub mod sink;
+pub mod size;
 pub mod source;
 pub mod type_schemas;
 pub mod webhook;

@@ -159,6 +159,25 @@ fn gate(
     Ok(true)
 }
 
+/// The size budgets of the CRD files among `artifacts`: prints what is over, and says
+/// whether the run may go on (nothing over what etcd stores).
+fn size_budgets(artifacts: &[operator_gen::output::Artifact]) -> anyhow::Result<bool> {
+    let crd = ArtifactKind::named("crd").expect("crd is a generator");
+    let mut fits = true;
+    for a in artifacts.iter().filter(|a| a.kind == crd) {
+        // Only files near a budget are parsed: YAML is longer than the JSON measured.
+        if a.contents.len() <= operator_gen::size::CLIENT_SIDE_APPLY {
+            continue;
+        }
+        let value: serde_json::Value = serde_yaml::from_str(&a.contents)?;
+        if let Some(over) = operator_gen::size::check(&value) {
+            fits &= over.severity != operator_gen::compat::Severity::Error;
+            eprintln!("{over}");
+        }
+    }
+    Ok(fits)
+}
+
 fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let base = match &cli.manifest_path {
         Some(manifest) => Options::from_manifest(manifest).map_err(anyhow::Error::msg)?,
@@ -189,6 +208,9 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         }
     };
     let artifacts = std::mem::ManuallyDrop::new(artifacts);
+    if !size_budgets(&artifacts)? {
+        return Ok(ExitCode::FAILURE);
+    }
     if cli.stdout {
         let mut out = std::io::stdout().lock();
         for a in artifacts.iter() {

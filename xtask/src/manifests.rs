@@ -217,6 +217,20 @@ fn run_manifests(root: &Path, check: bool, against: &Against) -> Result<Manifest
         }
         Err(message) => return Ok(ManifestsOutcome::Invalid(message)),
     }
+    let mut oversize = Vec::new();
+    for crd in &generated.crds {
+        oversize.extend(operator_gen::size::check(&serde_json::to_value(crd)?));
+    }
+    if oversize
+        .iter()
+        .any(|o| o.severity == operator_gen::compat::Severity::Error)
+    {
+        let text: Vec<String> = oversize.iter().map(ToString::to_string).collect();
+        return Ok(ManifestsOutcome::Invalid(text.join("\n")));
+    }
+    for o in &oversize {
+        eprintln!("{o}");
+    }
     match gate(root, &project, &generated, against) {
         Ok(Some((label, report))) => {
             if report.fails() {
