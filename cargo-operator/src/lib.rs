@@ -377,8 +377,8 @@ pub fn create_api(options: &ApiOptions) -> Result<()> {
     }
     let test_scope = if namespaced {
         format!(
-            "let ns = env.namespace(\"{}\").await.unwrap();\n    let api: Api<{}> = Api::namespaced(env.client(), ns.name());",
-            gvk.kind_lower, gvk.kind
+            "let api: Api<{}> = Api::namespaced(env.client(), ns.name());",
+            gvk.kind
         )
     } else {
         format!("let api: Api<{}> = Api::all(env.client());", gvk.kind)

@@ -19,6 +19,7 @@
 //!
 //! `cargo xtask envtest up|down|status|env` is the command-line face of this crate.
 
+pub mod audit;
 pub mod certmanager;
 pub mod certs;
 pub mod components;

@@ -325,6 +325,15 @@ impl Starting {
         let kwok_kubeconfig = kubeconfig("pki/kwok.kubeconfig", &pki.kwok)?;
         let p = |path: &Path| path.display().to_string();
         let loopback = |port: u16| format!("http://127.0.0.1:{port}");
+        // What service accounts outside kube-system (operators under test) ask, for
+        // `envtest::audit`. A fresh log per start.
+        let audit_policy = dir.join("audit-policy.yaml");
+        std::fs::write(&audit_policy, crate::audit::POLICY)
+            .map_err(|e| Error::io(&audit_policy, e))?;
+        let audit_log = dir.join("logs/audit.log");
+        if audit_log.exists() {
+            std::fs::remove_file(&audit_log).map_err(|e| Error::io(&audit_log, e))?;
+        }
 
         self.spawn(
             bins,
@@ -373,6 +382,10 @@ impl Starting {
                 // control plane needs its endpoints.
                 "--endpoint-reconciler-type=none".into(),
                 "--profiling=false".into(),
+                format!("--audit-policy-file={}", p(&audit_policy)),
+                format!("--audit-log-path={}", p(&audit_log)),
+                "--audit-log-maxsize=500".into(),
+                "--audit-log-maxbackup=1".into(),
             ],
         )?;
         let client = admin_client(&admin_kubeconfig).await?;

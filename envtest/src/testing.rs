@@ -60,6 +60,139 @@ impl TestEnv {
         &self.config
     }
 
+    /// A client configuration that authenticates as the service account `name` of
+    /// `namespace` with a token the API server issues for it (TokenRequest), as a pod of that
+    /// account would: its requests are authorized by its own bindings, and the local control
+    /// plane's audit log ([`crate::audit`]) records them under its name. The account is created
+    /// when it does not exist.
+    pub async fn service_account_config(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Config, Error> {
+        use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
+        let sas: Api<ServiceAccount> = Api::namespaced(self.client.clone(), namespace);
+        if sas.get_opt(name).await?.is_none() {
+            let sa = ServiceAccount {
+                metadata: ObjectMeta {
+                    name: Some(name.to_string()),
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            match sas.create(&PostParams::default(), &sa).await {
+                Ok(_) => {}
+                Err(kube::Error::Api(e)) if e.code == 409 => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let request = TokenRequest {
+            spec: Some(TokenRequestSpec {
+                expiration_seconds: Some(3600),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let issued: TokenRequest = sas
+            .create_subresource("token", name, &PostParams::default(), &request)
+            .await?;
+        let token = issued
+            .status
+            .map(|s| s.token)
+            .ok_or_else(|| Error::Build(format!("no token issued for {namespace}/{name}")))?;
+        let mut config = self.config.clone();
+        config.auth_info = serde_json::from_value(serde_json::json!({ "token": token }))
+            .map_err(|e| Error::Build(e.to_string()))?;
+        Ok(config)
+    }
+
+    /// A client configuration for the operator as the cluster would run it: the service
+    /// account `account` of `namespace`, bound to the roles of `role_yaml` (a generated
+    /// `config/rbac/role.yaml`), with a token of its own ([`Self::service_account_config`]).
+    /// Tests run side by side, so the ClusterRole is renamed `<namespace>-<name>`; Roles go
+    /// into `namespace`. The cluster-wide objects are deleted when the returned guard drops,
+    /// the namespaced ones with the namespace. What the account asks is then in the local
+    /// plane's audit log under its own name, for `cargo xtask test`'s RBAC report.
+    pub async fn operator_config(
+        &self,
+        namespace: &str,
+        account: &str,
+        role_yaml: &str,
+    ) -> Result<(Config, Bound), Error> {
+        use k8s_openapi::api::rbac::v1::{
+            ClusterRole, ClusterRoleBinding, Role, RoleBinding, RoleRef, Subject,
+        };
+        use kube::api::{Patch, PatchParams};
+        use serde::Deserialize as _;
+        let apply = PatchParams::apply("envtest").force();
+        let subject = Subject {
+            kind: "ServiceAccount".into(),
+            name: account.into(),
+            namespace: Some(namespace.into()),
+            ..Default::default()
+        };
+        let role_ref = |kind: &str, name: &str| RoleRef {
+            api_group: Some("rbac.authorization.k8s.io".into()),
+            kind: kind.into(),
+            name: name.into(),
+        };
+        let meta = |name: &str, ns: Option<&str>| ObjectMeta {
+            name: Some(name.into()),
+            namespace: ns.map(str::to_string),
+            ..Default::default()
+        };
+        let mut bound = Bound {
+            cluster_roles: Vec::new(),
+            config: self.config.clone(),
+        };
+        for doc in serde_yaml::Deserializer::from_str(role_yaml) {
+            let value = serde_yaml::Value::deserialize(doc)
+                .map_err(|e| Error::Build(format!("role.yaml: {e}")))?;
+            let bad = |e: serde_yaml::Error| Error::Build(format!("role.yaml: {e}"));
+            match value.get("kind").and_then(|k| k.as_str()) {
+                Some("ClusterRole") => {
+                    let mut role: ClusterRole = serde_yaml::from_value(value).map_err(bad)?;
+                    let name = format!(
+                        "{namespace}-{}",
+                        role.metadata.name.as_deref().unwrap_or("manager-role")
+                    );
+                    role.metadata = meta(&name, None);
+                    Api::<ClusterRole>::all(self.client.clone())
+                        .patch(&name, &apply, &Patch::Apply(&role))
+                        .await?;
+                    bound.cluster_roles.push(name.clone());
+                    let binding = ClusterRoleBinding {
+                        metadata: meta(&name, None),
+                        role_ref: role_ref("ClusterRole", &name),
+                        subjects: Some(vec![subject.clone()]),
+                    };
+                    Api::<ClusterRoleBinding>::all(self.client.clone())
+                        .patch(&name, &apply, &Patch::Apply(&binding))
+                        .await?;
+                }
+                Some("Role") => {
+                    let mut role: Role = serde_yaml::from_value(value).map_err(bad)?;
+                    let name = role.metadata.name.clone().unwrap_or_else(|| "role".into());
+                    role.metadata = meta(&name, Some(namespace));
+                    Api::<Role>::namespaced(self.client.clone(), namespace)
+                        .patch(&name, &apply, &Patch::Apply(&role))
+                        .await?;
+                    let binding = RoleBinding {
+                        metadata: meta(&name, Some(namespace)),
+                        role_ref: role_ref("Role", &name),
+                        subjects: Some(vec![subject.clone()]),
+                    };
+                    Api::<RoleBinding>::namespaced(self.client.clone(), namespace)
+                        .patch(&name, &apply, &Patch::Apply(&binding))
+                        .await?;
+                }
+                _ => {}
+            }
+        }
+        let config = self.service_account_config(namespace, account).await?;
+        Ok((config, bound))
+    }
+
     /// Creates a namespace named `<prefix>-<unique suffix>` and waits until its default service
     /// account exists (Pods cannot be created before). It is deleted when the handle drops.
     pub async fn namespace(&self, prefix: &str) -> Result<TestNamespace, Error> {
@@ -127,6 +260,45 @@ impl Drop for TestNamespace {
         if !matches!(deleted, Ok(Some(_))) {
             eprintln!("envtest: could not delete test namespace {}", self.name);
         }
+    }
+}
+
+/// The cluster-wide objects [`TestEnv::operator_config`] made (each ClusterRole and its
+/// binding share a name); dropping it deletes them, also when the test panics.
+#[derive(Debug)]
+pub struct Bound {
+    pub cluster_roles: Vec<String>,
+    config: Config,
+}
+
+impl Drop for Bound {
+    fn drop(&mut self) {
+        use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+        if self.cluster_roles.is_empty() {
+            return;
+        }
+        let names = std::mem::take(&mut self.cluster_roles);
+        let config = self.config.clone();
+        // As for namespaces: a runtime of our own, on a thread of our own.
+        let _ = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
+            runtime.block_on(async move {
+                let client = Client::try_from(config).ok()?;
+                for name in &names {
+                    let _ = Api::<ClusterRoleBinding>::all(client.clone())
+                        .delete(name, &DeleteParams::default())
+                        .await;
+                    let _ = Api::<ClusterRole>::all(client.clone())
+                        .delete(name, &DeleteParams::default())
+                        .await;
+                }
+                Some(())
+            })
+        })
+        .join();
     }
 }
 

@@ -44,6 +44,9 @@ pub struct Context<T = ()> {
     /// it, so that none computes a status from a cache still filling (controller-runtime's
     /// `WaitForCacheSync`).
     pub(crate) synced: CancellationToken,
+    /// Cancelled when the manager stops: a reconcile still waiting for the caches gives up
+    /// (a cache that cannot sync, say for want of a grant, must not hold shutdown).
+    pub(crate) stopping: CancellationToken,
     data: T,
 }
 
@@ -151,6 +154,7 @@ impl<T> Context<T> {
                 synced.cancel();
                 synced
             },
+            stopping: CancellationToken::new(),
             data,
         }
     }

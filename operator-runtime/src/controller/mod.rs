@@ -428,6 +428,7 @@ where
             .with_settings(settings);
         ctx.caches = caches;
         ctx.synced = caches_synced;
+        ctx.stopping = runtime.stop_token();
         let ctx = Arc::new(ctx);
         let reconciler = move |obj: Arc<K>, ctx: Arc<Context<T>>| {
             reconcile_one(
@@ -446,7 +447,25 @@ where
             Action::requeue(delay)
         };
         let events = ctx.clone();
-        controller
+        // kube's controller holds its reconciles until the primary cache is ready and, on a
+        // graceful shutdown, waits for them: if a cache never syncs (a watch refused for want
+        // of a grant, say), it would wait forever. Stopping before every cache synced ends it
+        // at once: nothing was reconciled.
+        let unsynced_stop = {
+            let (stop, synced, name) = (
+                runtime.stop_token(),
+                ctx.synced.clone(),
+                ctx.name().to_string(),
+            );
+            async move {
+                stop.cancelled().await;
+                if synced.is_cancelled() {
+                    std::future::pending::<()>().await;
+                }
+                warn!(controller = %name, "stopping before every cache synced (see the watch errors above)");
+            }
+        };
+        let run = controller
             .run(reconciler, error_policy, ctx)
             .for_each(move |result| {
                 let ctx = events.clone();
@@ -462,7 +481,13 @@ where
                         Err(other) => warn!(controller = ctx.name(), error = %other, "controller"),
                     }
                 }
-            })
+            });
+        async move {
+            tokio::select! {
+                () = run => {}
+                () = unsynced_stop => {}
+            }
+        }
     }
 }
 
@@ -487,7 +512,11 @@ where
     E: std::error::Error + Send + Sync + 'static,
     T: Send + Sync + 'static,
 {
-    ctx.synced.cancelled().await;
+    tokio::select! {
+        () = ctx.synced.cancelled() => {}
+        // Stopping before the caches ever synced: nothing was reconciled, nothing to undo.
+        () = ctx.stopping.cancelled() => return Ok(Action::await_change()),
+    }
     let started = Instant::now();
     let _worker = ctx.metrics().worker(ctx.name());
     let key = key_of(obj.as_ref());

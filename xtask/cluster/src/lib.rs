@@ -50,6 +50,10 @@ pub enum Standard {
     /// suite including the cluster tests, on the local control plane (started and stopped around
     /// the run unless one is already up) (make test).
     Test {
+        /// Fail when the role grants something no test used (the audit log's report lists
+        /// those grants either way).
+        #[arg(long)]
+        strict_rbac: bool,
         /// Arguments for the test binaries (after `--`), e.g. a name filter: `-- lifecycle`.
         #[arg(last = true)]
         test_args: Vec<String>,
@@ -88,7 +92,10 @@ pub fn run(command: Standard) -> Result<ExitCode> {
             target,
             operator_args,
         } => cluster::run(&target, &operator_args),
-        Standard::Test { test_args } => test::test(&test_args, |_| Ok(())),
+        Standard::Test {
+            strict_rbac,
+            test_args,
+        } => test::test(&test_args, strict_rbac, |_| Ok(())),
         Standard::Image(args) => image::command(&args),
         Standard::Deploy(args) => deploy::deploy_command(&args),
         Standard::Undeploy(args) => deploy::undeploy_command(&args),
@@ -129,7 +136,8 @@ pub fn standard_commands() -> Vec<String> {
     Cli::command()
         .get_subcommands()
         .map(|c| c.get_name().to_string())
-        .filter(|name| name != "help")
+        // `manifests` is the front end's own; it hands it over only with --against-cluster.
+        .filter(|name| name != "help" && name != "manifests")
         .collect()
 }
 

@@ -51,9 +51,14 @@ fn main() -> ExitCode {
     report(match Cli::parse().command {
         // Here the test run also scaffolds a new project and runs its own tests, on the same
         // control plane.
-        Cmd::Standard(Standard::Test { test_args }) => {
-            test::test(&test_args, scaffold::fresh_project_passes_its_tests)
-        }
+        Cmd::Standard(Standard::Test {
+            strict_rbac,
+            test_args,
+        }) => test::test(
+            &test_args,
+            strict_rbac,
+            scaffold::fresh_project_passes_its_tests,
+        ),
         Cmd::Standard(command) => operator_xtask_cluster::run(command),
         Cmd::BenchOperator(args) => bench::bench(&args),
         Cmd::BenchGen(args) => bench_gen::bench_gen(&args).map(|()| ExitCode::SUCCESS),
@@ -74,7 +79,7 @@ mod tests {
         let mut extra: Vec<String> = super::Cli::command()
             .get_subcommands()
             .map(|c| c.get_name().to_string())
-            .filter(|name| name != "help" && !standard.contains(name))
+            .filter(|name| name != "help" && name != "manifests" && !standard.contains(name))
             .collect();
         let mut forwarded: Vec<String> = super::extra::EXTRA
             .iter()

@@ -18,9 +18,13 @@ const MANIFESTS_HINT: &str = "the generated files under config/ are not what the
 /// Runs every check and test; `more` runs on the control plane after the project's own tests
 /// passed (this repository proves a fresh scaffold there). Ends with the time of each step,
 /// also when one fails.
-pub fn test(extra: &[String], more: impl FnOnce(&TestPlane) -> Result<()>) -> Result<ExitCode> {
+pub fn test(
+    extra: &[String],
+    strict_rbac: bool,
+    more: impl FnOnce(&TestPlane) -> Result<()>,
+) -> Result<ExitCode> {
     let mut steps = Steps::default();
-    let result = run(&mut steps, extra, more);
+    let result = run(&mut steps, extra, strict_rbac, more);
     eprint!("{}", steps.table());
     result
 }
@@ -28,6 +32,7 @@ pub fn test(extra: &[String], more: impl FnOnce(&TestPlane) -> Result<()>) -> Re
 fn run(
     steps: &mut Steps,
     extra: &[String],
+    strict_rbac: bool,
     more: impl FnOnce(&TestPlane) -> Result<()>,
 ) -> Result<ExitCode> {
     steps.time("cargo fmt --check", || {
@@ -86,6 +91,11 @@ fn run(
             )
         })
     });
+    let rbac = tests.as_ref().ok().map(|_| {
+        steps.time("RBAC from the audit log", || {
+            rbac_report(&root(), &plane, strict_rbac)
+        })
+    });
     let more = match (&tests, &doc_tests) {
         (Ok(()), Some(Ok(()))) => Some(steps.time("after the tests", || more(&plane))),
         _ => None,
@@ -98,6 +108,9 @@ fn run(
     if let Some(doc_tests) = doc_tests {
         doc_tests?;
     }
+    if let Some(rbac) = rbac {
+        rbac?;
+    }
     if let Some(more) = more {
         more?;
     }
@@ -105,6 +118,61 @@ fn run(
     rendered?;
     eprintln!("all tests passed");
     Ok(ExitCode::SUCCESS)
+}
+
+/// The service accounts whose requests count as the operator's: kubebuilder names the
+/// operator's account `controller-manager` (with the project's prefix when deployed).
+fn is_operator(user: &str) -> bool {
+    user.starts_with("system:serviceaccount:") && user.ends_with("controller-manager")
+}
+
+/// RBAC proven from the control plane's audit log: what the operator's service accounts
+/// asked during the tests, laid against `config/rbac/role.yaml`. Refused requests fail the
+/// run with the marker to add; grants no test used are listed, and fail it with
+/// `strict`.
+pub fn rbac_report(root: &Path, plane: &TestPlane, strict: bool) -> Result<()> {
+    let role_path = root.join("config/rbac/role.yaml");
+    let Ok(role) = std::fs::read_to_string(&role_path) else {
+        eprintln!("==> RBAC: no config/rbac/role.yaml, nothing to check");
+        return Ok(());
+    };
+    let Some(log) = envtest::audit::log_beside(&plane.kubeconfig) else {
+        eprintln!(
+            "==> RBAC: the control plane has no audit log (it was started by an older version: `cargo xtask envtest down`, then test again)"
+        );
+        return Ok(());
+    };
+    let requests = envtest::audit::read(&log, is_operator)?;
+    if requests.is_empty() {
+        eprintln!(
+            "==> RBAC: no test ran the operator as a service account named *controller-manager under the generated role (envtest::TestEnv::service_account_config gives one), so nothing proves it"
+        );
+        return Ok(());
+    }
+    let accounts: std::collections::BTreeSet<&str> =
+        requests.iter().map(|r| r.user.as_str()).collect();
+    let report = envtest::audit::Report::new(&envtest::audit::grants(&role)?, &requests);
+    eprintln!(
+        "==> RBAC from the audit log: {} requests of {} operator service account{} against config/rbac/role.yaml\n{report}",
+        requests.len(),
+        accounts.len(),
+        if accounts.len() == 1 { "" } else { "s" }
+    );
+    if !report.refused.is_empty() {
+        bail!(
+            "the operator was refused {} kind{} of request for want of a grant: add the #[rbac] markers above",
+            report.refused.len(),
+            if report.refused.len() == 1 { "" } else { "s" }
+        );
+    }
+    let unused = report.unused().count();
+    if strict && unused > 0 {
+        bail!(
+            "--strict-rbac: {unused} grant{} no test used: test them, or remove their #[rbac] markers",
+            if unused == 1 { "" } else { "s" }
+        );
+    }
+    Ok(())
 }
 
 /// The kustomization files kustomize looks for in a directory.
