@@ -134,7 +134,25 @@ struct Status {
 /// Every request in the audit log at `path` made by a user `keep` accepts (the impersonated
 /// user when there is one).
 pub fn read(path: &Path, keep: impl Fn(&str) -> bool) -> Result<Vec<Request>, Error> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    read_from(path, 0, keep)
+}
+
+/// The audit log's length now: [`read_from`] it later to see only what came after (another
+/// project's tests on the same control plane came before).
+pub fn mark(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+/// [`read`], from byte `offset` of the log on (a [`mark`]).
+pub fn read_from(
+    path: &Path,
+    offset: u64,
+    keep: impl Fn(&str) -> bool,
+) -> Result<Vec<Request>, Error> {
+    use std::io::{Seek as _, SeekFrom};
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    file.seek(SeekFrom::Start(offset))
+        .map_err(|e| Error::io(path, e))?;
     let mut out = Vec::new();
     for line in std::io::BufReader::new(file).lines() {
         let line = line.map_err(|e| Error::io(path, e))?;
@@ -543,5 +561,20 @@ rules:
             "{text}"
         );
         assert_eq!(report.unused().count(), 1);
+
+        // What came before a mark is another run's.
+        let from = mark(&log);
+        let more = format!(
+            "\n{}\n",
+            event("list", "apps", "deployments", "", 200, "allow")
+        );
+        std::fs::write(
+            &log,
+            format!("{}{more}", std::fs::read_to_string(&log).unwrap()),
+        )
+        .unwrap();
+        let after = read_from(&log, from, |_| true).unwrap();
+        assert_eq!(after.len(), 1);
+        assert_eq!(after[0].verb, "list");
     }
 }

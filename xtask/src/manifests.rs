@@ -38,6 +38,15 @@ fn gate(
 ) -> Result<Option<(String, operator_gen::compat::Report)>> {
     use operator_gen::compat::{self, NewCrd, Report};
     use std::collections::{BTreeMap, BTreeSet};
+    let from_project;
+    let against = match (against, project.compat.against.as_deref()) {
+        (Against::Committed, Some("none")) => return Ok(None),
+        (Against::Committed, Some(rev)) if rev != "HEAD" => {
+            from_project = Against::GitRef(rev.to_string());
+            &from_project
+        }
+        _ => against,
+    };
     let Some(mut base) = baseline::load(root, against)? else {
         return Ok(None);
     };
@@ -442,6 +451,41 @@ mod tests {
                 "config/crd/bases/cache.example.com_memcacheds.yaml"
             )]
         );
+    }
+
+    #[test]
+    fn project_file_compat_none_turns_the_gate_off_for_an_unreleased_api() {
+        let ws = scratch_workspace();
+        let api = ws.path().join("memcached/src/api/v1alpha1.rs");
+        edit(
+            &api,
+            "#[validation(minimum = 0)]",
+            "#[validation(minimum = 1)]",
+        );
+        assert!(matches!(
+            run_manifests(ws.path(), true, &Against::default()).unwrap(),
+            ManifestsOutcome::Breaking { .. }
+        ));
+        let project = ws.path().join(project::FILE);
+        let text = std::fs::read_to_string(&project).unwrap();
+        std::fs::write(&project, format!("{text}\n[compat]\nagainst = \"none\"\n")).unwrap();
+        assert!(matches!(
+            run_manifests(ws.path(), true, &Against::default()).unwrap(),
+            ManifestsOutcome::Stale(_)
+        ));
+        // An explicit --against still compares.
+        let baseline = ws.path().join("crds.yaml");
+        std::fs::copy(
+            ws.path()
+                .join("config/crd/bases/cache.example.com_memcacheds.yaml"),
+            &baseline,
+        )
+        .unwrap();
+        let outcome = run_manifests(ws.path(), true, &Against::File(baseline)).unwrap();
+        let ManifestsOutcome::Breaking { against, .. } = outcome else {
+            panic!("expected the file baseline to refuse the change: {outcome:?}")
+        };
+        assert!(against.ends_with("crds.yaml"), "{against}");
     }
 
     #[test]

@@ -26,8 +26,22 @@ pub struct Project {
     pub domain: String,
     pub project_name: String,
     pub operator: Operator,
+    /// The compatibility gate's baseline.
+    #[serde(default)]
+    pub compat: Compat,
     #[serde(default, rename = "resource")]
     pub resources: Vec<Resource>,
+}
+
+/// `[compat]`: what `cargo xtask manifests` keeps the CRDs compatible with when no
+/// `--against` is given.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Compat {
+    /// `"HEAD"` (the default: the committed CRDs), a git ref (the last release's tag, so that
+    /// every change since the release is judged), or `"none"` (no gate: an API not yet
+    /// released).
+    pub against: Option<String>,
 }
 
 /// The operator's binary crate.

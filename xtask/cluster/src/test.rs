@@ -73,6 +73,10 @@ fn run(
         eprintln!("==> envtest up");
         cluster::test_plane_up()
     })?;
+    // Only what this run's tests ask counts (another project's tests may have used this
+    // control plane before).
+    let audit_from =
+        envtest::audit::log_beside(&plane.kubeconfig).map_or(0, |log| envtest::audit::mark(&log));
     // Cluster tests are #[ignore]d for plain `cargo test`; here they run too.
     let tests = steps.time("tests, cluster tests included", || {
         run_step(
@@ -93,7 +97,7 @@ fn run(
     });
     let rbac = tests.as_ref().ok().map(|_| {
         steps.time("RBAC from the audit log", || {
-            rbac_report(&root(), &plane, strict_rbac)
+            rbac_report(&root(), &plane, audit_from, strict_rbac)
         })
     });
     let more = match (&tests, &doc_tests) {
@@ -127,10 +131,11 @@ fn is_operator(user: &str) -> bool {
 }
 
 /// RBAC proven from the control plane's audit log: what the operator's service accounts
-/// asked during the tests, laid against `config/rbac/role.yaml`. Refused requests fail the
+/// asked during the tests (the log from byte `from` on), laid against
+/// `config/rbac/role.yaml`. Refused requests fail the
 /// run with the marker to add; grants no test used are listed, and fail it with
 /// `strict`.
-pub fn rbac_report(root: &Path, plane: &TestPlane, strict: bool) -> Result<()> {
+pub fn rbac_report(root: &Path, plane: &TestPlane, from: u64, strict: bool) -> Result<()> {
     let role_path = root.join("config/rbac/role.yaml");
     let Ok(role) = std::fs::read_to_string(&role_path) else {
         eprintln!("==> RBAC: no config/rbac/role.yaml, nothing to check");
@@ -142,7 +147,7 @@ pub fn rbac_report(root: &Path, plane: &TestPlane, strict: bool) -> Result<()> {
         );
         return Ok(());
     };
-    let requests = envtest::audit::read(&log, is_operator)?;
+    let requests = envtest::audit::read_from(&log, from, is_operator)?;
     if requests.is_empty() {
         eprintln!(
             "==> RBAC: no test ran the operator as a service account named *controller-manager under the generated role (envtest::TestEnv::service_account_config gives one), so nothing proves it"
