@@ -244,20 +244,11 @@ impl Drop for TestNamespace {
         // The test's runtime may be shutting down; use a runtime and client of our own, on a thread
         // of our own, so the delete is sent either way.
         let name = self.name.clone();
-        let config = self.config.clone();
-        let deleted = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .ok()?;
-            runtime.block_on(async move {
-                let client = Client::try_from(config).ok()?;
-                let api: Api<Namespace> = Api::all(client);
-                api.delete(&name, &DeleteParams::background()).await.ok()
-            })
-        })
-        .join();
-        if !matches!(deleted, Ok(Some(_))) {
+        let deleted = on_own_runtime(self.config.clone(), move |client| async move {
+            let api: Api<Namespace> = Api::all(client);
+            api.delete(&name, &DeleteParams::background()).await.ok()
+        });
+        if deleted.is_none() {
             eprintln!("envtest: could not delete test namespace {}", self.name);
         }
     }
@@ -278,28 +269,39 @@ impl Drop for Bound {
             return;
         }
         let names = std::mem::take(&mut self.cluster_roles);
-        let config = self.config.clone();
-        // As for namespaces: a runtime of our own, on a thread of our own.
-        let _ = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .ok()?;
-            runtime.block_on(async move {
-                let client = Client::try_from(config).ok()?;
-                for name in &names {
-                    let _ = Api::<ClusterRoleBinding>::all(client.clone())
-                        .delete(name, &DeleteParams::default())
-                        .await;
-                    let _ = Api::<ClusterRole>::all(client.clone())
-                        .delete(name, &DeleteParams::default())
-                        .await;
-                }
-                Some(())
-            })
-        })
-        .join();
+        // As for namespaces: the test's runtime may be shutting down.
+        on_own_runtime(self.config.clone(), move |client| async move {
+            for name in &names {
+                let _ = Api::<ClusterRoleBinding>::all(client.clone())
+                    .delete(name, &DeleteParams::default())
+                    .await;
+                let _ = Api::<ClusterRole>::all(client.clone())
+                    .delete(name, &DeleteParams::default())
+                    .await;
+            }
+            Some(())
+        });
     }
+}
+
+/// Runs `work` with a client of its own, on a runtime and thread of its own: for cleanup in
+/// `Drop`, which may run while the test's runtime shuts down. `None` when it could not run.
+fn on_own_runtime<T, F, Fut>(config: Config, work: F) -> Option<T>
+where
+    T: Send + 'static,
+    F: FnOnce(Client) -> Fut + Send + 'static,
+    Fut: Future<Output = Option<T>>,
+{
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .ok()?;
+        runtime.block_on(async move { work(Client::try_from(config).ok()?).await })
+    })
+    .join()
+    .ok()
+    .flatten()
 }
 
 /// Calls `probe` every 200 ms until it returns `Some`, or fails after `timeout` naming `what`.

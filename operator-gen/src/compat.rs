@@ -775,24 +775,16 @@ impl Walk<'_> {
             // Below a type change, everything differs; the type change says it.
             return;
         }
-        self.format(path, o, n);
+        self.added_or_changed(path, Check::FormatChanged, "format", &o.format, &n.format);
         self.enumeration(path, o, n);
         self.bounds(path, o, n);
-        if o.pattern != n.pattern
-            && let Some(p) = &n.pattern
-        {
-            self.push(
-                path,
-                Check::PatternChanged,
-                Severity::Error,
-                match &o.pattern {
-                    None => format!("pattern {p:?} added"),
-                    Some(op) => format!("pattern changed from {op:?} to {p:?}"),
-                },
-                RATCHET,
-                NEW_VERSION,
-            );
-        }
+        self.added_or_changed(
+            path,
+            Check::PatternChanged,
+            "pattern",
+            &o.pattern,
+            &n.pattern,
+        );
         if o.nullable == Some(true) && n.nullable != Some(true) {
             self.push(
                 path,
@@ -822,18 +814,27 @@ impl Walk<'_> {
         self.children(path, o, n);
     }
 
-    fn format(&mut self, path: &str, o: &JSONSchemaProps, n: &JSONSchemaProps) {
-        if o.format == n.format {
+    /// A string constraint (a pattern, a format) that is new or different: validation
+    /// narrows (whether the new one accepts more is not judged); one that went loosens.
+    fn added_or_changed(
+        &mut self,
+        path: &str,
+        check: Check,
+        what: &str,
+        old: &Option<String>,
+        new: &Option<String>,
+    ) {
+        if old == new {
             return;
         }
-        if let Some(f) = &n.format {
+        if let Some(n) = new {
             self.push(
                 path,
-                Check::FormatChanged,
+                check,
                 Severity::Error,
-                match &o.format {
-                    None => format!("format {f:?} added"),
-                    Some(of) => format!("format changed from {of:?} to {f:?}"),
+                match old {
+                    None => format!("{what} {n:?} added"),
+                    Some(o) => format!("{what} changed from {o:?} to {n:?}"),
                 },
                 RATCHET,
                 NEW_VERSION,
@@ -893,52 +894,42 @@ impl Walk<'_> {
 
     fn bounds(&mut self, path: &str, o: &JSONSchemaProps, n: &JSONSchemaProps) {
         let mut tightened = Vec::new();
-        let mut upper = |name: &str, old: Option<f64>, new: Option<f64>| match (old, new) {
-            (None, Some(n)) => tightened.push(format!("{name} {} added", num(n))),
-            (Some(o), Some(n)) if n < o => {
-                tightened.push(format!("{name} lowered from {} to {}", num(o), num(n)))
+        let count = |x: Option<i64>| x.map(|x| x as f64);
+        // (name, old, new, whether it is an upper bound)
+        let limits = [
+            ("maximum", o.maximum, n.maximum, true),
+            ("maxLength", count(o.max_length), count(n.max_length), true),
+            ("maxItems", count(o.max_items), count(n.max_items), true),
+            (
+                "maxProperties",
+                count(o.max_properties),
+                count(n.max_properties),
+                true,
+            ),
+            ("minimum", o.minimum, n.minimum, false),
+            ("minLength", count(o.min_length), count(n.min_length), false),
+            ("minItems", count(o.min_items), count(n.min_items), false),
+            (
+                "minProperties",
+                count(o.min_properties),
+                count(n.min_properties),
+                false,
+            ),
+        ];
+        for (name, old, new, upper) in limits {
+            match (old, new) {
+                (None, Some(n)) => tightened.push(format!("{name} {} added", num(n))),
+                (Some(o), Some(n)) if (upper && n < o) || (!upper && n > o) => {
+                    tightened.push(format!(
+                        "{name} {} from {} to {}",
+                        if upper { "lowered" } else { "raised" },
+                        num(o),
+                        num(n)
+                    ))
+                }
+                _ => {}
             }
-            _ => {}
-        };
-        upper("maximum", o.maximum, n.maximum);
-        upper(
-            "maxLength",
-            o.max_length.map(|x| x as f64),
-            n.max_length.map(|x| x as f64),
-        );
-        upper(
-            "maxItems",
-            o.max_items.map(|x| x as f64),
-            n.max_items.map(|x| x as f64),
-        );
-        upper(
-            "maxProperties",
-            o.max_properties.map(|x| x as f64),
-            n.max_properties.map(|x| x as f64),
-        );
-        let mut lower = |name: &str, old: Option<f64>, new: Option<f64>| match (old, new) {
-            (None, Some(n)) => tightened.push(format!("{name} {} added", num(n))),
-            (Some(o), Some(n)) if n > o => {
-                tightened.push(format!("{name} raised from {} to {}", num(o), num(n)))
-            }
-            _ => {}
-        };
-        lower("minimum", o.minimum, n.minimum);
-        lower(
-            "minLength",
-            o.min_length.map(|x| x as f64),
-            n.min_length.map(|x| x as f64),
-        );
-        lower(
-            "minItems",
-            o.min_items.map(|x| x as f64),
-            n.min_items.map(|x| x as f64),
-        );
-        lower(
-            "minProperties",
-            o.min_properties.map(|x| x as f64),
-            n.min_properties.map(|x| x as f64),
-        );
+        }
         if o.exclusive_maximum != Some(true) && n.exclusive_maximum == Some(true) {
             tightened.push("exclusiveMaximum set".into());
         }
@@ -1169,6 +1160,34 @@ fn values(s: &JSONSchemaProps) -> Option<&JSONSchemaProps> {
 
 fn list(values: &BTreeSet<String>) -> String {
     values.iter().cloned().collect::<Vec<_>>().join(", ")
+}
+
+/// The whole gate on a generator run: the generated CRDs (`converted` says which a
+/// conversion webhook serves) against `baseline`, with the run's `#[compat]` allows applied.
+pub fn check(
+    generated: &crate::Generated,
+    baseline: &[BaselineCrd],
+    converted: impl Fn(&CustomResourceDefinition) -> bool,
+) -> Report {
+    let new: Vec<NewCrd<'_>> = generated
+        .crds
+        .iter()
+        .map(|crd| NewCrd {
+            crd,
+            conversion_webhook: converted(crd),
+        })
+        .collect();
+    let versions: BTreeMap<String, BTreeSet<String>> = generated
+        .crds
+        .iter()
+        .map(|c| {
+            (
+                crd_name(c),
+                c.spec.versions.iter().map(|v| v.name.clone()).collect(),
+            )
+        })
+        .collect();
+    Report::apply(compare_all(baseline, &new), &generated.compat, &versions)
 }
 
 /// The gate's verdict: every finding, with the allows applied, and the allows that covered

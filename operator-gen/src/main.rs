@@ -96,8 +96,7 @@ fn gate(
     against: &std::path::Path,
     converted: &[String],
 ) -> anyhow::Result<bool> {
-    use operator_gen::compat::{self, NewCrd, Report};
-    use std::collections::{BTreeMap, BTreeSet};
+    use operator_gen::compat;
     let mut files = Vec::new();
     if against.is_dir() {
         for entry in std::fs::read_dir(against)? {
@@ -119,33 +118,12 @@ fn gate(
                 .map_err(anyhow::Error::msg)?,
         );
     }
-    let new: Vec<NewCrd<'_>> = generated
-        .crds
-        .iter()
-        .map(|crd| NewCrd {
-            crd,
-            conversion_webhook: crd
-                .metadata
-                .name
-                .as_ref()
-                .is_some_and(|n| converted.contains(n)),
-        })
-        .collect();
-    let versions: BTreeMap<String, BTreeSet<String>> = generated
-        .crds
-        .iter()
-        .map(|c| {
-            (
-                c.metadata.name.clone().unwrap_or_default(),
-                c.spec.versions.iter().map(|v| v.name.clone()).collect(),
-            )
-        })
-        .collect();
-    let report = Report::apply(
-        compat::compare_all(&base, &new),
-        &generated.compat,
-        &versions,
-    );
+    let report = compat::check(generated, &base, |crd| {
+        crd.metadata
+            .name
+            .as_ref()
+            .is_some_and(|n| converted.contains(n))
+    });
     eprint!("{report}");
     if report.fails() {
         let n = report.errors();

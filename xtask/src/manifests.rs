@@ -36,8 +36,8 @@ fn gate(
     generated: &operator_gen::Generated,
     against: &Against,
 ) -> Result<Option<(String, operator_gen::compat::Report)>> {
-    use operator_gen::compat::{self, NewCrd, Report};
-    use std::collections::{BTreeMap, BTreeSet};
+    use operator_gen::compat;
+    use std::collections::BTreeSet;
     let from_project;
     let against = match (against, project.compat.against.as_deref()) {
         (Against::Committed, Some("none")) => return Ok(None),
@@ -68,29 +68,9 @@ fn gate(
                 && r.webhooks.as_ref().is_some_and(|w| w.conversion)
         })
     };
-    let new: Vec<NewCrd<'_>> = generated
-        .crds
-        .iter()
-        .map(|crd| NewCrd {
-            crd,
-            conversion_webhook: converted(&crd.spec.group, &crd.spec.names.kind),
-        })
-        .collect();
-    let versions: BTreeMap<String, BTreeSet<String>> = generated
-        .crds
-        .iter()
-        .map(|c| {
-            (
-                c.metadata.name.clone().unwrap_or_default(),
-                c.spec.versions.iter().map(|v| v.name.clone()).collect(),
-            )
-        })
-        .collect();
-    let mut report = Report::apply(
-        compat::compare_all(&base.crds, &new),
-        &generated.compat,
-        &versions,
-    );
+    let mut report = compat::check(generated, &base.crds, |crd| {
+        converted(&crd.spec.group, &crd.spec.names.kind)
+    });
     for a in &mut report.unused {
         if let Some(at) = &mut a.at {
             at.file = at
