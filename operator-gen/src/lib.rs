@@ -32,6 +32,7 @@
 
 pub mod api;
 mod bodies;
+pub mod cel;
 pub mod compat;
 pub mod crd;
 pub mod diagnostics;

@@ -45,6 +45,16 @@ impl SchemaBuilder<'_> {
                 self.error(v.span, msg);
             }
         }
+        // Each rule is compiled as the API server will compile it once the version's schema
+        // is whole (a field's type may be filled in later): remembered with its marker.
+        for v in &markers.validations {
+            if let Validation::Cel(rule) = &v.value {
+                self.cel_rules
+                    .entry(rule.rule.clone())
+                    .or_default()
+                    .push((v.span, rule.clone()));
+            }
+        }
         // CEL sees a value through its schema's type; the API server cannot compile a rule
         // on a value without one.
         if !has_cel_type(schema) {

@@ -67,6 +67,9 @@ pub struct SchemaBuilder<'m> {
     cache: HashMap<usize, Cached>,
     /// What it found wrong: taken by its caller when the build is done.
     pub problems: Diagnostics<Loc>,
+    /// The `cel(...)` rules of the markers applied so far, by their text, with where each
+    /// is written: [`SchemaBuilder::check_cel`] compiles them on the finished schema.
+    pub(crate) cel_rules: HashMap<String, Vec<(Loc, crate::markers::CelRule)>>,
 }
 
 /// What the builder remembers of a declared type's schema.
@@ -94,6 +97,7 @@ impl<'m> SchemaBuilder<'m> {
             stack: Vec::new(),
             cache: HashMap::new(),
             problems: Diagnostics::new(),
+            cel_rules: HashMap::new(),
         }
     }
 
@@ -105,6 +109,33 @@ impl<'m> SchemaBuilder<'m> {
     /// A problem found here at `at` (a message, or a [`Misfit`] a check found).
     fn error(&mut self, at: Loc, problem: impl Into<Misfit>) {
         self.problems.add(problem.into().placed_at(at));
+    }
+
+    /// Compiles every marker's CEL rule found in `schema` (a version's whole schema) against
+    /// the node it sits on, as the API server will; a rule it would refuse is an error at
+    /// its marker.
+    pub fn check_cel(&mut self, schema: &JSONSchemaProps) {
+        if self.cel_rules.is_empty() {
+            return;
+        }
+        let mut found = Vec::new();
+        walk_rules(schema, &mut |node, rule| {
+            if let Some(sites) = self.cel_rules.get(&rule.rule) {
+                for (at, marker) in sites {
+                    if let Some(problem) = crate::cel::problem(
+                        &marker.rule,
+                        marker.message_expression.as_deref(),
+                        marker.optional_old_self == Some(true),
+                        node,
+                    ) {
+                        found.push((*at, problem));
+                    }
+                }
+            }
+        });
+        for (at, problem) in found {
+            self.error(at, problem);
+        }
     }
 
     /// Problems found when the type or field was lowered, reported now that it is used.
@@ -519,6 +550,32 @@ pub(super) fn is_optional(ty: &Ty) -> bool {
             _ => false,
         },
         _ => false,
+    }
+}
+
+/// Calls `f` with each node of `schema` that carries CEL rules, and each rule.
+fn walk_rules<'s>(
+    schema: &'s JSONSchemaProps,
+    f: &mut impl FnMut(&'s JSONSchemaProps, &'s crate::api::apiextensions::v1::ValidationRule),
+) {
+    for rule in schema.x_kubernetes_validations.iter().flatten() {
+        f(schema, rule);
+    }
+    for child in schema.properties.iter().flat_map(|p| p.values()) {
+        walk_rules(child, f);
+    }
+    if let Some(crate::api::apiextensions::v1::JSONSchemaPropsOrArray::Schema(items)) =
+        &schema.items
+    {
+        walk_rules(items, f);
+    }
+    if let Some(crate::api::apiextensions::v1::JSONSchemaPropsOrBool::Schema(values)) =
+        &schema.additional_properties
+    {
+        walk_rules(values, f);
+    }
+    for s in schema.all_of.iter().flatten() {
+        walk_rules(s, f);
     }
 }
 
