@@ -369,10 +369,14 @@ impl Generator {
                 // CEL's cost inside an unbounded list is the API server's to judge: no user
                 // rules there (see the README).
                 if self.in_list + self.in_map == 0 && self.rng.chance(0.1) {
-                    v.push(format!(
-                        "cel(rule = \"self >= {}\", message = \"too small\")",
-                        x - 1
-                    ));
+                    // The rule's own mistakes are operator-gen's to find (it compiles rules as
+                    // the API server does): a method an int does not have.
+                    let rule = if self.wrong("a CEL rule that does not compile") {
+                        format!("self.startsWith('{}')", x - 1)
+                    } else {
+                        format!("self >= {}", x - 1)
+                    };
+                    v.push(format!("cel(rule = \"{rule}\", message = \"too small\")"));
                 }
                 let mut sample = json!(x);
                 if self.rng.chance(0.15) {
@@ -441,7 +445,11 @@ impl Generator {
                 // size() is for strings; a formatted one is a timestamp or bytes to CEL.
                 let formatted = v.iter().any(|m| m.starts_with("format"));
                 if self.in_list + self.in_map == 0 && !formatted && self.rng.chance(0.1) {
-                    v.push("cel(rule = \"self.size() < 100\")".into());
+                    v.push(if self.wrong("a CEL rule that is not a bool") {
+                        "cel(rule = \"self.size()\")".into()
+                    } else {
+                        "cel(rule = \"self.size() < 100\")".into()
+                    });
                 }
                 if self.rng.chance(0.15) {
                     s.push(format!("default = {text:?}"));
