@@ -135,6 +135,32 @@ pub struct Finding {
 }
 
 impl Finding {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        crd: &str,
+        file: &str,
+        version: Option<&str>,
+        path: &str,
+        check: Check,
+        severity: Severity,
+        what: String,
+        why: &str,
+        way: &str,
+    ) -> Finding {
+        Finding {
+            crd: crd.to_string(),
+            file: file.to_string(),
+            version: version.map(str::to_string),
+            path: path.to_string(),
+            check,
+            severity,
+            what,
+            why: why.to_string(),
+            way: way.to_string(),
+            allowed: None,
+        }
+    }
+
     /// An error the gate fails on: not a warning, not allowed.
     pub fn fails(&self) -> bool {
         self.severity == Severity::Error && self.allowed.is_none()
@@ -327,21 +353,20 @@ pub fn compare_all(old: &[BaselineCrd], new: &[NewCrd<'_>]) -> Vec<Finding> {
         let name = crd_name(&o.crd);
         match new.iter().find(|n| crd_name(n.crd) == name) {
             Some(n) => findings.extend(compare(o, *n)),
-            None => findings.push(Finding {
-                file: crd_file(&o.crd),
-                crd: name,
-                version: None,
-                path: String::new(),
-                check: Check::KindRemoved,
-                severity: Severity::Error,
-                what: format!(
+            None => findings.push(Finding::new(
+                &name,
+                &crd_file(&o.crd),
+                None,
+                "",
+                Check::KindRemoved,
+                Severity::Error,
+                format!(
                     "the CRD is no longer generated (no #[resource] declares kind {} in group {})",
                     o.crd.spec.names.kind, o.crd.spec.group
                 ),
-                why: "deleting a CRD deletes every object of it in the cluster, and clients of the kind get 404".into(),
-                way: "keep the kind until its objects are migrated away; then allow the removal with a reason".into(),
-                allowed: None,
-            }),
+                "deleting a CRD deletes every object of it in the cluster, and clients of the kind get 404",
+                "keep the kind until its objects are migrated away; then allow the removal with a reason",
+            )),
         }
     }
     findings
@@ -390,18 +415,10 @@ impl Comparison {
         why: &str,
         way: &str,
     ) {
-        self.findings.push(Finding {
-            crd: self.crd.clone(),
-            file: self.file.clone(),
-            version: version.map(str::to_string),
-            path: path.to_string(),
-            check,
-            severity,
-            what,
-            why: why.to_string(),
-            way: way.to_string(),
-            allowed: None,
-        });
+        let f = Finding::new(
+            &self.crd, &self.file, version, path, check, severity, what, why, way,
+        );
+        self.findings.push(f);
     }
 
     fn crd_level(&mut self, old: &BaselineCrd, new: NewCrd<'_>) {
@@ -741,18 +758,18 @@ impl Walk<'_> {
         why: &str,
         way: &str,
     ) {
-        self.findings.push(Finding {
-            crd: self.crd.to_string(),
-            file: self.file.to_string(),
-            version: Some(self.version.to_string()),
-            path: path.to_string(),
+        let f = Finding::new(
+            self.crd,
+            self.file,
+            Some(self.version),
+            path,
             check,
             severity,
             what,
-            why: why.to_string(),
-            way: way.to_string(),
-            allowed: None,
-        });
+            why,
+            way,
+        );
+        self.findings.push(f);
     }
 
     /// Compares the node at `path` and everything below it.

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use super::parse::{Expr, Kind, Op, RESERVED};
+use super::parse::{Expr, Kind, Op};
 use crate::api::apiextensions::v1::{
     JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
 };
@@ -145,7 +145,7 @@ pub struct TypeError {
 /// are escaped (`__dash__`, `__dot__`, `__slash__`, `__underscores__`, `__in__`, ...).
 pub fn property_of_cel(name: &str) -> String {
     if let Some(word) = name.strip_prefix("__").and_then(|n| n.strip_suffix("__"))
-        && (RESERVED.contains(&word) || ["true", "false", "null", "in"].contains(&word))
+        && super::parse::escaped_word(word)
     {
         return word.to_string();
     }

@@ -126,6 +126,12 @@ pub const RESERVED: &[&str] = &[
     "while",
 ];
 
+/// Whether a property named `name` is spelled `__name__` in CEL: the reserved words and the
+/// literal keywords.
+pub fn escaped_word(name: &str) -> bool {
+    RESERVED.contains(&name) || matches!(name, "true" | "false" | "null" | "in")
+}
+
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
     Int(i64),

@@ -553,30 +553,7 @@ pub(super) fn cel_string(text: &str) -> String {
 /// are CEL keywords, are escaped (`__dash__`, `__dot__`, `__slash__`, `__underscores__`,
 /// `__namespace__`, ...).
 pub(super) fn cel_field(name: &str) -> String {
-    const RESERVED: &[&str] = &[
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ];
-    if RESERVED.contains(&name) {
+    if crate::cel::parse::escaped_word(name) {
         return format!("__{name}__");
     }
     name.replace("__", "__underscores__")
