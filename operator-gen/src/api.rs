@@ -360,9 +360,13 @@ pub mod apiextensions {
         }
 
         /// One CEL rule of `x-kubernetes-validations`.
-        #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+        #[derive(Clone, Debug, Default, Serialize, Deserialize)]
         #[serde(rename_all = "camelCase")]
         pub struct ValidationRule {
+            /// Where the marker that wrote the rule is (not part of the API object, nor of
+            /// its equality): the checks of the finished schema report there.
+            #[serde(skip)]
+            pub origin: Option<crate::model::Loc>,
             #[serde(skip_serializing_if = "Option::is_none")]
             pub field_path: Option<String>,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -375,6 +379,28 @@ pub mod apiextensions {
             pub reason: Option<String>,
             pub rule: String,
         }
+
+        impl PartialEq for ValidationRule {
+            fn eq(&self, o: &Self) -> bool {
+                (
+                    &self.field_path,
+                    &self.message,
+                    &self.message_expression,
+                    &self.optional_old_self,
+                    &self.reason,
+                    &self.rule,
+                ) == (
+                    &o.field_path,
+                    &o.message,
+                    &o.message_expression,
+                    &o.optional_old_self,
+                    &o.reason,
+                    &o.rule,
+                )
+            }
+        }
+
+        impl Eq for ValidationRule {}
     }
 }
 

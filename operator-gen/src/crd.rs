@@ -210,7 +210,7 @@ pub fn build_crd<'m>(
             ok = false;
             continue;
         };
-        builder.check_cel(&schema);
+        builder.check_cel(&schema, k.resource.span);
         let before = problems.len();
         check_kind(k, &schema, problems);
         ok &= problems.len() == before;

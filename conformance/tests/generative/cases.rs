@@ -366,12 +366,15 @@ impl Generator {
                 if self.rng.chance(0.1) {
                     v.push(format!("enum = [{x}, {}]", x + 1));
                 }
-                // CEL's cost inside an unbounded list is the API server's to judge: no user
-                // rules there (see the README).
-                if self.in_list + self.in_map == 0 && self.rng.chance(0.1) {
+                // Inside lists and maps too: operator-gen estimates the cost as the API server
+                // does (this rule costs 2 per value, within the budget at any count).
+                if self.rng.chance(0.1) {
                     // The rule's own mistakes are operator-gen's to find (it compiles rules as
                     // the API server does): a method an int does not have.
-                    let rule = if self.wrong("a CEL rule that does not compile") {
+                    // (Not in a list's items: their markers' mistakes are not kept.)
+                    let rule = if self.in_list + self.in_map == 0
+                        && self.wrong("a CEL rule that does not compile")
+                    {
                         format!("self.startsWith('{}')", x - 1)
                     } else {
                         format!("self >= {}", x - 1)
@@ -444,12 +447,16 @@ impl Generator {
                 }
                 // size() is for strings; a formatted one is a timestamp or bytes to CEL.
                 let formatted = v.iter().any(|m| m.starts_with("format"));
-                if self.in_list + self.in_map == 0 && !formatted && self.rng.chance(0.1) {
-                    v.push(if self.wrong("a CEL rule that is not a bool") {
-                        "cel(rule = \"self.size()\")".into()
-                    } else {
-                        "cel(rule = \"self.size() < 100\")".into()
-                    });
+                if !formatted && self.rng.chance(0.1) {
+                    v.push(
+                        if self.in_list + self.in_map == 0
+                            && self.wrong("a CEL rule that is not a bool")
+                        {
+                            "cel(rule = \"self.size()\")".into()
+                        } else {
+                            "cel(rule = \"self.size() < 100\")".into()
+                        },
+                    );
                 }
                 if self.rng.chance(0.15) {
                     s.push(format!("default = {text:?}"));

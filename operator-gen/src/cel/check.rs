@@ -281,6 +281,13 @@ const METHODS: &[&str] = &[
 #[derive(Debug)]
 pub struct Checker<'s> {
     vars: HashMap<String, Ty<'s>>,
+    /// The type found for each node, by its address in the tree (for the cost estimate).
+    pub types: HashMap<usize, Ty<'s>>,
+}
+
+/// The key of a node in [`Checker::types`].
+pub fn node_key(e: &Expr) -> usize {
+    e as *const Expr as usize
 }
 
 type R<'s> = Result<Ty<'s>, TypeError>;
@@ -302,10 +309,17 @@ impl<'s> Checker<'s> {
         };
         Checker {
             vars: HashMap::from([("self".to_string(), this), ("oldSelf".to_string(), old)]),
+            types: HashMap::new(),
         }
     }
 
     pub fn check(&mut self, e: &Expr) -> R<'s> {
+        let t = self.check_node(e)?;
+        self.types.insert(node_key(e), t.clone());
+        Ok(t)
+    }
+
+    fn check_node(&mut self, e: &Expr) -> R<'s> {
         match &e.kind {
             Kind::Int(_) => Ok(Ty::Int),
             Kind::Uint(_) => Ok(Ty::Uint),

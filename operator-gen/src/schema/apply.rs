@@ -46,15 +46,7 @@ impl SchemaBuilder<'_> {
             }
         }
         // Each rule is compiled as the API server will compile it once the version's schema
-        // is whole (a field's type may be filled in later): remembered with its marker.
-        for v in &markers.validations {
-            if let Validation::Cel(rule) = &v.value {
-                self.cel_rules
-                    .entry(rule.rule.clone())
-                    .or_default()
-                    .push((v.span, rule.clone()));
-            }
-        }
+        // is whole (a field's type may be filled in later): the rule remembers its marker.
         // CEL sees a value through its schema's type; the API server cannot compile a rule
         // on a value without one.
         if !has_cel_type(schema) {
@@ -77,15 +69,13 @@ impl SchemaBuilder<'_> {
                 );
             }
         }
-        if markers.immutable.is_some() {
-            push_rule(
-                schema,
-                &CelRule {
-                    rule: "self == oldSelf".into(),
-                    message: Some("field is immutable".into()),
-                    ..Default::default()
-                },
-            );
+        if let Some(span) = markers.immutable {
+            let rule = CelRule {
+                rule: "self == oldSelf".into(),
+                message: Some("field is immutable".into()),
+                ..Default::default()
+            };
+            push_rule_from(schema, &rule, Some(span));
         }
         let mut groups: Vec<&Spanned<(OneOf, Vec<String>), Loc>> = markers.one_of.iter().collect();
         groups.sort_by_key(|g| g.value.0);
@@ -132,7 +122,16 @@ impl SchemaBuilder<'_> {
                 message: kind.rule(fields).message,
                 ..kind.rule(&escaped)
             };
-            push_rule(schema, &rule);
+            // A group naming a field that is not there is reported above already: its rule
+            // is not judged again.
+            let props = schema.properties.as_ref();
+            if !fields
+                .iter()
+                .all(|f| props.is_some_and(|p| p.contains_key(f)))
+            {
+                self.cel_skip.insert(rule.rule.clone());
+            }
+            push_rule_from(schema, &rule, Some(group.span));
         }
         if !markers.items.is_empty() || !markers.items_schema.is_empty() {
             match &mut schema.items {
@@ -481,10 +480,16 @@ pub(super) fn clear_nested_descriptions(schema: &mut JSONSchemaProps) {
 }
 
 pub(super) fn push_rule(schema: &mut JSONSchemaProps, rule: &CelRule) {
+    push_rule_from(schema, rule, None);
+}
+
+/// [`push_rule`], remembering the marker that wrote the rule.
+pub(super) fn push_rule_from(schema: &mut JSONSchemaProps, rule: &CelRule, origin: Option<Loc>) {
     schema
         .x_kubernetes_validations
         .get_or_insert_with(Vec::new)
         .push(ValidationRule {
+            origin,
             rule: rule.rule.clone(),
             message: rule.message.clone(),
             message_expression: rule.message_expression.clone(),
@@ -526,7 +531,7 @@ fn apply_validation(
         }
         Validation::Format(fmt) => schema.format = Some(fmt.clone()),
         Validation::Type(t) => schema.type_ = Some(t.clone()),
-        Validation::Cel(rule) => push_rule(schema, rule),
+        Validation::Cel(rule) => push_rule_from(schema, rule, Some(v.span)),
     }
     Ok(())
 }

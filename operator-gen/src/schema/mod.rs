@@ -67,9 +67,9 @@ pub struct SchemaBuilder<'m> {
     cache: HashMap<usize, Cached>,
     /// What it found wrong: taken by its caller when the build is done.
     pub problems: Diagnostics<Loc>,
-    /// The `cel(...)` rules of the markers applied so far, by their text, with where each
-    /// is written: [`SchemaBuilder::check_cel`] compiles them on the finished schema.
-    pub(crate) cel_rules: HashMap<String, Vec<(Loc, crate::markers::CelRule)>>,
+    /// Rules of markers already refused (a one-of group naming a field that is not there):
+    /// [`SchemaBuilder::check_cel`] does not judge them again.
+    pub(crate) cel_skip: std::collections::HashSet<String>,
 }
 
 /// What the builder remembers of a declared type's schema.
@@ -97,7 +97,7 @@ impl<'m> SchemaBuilder<'m> {
             stack: Vec::new(),
             cache: HashMap::new(),
             problems: Diagnostics::new(),
-            cel_rules: HashMap::new(),
+            cel_skip: std::collections::HashSet::new(),
         }
     }
 
@@ -111,28 +111,83 @@ impl<'m> SchemaBuilder<'m> {
         self.problems.add(problem.into().placed_at(at));
     }
 
-    /// Compiles every marker's CEL rule found in `schema` (a version's whole schema) against
-    /// the node it sits on, as the API server will; a rule it would refuse is an error at
-    /// its marker.
-    pub fn check_cel(&mut self, schema: &JSONSchemaProps) {
-        if self.cel_rules.is_empty() {
-            return;
-        }
+    /// Compiles every CEL rule of `schema` (a version's whole schema) against the node it
+    /// sits on, as the API server will, and estimates its cost as the API server does: a
+    /// rule that does not compile, one whose cost times the values it may run on is over the
+    /// budget, and a schema whose rules are over the budget together are errors at the
+    /// marker that wrote the rule (`kind` for rules no marker wrote).
+    pub fn check_cel(&mut self, schema: &JSONSchemaProps, kind: Loc) {
         let mut found = Vec::new();
-        walk_rules(schema, &mut |node, rule| {
-            if let Some(sites) = self.cel_rules.get(&rule.rule) {
-                for (at, marker) in sites {
-                    if let Some(problem) = crate::cel::problem(
-                        &marker.rule,
-                        marker.message_expression.as_deref(),
-                        marker.optional_old_self == Some(true),
-                        node,
-                    ) {
-                        found.push((*at, problem));
+        let mut total: u64 = 0;
+        let mut spenders: Vec<(u64, Loc, String)> = Vec::new();
+        walk_rules(
+            schema,
+            Some(1),
+            true,
+            &mut |node, rule, cardinality, root| {
+                if self.cel_skip.contains(&rule.rule) {
+                    return;
+                }
+                let at = rule.origin.unwrap_or(kind);
+                // Compiled as written in the schema, which is what the API server compiles.
+                let compiled = crate::cel::compile(
+                    &rule.rule,
+                    rule.message_expression.as_deref(),
+                    rule.optional_old_self == Some(true),
+                    node,
+                    root,
+                );
+                match compiled {
+                    Err(problem) => found.push((at, problem)),
+                    Ok(c) => {
+                        let times = cardinality
+                            .unwrap_or_else(|| crate::cel::cost::fallback_cardinality(node));
+                        let spent = c.cost.saturating_mul(times);
+                        total = total
+                            .saturating_add(spent)
+                            .saturating_add(c.message_cost.unwrap_or(0));
+                        if spent >= crate::cel::cost::SCHEMA_LIMIT / 100 {
+                            spenders.push((spent, at, rule.rule.clone()));
+                        }
+                        if spent > crate::cel::cost::RULE_LIMIT {
+                            found.push((at, cost_problem(c.cost, times, cardinality.is_none())));
+                        }
+                        if let Some(m) = c.message_cost
+                            && m > crate::cel::cost::RULE_LIMIT
+                        {
+                            found.push((
+                            at,
+                            format!(
+                                "the message expression's estimated cost ({m}) is over the API server's budget of {} by a factor of {}: bound the strings and lists it reads (max_length, max_items)",
+                                crate::cel::cost::RULE_LIMIT,
+                                crate::cel::cost::factor_text(m, crate::cel::cost::RULE_LIMIT)
+                            ),
+                        ));
+                        }
                     }
                 }
-            }
-        });
+            },
+        );
+        if total > crate::cel::cost::SCHEMA_LIMIT {
+            spenders.sort_by_key(|s| std::cmp::Reverse(s.0));
+            let at = spenders.first().map_or(kind, |s| s.1);
+            let names: Vec<String> = spenders
+                .iter()
+                .take(4)
+                .map(|(cost, _, rule)| format!("`{rule}` ({cost})"))
+                .collect();
+            found.push((
+                at,
+                format!(
+                    "the CEL rules of this version together have an estimated cost of {total}, over the API server's budget of {} for a schema by a factor of {} (the most expensive: {}): give the lists, maps and strings they run on or read max_items, max_properties and max_length",
+                    crate::cel::cost::SCHEMA_LIMIT,
+                    crate::cel::cost::factor_text(total, crate::cel::cost::SCHEMA_LIMIT),
+                    names.join(", ")
+                ),
+            ));
+        }
+        found.sort_by(|a, b| a.1.cmp(&b.1));
+        found.dedup();
         for (at, problem) in found {
             self.error(at, problem);
         }
@@ -553,29 +608,62 @@ pub(super) fn is_optional(ty: &Ty) -> bool {
     }
 }
 
-/// Calls `f` with each node of `schema` that carries CEL rules, and each rule.
+/// Why a rule costs too much: its cost, the values it may run on, the factor, and what to
+/// bound.
+fn cost_problem(cost: u64, times: u64, unbounded: bool) -> String {
+    use crate::cel::cost::{RULE_LIMIT, factor_text};
+    format!(
+        "the CEL rule's estimated cost, {cost} per value times {times} value{} it may run on{}, is over the API server's budget of {RULE_LIMIT} by a factor of {}: {}",
+        if times == 1 { "" } else { "s" },
+        if unbounded {
+            " (a list or map above it has no max_items / max_properties, so the count comes from the request size limit)"
+        } else {
+            ""
+        },
+        factor_text(cost.saturating_mul(times), RULE_LIMIT),
+        match (unbounded, cost > 100) {
+            (true, true) =>
+                "give the lists and maps above it max_items / max_properties, and the strings and lists the rule reads max_length / max_items",
+            (true, false) => "give the lists and maps above it max_items / max_properties",
+            _ =>
+                "give the strings, lists and maps the rule reads max_length, max_items and max_properties",
+        }
+    )
+}
+
+/// Calls `f` with each node of `schema` that carries CEL rules, each rule, how many values
+/// of the node a request may hold (`None`: unbounded) and whether the node is a resource's
+/// root (the kind's, or an embedded resource). Like the API server, it does not look into
+/// `allOf` and the other combinators.
 fn walk_rules<'s>(
     schema: &'s JSONSchemaProps,
-    f: &mut impl FnMut(&'s JSONSchemaProps, &'s crate::api::apiextensions::v1::ValidationRule),
+    cardinality: Option<u64>,
+    root: bool,
+    f: &mut impl FnMut(
+        &'s JSONSchemaProps,
+        &'s crate::api::apiextensions::v1::ValidationRule,
+        Option<u64>,
+        bool,
+    ),
 ) {
+    use crate::api::apiextensions::v1::{JSONSchemaPropsOrArray, JSONSchemaPropsOrBool};
     for rule in schema.x_kubernetes_validations.iter().flatten() {
-        f(schema, rule);
+        f(schema, rule, cardinality, root);
     }
+    let times = |bound: Option<i64>| -> Option<u64> {
+        Some(cardinality?.saturating_mul(bound?.max(0) as u64))
+    };
     for child in schema.properties.iter().flat_map(|p| p.values()) {
-        walk_rules(child, f);
+        let embedded = child.x_kubernetes_embedded_resource == Some(true);
+        walk_rules(child, cardinality, embedded, f);
     }
-    if let Some(crate::api::apiextensions::v1::JSONSchemaPropsOrArray::Schema(items)) =
-        &schema.items
-    {
-        walk_rules(items, f);
+    if let Some(JSONSchemaPropsOrArray::Schema(items)) = &schema.items {
+        let embedded = items.x_kubernetes_embedded_resource == Some(true);
+        walk_rules(items, times(schema.max_items), embedded, f);
     }
-    if let Some(crate::api::apiextensions::v1::JSONSchemaPropsOrBool::Schema(values)) =
-        &schema.additional_properties
-    {
-        walk_rules(values, f);
-    }
-    for s in schema.all_of.iter().flatten() {
-        walk_rules(s, f);
+    if let Some(JSONSchemaPropsOrBool::Schema(values)) = &schema.additional_properties {
+        let embedded = values.x_kubernetes_embedded_resource == Some(true);
+        walk_rules(values, times(schema.max_properties), embedded, f);
     }
 }
 
