@@ -326,6 +326,24 @@ pub mod apiextensions {
             pub x_kubernetes_validations: Option<Vec<ValidationRule>>,
         }
 
+        impl JSONSchemaProps {
+            /// The schema of a list's items (the first, for JSON Schema's tuple form).
+            pub fn items_schema(&self) -> Option<&JSONSchemaProps> {
+                match self.items.as_ref()? {
+                    JSONSchemaPropsOrArray::Schema(s) => Some(s),
+                    JSONSchemaPropsOrArray::Schemas(v) => v.first(),
+                }
+            }
+
+            /// The schema of a map's values (`additionalProperties` as a schema).
+            pub fn values_schema(&self) -> Option<&JSONSchemaProps> {
+                match self.additional_properties.as_ref()? {
+                    JSONSchemaPropsOrBool::Schema(s) => Some(s),
+                    JSONSchemaPropsOrBool::Bool(_) => None,
+                }
+            }
+        }
+
         /// `items`: one schema for every element, or (JSON Schema's tuple form) one each.
         #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
         #[serde(untagged)]

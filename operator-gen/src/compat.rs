@@ -22,8 +22,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::api::apiextensions::v1::{
-    CustomResourceDefinition, CustomResourceDefinitionVersion, JSONSchemaProps,
-    JSONSchemaPropsOrArray, JSONSchemaPropsOrBool, ValidationRule,
+    CustomResourceDefinition, CustomResourceDefinitionVersion, JSONSchemaProps, ValidationRule,
 };
 use crate::model::Location;
 
@@ -1162,17 +1161,11 @@ fn ot_is(s: &JSONSchemaProps, t: &str) -> bool {
 }
 
 fn items(s: &JSONSchemaProps) -> Option<&JSONSchemaProps> {
-    match s.items.as_ref()? {
-        JSONSchemaPropsOrArray::Schema(s) => Some(s),
-        JSONSchemaPropsOrArray::Schemas(v) => v.first(),
-    }
+    s.items_schema()
 }
 
 fn values(s: &JSONSchemaProps) -> Option<&JSONSchemaProps> {
-    match s.additional_properties.as_ref()? {
-        JSONSchemaPropsOrBool::Schema(s) => Some(s),
-        JSONSchemaPropsOrBool::Bool(_) => None,
-    }
+    s.values_schema()
 }
 
 fn list(values: &BTreeSet<String>) -> String {

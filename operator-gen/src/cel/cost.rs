@@ -3,9 +3,7 @@
 //! a rule's worst-case cost, times how many values of its node a request may hold, must stay
 //! within 10,000,000, and all rules of a version's schema together within 100,000,000.
 
-use crate::api::apiextensions::v1::{
-    JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
-};
+use crate::api::apiextensions::v1::JSONSchemaProps;
 
 use super::check::{Ty, node_key, property_of_cel};
 use super::parse::{Expr, Kind, Op};
@@ -144,17 +142,11 @@ pub fn min_size(schema: &JSONSchemaProps) -> u64 {
 }
 
 fn items(s: &JSONSchemaProps) -> Option<&JSONSchemaProps> {
-    match s.items.as_ref()? {
-        JSONSchemaPropsOrArray::Schema(s) => Some(s),
-        JSONSchemaPropsOrArray::Schemas(v) => v.first(),
-    }
+    s.items_schema()
 }
 
 fn values(s: &JSONSchemaProps) -> Option<&JSONSchemaProps> {
-    match s.additional_properties.as_ref()? {
-        JSONSchemaPropsOrBool::Schema(s) => Some(s),
-        JSONSchemaPropsOrBool::Bool(_) => None,
-    }
+    s.values_schema()
 }
 
 /// How many values of a node a request may hold when a list or map above it is unbounded.
