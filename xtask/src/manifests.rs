@@ -71,23 +71,29 @@ fn gate(
     let mut report = compat::check(generated, &base.crds, |crd| {
         converted(&crd.spec.group, &crd.spec.names.kind)
     });
-    for a in &mut report.unused {
-        if let Some(at) = &mut a.at {
-            at.file = at
-                .file
-                .strip_prefix(root)
-                .map_or_else(|_| at.file.clone(), Path::to_path_buf);
-        }
-    }
-    for f in &mut report.findings {
-        if let Some((_, Some(at))) = &mut f.allowed {
-            at.file = at
-                .file
-                .strip_prefix(root)
-                .map_or_else(|_| at.file.clone(), Path::to_path_buf);
-        }
+    // Messages name files relative to the project, as the generator's errors do.
+    let allowed_at = report
+        .findings
+        .iter_mut()
+        .filter_map(|f| match &mut f.allowed {
+            Some((_, Some(at))) => Some(at),
+            _ => None,
+        });
+    for at in report
+        .unused
+        .iter_mut()
+        .filter_map(|a| a.at.as_mut())
+        .chain(allowed_at)
+    {
+        at.file = relative(root, &at.file);
     }
     Ok(Some((base.label, report)))
+}
+
+/// `p` relative to the project at `root` (as it is, when it is elsewhere).
+fn relative(root: &Path, p: &Path) -> PathBuf {
+    p.strip_prefix(root)
+        .map_or_else(|_| p.to_path_buf(), Path::to_path_buf)
 }
 
 /// The options of the crates the project scans: each crate's own
@@ -172,10 +178,7 @@ fn check_resources(
 
 /// Generates the manifests of the workspace at `root` (paths in messages are relative to it).
 fn run_manifests(root: &Path, check: bool, against: &Against) -> Result<ManifestsOutcome> {
-    let rel = |p: &Path| {
-        p.strip_prefix(root)
-            .map_or_else(|_| p.to_path_buf(), Path::to_path_buf)
-    };
+    let rel = |p: &Path| relative(root, p);
     let project = match Project::load(root) {
         Ok(project) => project,
         Err(e) => return Ok(ManifestsOutcome::Invalid(format!("{e:#}"))),

@@ -676,7 +676,7 @@ impl<'s> Checker<'s> {
             && !self.vars.contains_key(ns)
             && NAMESPACES.contains(&ns.as_str())
         {
-            return self.namespaced(ns, name, args, at);
+            return self.namespaced(ns, name, args);
         }
         let Some(target) = target else {
             return self.global(name, args, at);
@@ -891,7 +891,7 @@ impl<'s> Checker<'s> {
         })
     }
 
-    fn namespaced(&mut self, ns: &str, name: &str, args: &[Expr], _at: usize) -> R<'s> {
+    fn namespaced(&mut self, ns: &str, name: &str, args: &[Expr]) -> R<'s> {
         let mut types = Vec::new();
         for a in args {
             types.push(self.check(a)?);

@@ -556,14 +556,12 @@ impl<'a, 's> Estimator<'a, 's> {
             }
             _ => (None, UNKNOWN, Ty::Dyn),
         };
-        let mut infos = Vec::new();
         let mut sizes = Vec::new();
         let mut arg_cost = r(0, 0);
         for a in args {
             let i = self.est(a);
             sizes.push(self.size(a, &i));
             arg_cost = arg_cost.add(i.cost);
-            infos.push(i);
         }
         let target_cost = t_info.as_ref().map_or(r(0, 0), |i| i.cost);
         let arg0 = sizes.first().copied().unwrap_or(UNKNOWN);
@@ -639,26 +637,20 @@ impl<'a, 's> Estimator<'a, 's> {
                 "cidr" | "isIP" | "isCIDR" | "ip" | "quantity" | "isQuantity" | "semver"
                 | "isSemver",
             ) if target.is_none() => (arg0.factor(0.1), None),
-            (None, "containsIP") => (
-                r(1, 4).add(
-                    if matches!(infos.first().map(|_| self.ty(&args[0])), Some(Ty::String)) {
-                        arg0.factor(0.1)
-                    } else {
-                        r(0, 0)
-                    },
-                ),
-                None,
-            ),
-            (None, "containsCIDR") => (
-                r(3, 7).add(
-                    if matches!(infos.first().map(|_| self.ty(&args[0])), Some(Ty::String)) {
-                        arg0.factor(0.1)
-                    } else {
-                        r(0, 0)
-                    },
-                ),
-                None,
-            ),
+            (None, "containsIP" | "containsCIDR") => {
+                let base = if name == "containsIP" {
+                    r(1, 4)
+                } else {
+                    r(3, 7)
+                };
+                // The string overloads parse their argument too.
+                let parse = if matches!(args.first().map(|a| self.ty(a)), Some(Ty::String)) {
+                    arg0.factor(0.1)
+                } else {
+                    r(0, 0)
+                };
+                (base.add(parse), None)
+            }
             (None, "validate") => (arg0.factor(0.1).factor(32.0), None),
             (None, "format") if target.is_some() => (t_size.factor(0.1), None),
             (None, "bytes")
