@@ -1,11 +1,13 @@
 //! The controller builder against the real API server, with built-in kinds: a controller of
-//! labelled ConfigMaps that owns a Secret copy of each (`owns`) and watches ServiceAccounts
+//! labelled ConfigMaps that owns a Secret copy of each (`owns_transformed`: the cache keeps the
+//! Secrets without their data) and watches ServiceAccounts
 //! labelled with a ConfigMap's name (`watches_metadata`). Its reconcile applies the copy, reads
 //! the related ServiceAccounts from the index and publishes the same event every time.
 //!
 //! What it shows: an apply is sent once and again only when the owned object changed (a hand
 //! edit), not for events that change nothing; a watched object reconciles the object it maps
-//! to and is found by `related`; the repeated event is published once.
+//! to and is found by `related`; the repeated event is published once; the owned cache holds
+//! what its transform left.
 //!
 //! Needs a running control plane: `cargo xtask test` provides one (plain `cargo test` skips it).
 
@@ -41,6 +43,8 @@ struct Seen {
     reconciles: AtomicUsize,
     /// The related ServiceAccounts of each ConfigMap, as the last reconcile saw them.
     related: Mutex<BTreeMap<String, Vec<String>>>,
+    /// The cached copies the reconciles read: whether each still had data, and its labels.
+    cached: Mutex<Vec<(bool, BTreeMap<String, String>)>>,
 }
 
 fn copy_of(cm: &ConfigMap) -> Secret {
@@ -76,6 +80,11 @@ async fn reconcile(
         .map(|sa| sa.name_any())
         .collect();
     ctx.related.lock().unwrap().insert(cm.name_any(), related);
+    let name = format!("{}-copy", cm.name_any());
+    if let Some(copy) = ctx.cached::<Secret>(cm.namespace().as_deref(), &name) {
+        let entry = (copy.data.is_some(), copy.labels().clone());
+        ctx.cached.lock().unwrap().push(entry);
+    }
     ctx.publish(
         cm.as_ref(),
         EventType::Normal,
@@ -114,7 +123,9 @@ async fn owned_and_watched_kinds_through_the_builder() {
             Controller::<ConfigMap>::new(client, &runtime)
                 .namespace(Some(namespace))
                 .watch_config(watcher::Config::default().labels(PRIMARY))
-                .owns::<Secret>(watcher::Config::default().labels(OWNER))
+                .owns_transformed::<Secret, _>(watcher::Config::default().labels(OWNER), |secret| {
+                    secret.data = None
+                })
                 .watches_metadata::<ServiceAccount, _>(
                     watcher::Config::default().labels(OWNER),
                     |sa| {
@@ -223,6 +234,17 @@ async fn owned_and_watched_kinds_through_the_builder() {
         copied_events[0].series, None,
         "a repeat was published: {copied_events:?}"
     );
+
+    // The reconciles read the copy from the cache without its data, the rest kept.
+    let cached = seen.cached.lock().unwrap().clone();
+    assert!(!cached.is_empty(), "no reconcile found the copy cached");
+    for (had_data, labels) in cached {
+        assert!(
+            !had_data,
+            "the transform did not clear the cached copy's data"
+        );
+        assert_eq!(labels.get(OWNER).map(String::as_str), Some("settings"));
+    }
 
     stop.cancel();
     operator.await.unwrap().unwrap();

@@ -132,6 +132,9 @@ struct Setup<K: Resource<DynamicType = ()> + Clone + Debug + 'static> {
 /// The primary object a watched object maps to.
 type OwnerOf<S> = Arc<dyn Fn(&S) -> Option<Key> + Send + Sync>;
 
+/// What a cache does to each object before it keeps it.
+type Transform<S> = Arc<dyn Fn(&mut S) + Send + Sync>;
+
 type Registration<K> = Box<dyn FnOnce(&mut Setup<K>) + Send>;
 
 /// A controller of the kind `K`, built in one expression and run until the manager stops it:
@@ -256,7 +259,26 @@ where
         C::Scope: ScopeApi,
     {
         self.register(move |setup| {
-            let stream = setup.cache::<C>(config, None);
+            let stream = setup.cache::<C>(config, None, None);
+            setup.add(|c| c.owns_stream(stream));
+        })
+    }
+
+    /// [`owns`](Self::owns), with each object passed through `transform` before it is
+    /// cached (controller-runtime's cache transform): clear what the reconciler never reads,
+    /// such as a Deployment's pod template, and the cache keeps only the rest. The reconciler
+    /// then sees transformed objects, from [`Context::cached`] and from a skipped
+    /// [`Context::apply`] alike; what an apply sends is not affected. Managed fields are
+    /// dropped in any case.
+    #[must_use]
+    pub fn owns_transformed<C, T>(self, config: watcher::Config, transform: T) -> Self
+    where
+        C: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
+        C::Scope: ScopeApi,
+        T: Fn(&mut C) + Send + Sync + 'static,
+    {
+        self.register(move |setup| {
+            let stream = setup.cache::<C>(config, None, Some(Arc::new(transform)));
             setup.add(|c| c.owns_stream(stream));
         })
     }
@@ -270,7 +292,7 @@ where
         C::Scope: ScopeApi,
     {
         self.register(move |setup| {
-            let stream = setup.cache::<PartialObjectMeta<C>>(config, None);
+            let stream = setup.cache::<PartialObjectMeta<C>>(config, None, None);
             setup.add(|c| c.owns_stream(stream));
         })
     }
@@ -631,6 +653,7 @@ where
         &mut self,
         config: watcher::Config,
         owner: Option<OwnerOf<S>>,
+        transform: Option<Transform<S>>,
     ) -> impl futures::Stream<Item = Result<S, watcher::Error>> + Send + 'static
     where
         S: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
@@ -646,7 +669,12 @@ where
         let indexing = index.clone();
         let stream = reflector::reflector(
             writer,
-            watcher(api::<S>(&self.client, self.namespace.as_deref()), config).modify(strip),
+            watcher(api::<S>(&self.client, self.namespace.as_deref()), config).modify(move |obj| {
+                strip(obj);
+                if let Some(transform) = &transform {
+                    transform(obj);
+                }
+            }),
         )
         .inspect(move |event| {
             if let (Ok(event), Some(index), Some(owner)) = (event, &indexing, &owner) {
@@ -679,6 +707,7 @@ where
             Some(Arc::new(move |obj: &S| {
                 index(obj).map(|r| (r.namespace.clone(), r.name.clone()))
             })),
+            None,
         );
         self.add(|c| c.watches_stream(stream, move |obj: S| map(&obj)));
     }

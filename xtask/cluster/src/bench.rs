@@ -151,6 +151,86 @@ fn clock_ticks_per_second() -> u64 {
         .unwrap_or(100)
 }
 
+/// The local control plane's processes (API server, etcd, controller-manager, scheduler,
+/// kwok), whose CPU time the benchmark reads from /proc: what a run costs the cluster, which an
+/// operator's own CPU and wall-clock times do not show. Only when the target is the local plane.
+#[derive(Debug, Clone)]
+struct PlaneCpu {
+    pids: Vec<(String, i32)>,
+}
+
+impl PlaneCpu {
+    /// The local plane's processes, when `cluster` is the local plane and it runs here.
+    fn of(cluster: &cluster::Connected) -> Option<Self> {
+        let state = envtest::plane::read_state(&cluster::state_dir()).ok()??;
+        if cluster.kubeconfig.as_deref() != Some(state.kubeconfig.as_path()) {
+            return None;
+        }
+        let pids: Vec<(String, i32)> = state
+            .components
+            .iter()
+            .map(|c| (c.name.clone(), c.pid))
+            .collect();
+        Self::sample_pids(&pids)?;
+        Some(PlaneCpu { pids })
+    }
+
+    fn sample_pids(pids: &[(String, i32)]) -> Option<BTreeMap<String, u64>> {
+        pids.iter()
+            .map(|(name, pid)| {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+                Some((name.clone(), parse_cpu_ticks(&stat)?))
+            })
+            .collect()
+    }
+
+    /// CPU ticks so far, by component.
+    fn sample(&self) -> Option<BTreeMap<String, u64>> {
+        Self::sample_pids(&self.pids)
+    }
+}
+
+/// CPU seconds the control plane spent between two samples, in all and by component.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct PlaneSpent {
+    by_component: BTreeMap<String, f64>,
+}
+
+impl PlaneSpent {
+    fn between(
+        earlier: Option<&BTreeMap<String, u64>>,
+        later: Option<&BTreeMap<String, u64>>,
+    ) -> Option<Self> {
+        let (earlier, later) = (earlier?, later?);
+        let tick = clock_ticks_per_second() as f64;
+        Some(PlaneSpent {
+            by_component: later
+                .iter()
+                .map(|(name, t)| {
+                    let before = earlier.get(name).copied().unwrap_or(0);
+                    (name.clone(), t.saturating_sub(before) as f64 / tick)
+                })
+                .collect(),
+        })
+    }
+
+    fn total(&self) -> f64 {
+        self.by_component.values().sum()
+    }
+
+    /// "12.3 s: kube-apiserver 8.1, etcd 2.0, ...", largest first.
+    fn breakdown(&self) -> String {
+        let mut parts: Vec<(&String, &f64)> = self.by_component.iter().collect();
+        parts.sort_by(|a, b| b.1.total_cmp(a.1));
+        let parts: Vec<String> = parts.iter().map(|(n, s)| format!("{n} {s:.1}")).collect();
+        format!("{:.1} s: {}", self.total(), parts.join(", "))
+    }
+
+    fn component(&self, name: &str) -> f64 {
+        self.by_component.get(name).copied().unwrap_or(0.0)
+    }
+}
+
 fn free_port() -> Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
@@ -358,6 +438,9 @@ struct Row {
     cpu_seconds: f64,
     /// Lines the operator logged at error (Go) or warn/error (ours) level.
     problems: usize,
+    /// The control plane's CPU while converging and in the storm (the local plane only).
+    plane_converge: Option<PlaneSpent>,
+    plane_storm: Option<PlaneSpent>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -413,13 +496,34 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     rt.block_on(cluster::install_crds(&cluster.client))?;
     eprintln!("benchmarking against {}", cluster.source);
     let load_before = load_average();
+    let plane = PlaneCpu::of(&cluster);
+    let plane = plane.as_ref();
     let mut floors = BTreeMap::new();
     for &count in &args.counts {
-        let floor = rt.block_on(run_floor(&cluster, count, args))?;
+        let floor = rt.block_on(run_floor(&cluster, plane, count, args))?;
+        for (phase, spent) in [
+            ("converge", &floor.plane_converge),
+            ("storm", &floor.plane_storm),
+        ] {
+            if let Some(spent) = spent {
+                eprintln!(
+                    "[floor {count}] control-plane CPU, {phase}: {}",
+                    spent.breakdown()
+                );
+            }
+        }
         eprintln!(
-            "[floor {count}] converge {:.1} s, storm {:.1} s",
+            "[floor {count}] converge {:.1} s, storm {:.1} s{}",
             floor.converged.as_secs_f64(),
-            floor.storm.as_secs_f64()
+            floor.storm.as_secs_f64(),
+            match (&floor.plane_converge, &floor.plane_storm) {
+                (Some(c), Some(s)) => format!(
+                    "; control-plane CPU {:.1} s / {:.1} s",
+                    c.total(),
+                    s.total()
+                ),
+                _ => String::new(),
+            }
         );
         floors.insert(count, floor);
     }
@@ -428,11 +532,12 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         for &count in &args.counts {
             let go_row = match &go {
                 Some(binary) => {
-                    Some(rt.block_on(run(&cluster, Which::Go, binary, count, mode, args))?)
+                    Some(rt.block_on(run(&cluster, plane, Which::Go, binary, count, mode, args))?)
                 }
                 None => None,
             };
-            let ours_row = rt.block_on(run(&cluster, Which::Ours, &ours, count, mode, args))?;
+            let ours_row =
+                rt.block_on(run(&cluster, plane, Which::Ours, &ours, count, mode, args))?;
             let line = TableRow {
                 mode,
                 count,
@@ -455,6 +560,16 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     println!("Above the floor (the control plane alone converging N such Deployments):");
     println!();
     print!("{}", overhead_table(&rows, &floors));
+    let cpu = plane_table(&rows, &floors);
+    if !cpu.is_empty() {
+        println!();
+        println!(
+            "Control-plane CPU seconds (API server, etcd, controller-manager, scheduler, kwok), \
+             converge / storm, and what each operator added above the floor:"
+        );
+        println!();
+        print!("{cpu}");
+    }
     let breakdown = resource_table(&rows);
     if !breakdown.is_empty() {
         println!();
@@ -581,10 +696,13 @@ fn thousands(n: u64) -> String {
 }
 
 /// The control plane alone: N Deployments created and resized directly.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct Floor {
     converged: Duration,
     storm: Duration,
+    /// The control plane's CPU while converging and in the storm (the local plane only).
+    plane_converge: Option<PlaneSpent>,
+    plane_storm: Option<PlaneSpent>,
 }
 
 /// What an operator adds above the floor, converge and storm; `–` where the operator was
@@ -630,6 +748,56 @@ fn overhead_table(rows: &[TableRow], floors: &BTreeMap<usize, Floor>) -> String 
         ));
     }
     out
+}
+
+/// The control plane's CPU in each run, converge / storm: the floor's, each operator's, and
+/// what each operator added above the floor (with the API server's part of it); empty when
+/// the target is not the local plane.
+fn plane_table(rows: &[TableRow], floors: &BTreeMap<usize, Floor>) -> String {
+    let pair = |c: &Option<PlaneSpent>, s: &Option<PlaneSpent>| match (c, s) {
+        (Some(c), Some(s)) => Some((c.clone(), s.clone())),
+        _ => None,
+    };
+    let mut out = String::new();
+    for row in rows {
+        let Some(floor) = floors.get(&row.count) else {
+            continue;
+        };
+        let Some((fc, fs)) = pair(&floor.plane_converge, &floor.plane_storm) else {
+            continue;
+        };
+        let cell = |r: Option<&Row>| -> (String, String) {
+            let Some((c, s)) = r.and_then(|r| pair(&r.plane_converge, &r.plane_storm)) else {
+                return ("–".into(), "–".into());
+            };
+            let above = |run: &PlaneSpent, base: &PlaneSpent| {
+                format!(
+                    "{:+.1} ({:+.1} API server)",
+                    run.total() - base.total(),
+                    run.component("kube-apiserver") - base.component("kube-apiserver")
+                )
+            };
+            (
+                format!("{:.1} / {:.1}", c.total(), s.total()),
+                format!("{} / {}", above(&c, &fc), above(&s, &fs)),
+            )
+        };
+        let (go, go_above) = cell(row.go.as_ref());
+        let (ours, ours_above) = cell(Some(&row.ours));
+        out.push_str(&format!(
+            "| {} | {} | {:.1} / {:.1} | {go} | {ours} | {go_above} | {ours_above} |\n",
+            row.mode.label(),
+            thousands(row.count as u64),
+            fc.total(),
+            fs.total(),
+        ));
+    }
+    if out.is_empty() {
+        return out;
+    }
+    format!(
+        "| mode | N | floor | Go | ours | Go above the floor | ours above the floor |\n|---|---:|---:|---:|---:|---:|---:|\n{out}"
+    )
 }
 
 /// A Deployment like the operator's for a Memcached of `size` (the same pod template shape:
@@ -692,7 +860,12 @@ async fn delete_namespace(client: &kube::Client, ns: &str, tag: &str) -> Result<
 }
 
 /// The floor of `count`: N Deployments created directly, converged at 1 replica, resized to 3.
-async fn run_floor(cluster: &cluster::Connected, count: usize, args: &BenchArgs) -> Result<Floor> {
+async fn run_floor(
+    cluster: &cluster::Connected,
+    plane: Option<&PlaneCpu>,
+    count: usize,
+    args: &BenchArgs,
+) -> Result<Floor> {
     let client = cluster.client.clone();
     let tag = format!("[floor {count}]");
     let ns = fresh_namespace(&client, &format!("bench-floor-{count}")).await?;
@@ -700,6 +873,7 @@ async fn run_floor(cluster: &cluster::Connected, count: usize, args: &BenchArgs)
     let deadline = Duration::from_secs(args.timeout);
     let names: Vec<String> = (0..count).map(|i| format!("mc-{i:05}")).collect();
     eprintln!("{tag} creating {count} Deployments of 1 replica in {ns}");
+    let cpu_start = plane.and_then(PlaneCpu::sample);
     let start = Instant::now();
     futures::stream::iter(&names)
         .map(|name| {
@@ -715,7 +889,9 @@ async fn run_floor(cluster: &cluster::Connected, count: usize, args: &BenchArgs)
         .await
         .context("creating Deployments")?;
     let converged = wait_converged(&tag, None, &deployments, count, 1, start, deadline).await?;
+    let cpu_converged = plane.and_then(PlaneCpu::sample);
     eprintln!("{tag} resizing all {count} to 3");
+    let cpu_storm = plane.and_then(PlaneCpu::sample);
     let start = Instant::now();
     futures::stream::iter(&names)
         .map(|name| {
@@ -732,8 +908,14 @@ async fn run_floor(cluster: &cluster::Connected, count: usize, args: &BenchArgs)
         .await
         .context("resizing Deployments")?;
     let storm = wait_converged(&tag, None, &deployments, count, 3, start, deadline).await?;
+    let cpu_end = plane.and_then(PlaneCpu::sample);
     delete_namespace(&client, &ns, &tag).await?;
-    Ok(Floor { converged, storm })
+    Ok(Floor {
+        converged,
+        storm,
+        plane_converge: PlaneSpent::between(cpu_start.as_ref(), cpu_converged.as_ref()),
+        plane_storm: PlaneSpent::between(cpu_storm.as_ref(), cpu_end.as_ref()),
+    })
 }
 
 fn spawn_operator(
@@ -800,6 +982,7 @@ fn count_problems(which: Which, log: &str) -> usize {
 
 async fn run(
     cluster: &cluster::Connected,
+    plane: Option<&PlaneCpu>,
     which: Which,
     binary: &Path,
     count: usize,
@@ -829,6 +1012,7 @@ async fn run(
     let deadline = Duration::from_secs(args.timeout);
 
     eprintln!("{tag} creating {count} Memcacheds of size 1 in {ns}");
+    let cpu_start = plane.and_then(PlaneCpu::sample);
     let start = Instant::now();
     futures::stream::iter(0..count)
         .map(|i| {
@@ -847,6 +1031,7 @@ async fn run(
     eprintln!("{tag} created in {:.1} s", start.elapsed().as_secs_f64());
     let converged =
         wait_converged(&tag, Some(&mcs), &deployments, count, 1, start, deadline).await?;
+    let cpu_converged = plane.and_then(PlaneCpu::sample);
     eprintln!("{tag} all converged in {:.1} s", converged.as_secs_f64());
 
     let after_converge = operator.metrics()?.requests();
@@ -856,12 +1041,22 @@ async fn run(
     let steady = diff(&after_steady, &after_converge);
 
     eprintln!("{tag} scale storm: all {count} resized to 3");
+    let cpu_storm = plane.and_then(PlaneCpu::sample);
     let start = Instant::now();
     merge_all(&mcs, count, serde_json::json!({ "spec": { "size": 3 } }))
         .await
         .context("resizing Memcacheds")?;
     let storm = wait_converged(&tag, Some(&mcs), &deployments, count, 3, start, deadline).await?;
+    let cpu_end = plane.and_then(PlaneCpu::sample);
     eprintln!("{tag} storm converged in {:.1} s", storm.as_secs_f64());
+    for (phase, from, to) in [
+        ("converge", &cpu_start, &cpu_converged),
+        ("storm", &cpu_storm, &cpu_end),
+    ] {
+        if let Some(spent) = PlaneSpent::between(from.as_ref(), to.as_ref()) {
+            eprintln!("{tag} control-plane CPU, {phase}: {}", spent.breakdown());
+        }
+    }
 
     let metrics = operator.metrics()?;
     let peak_rss_kib = parse_vm_hwm_kib(&operator.proc_file("status")?)
@@ -900,6 +1095,8 @@ async fn run(
         peak_rss_kib,
         cpu_seconds: cpu_ticks as f64 / clock_ticks_per_second() as f64,
         problems,
+        plane_converge: PlaneSpent::between(cpu_start.as_ref(), cpu_converged.as_ref()),
+        plane_storm: PlaneSpent::between(cpu_storm.as_ref(), cpu_end.as_ref()),
     })
 }
 
@@ -1102,6 +1299,7 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
             peak_rss_kib: 56 * 1024,
             cpu_seconds: 1.25,
             problems: 3,
+            ..Row::default()
         };
         let rows = [TableRow {
             mode: Mode::Equal(4),
@@ -1134,6 +1332,7 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
             Floor {
                 converged: Duration::from_secs(5),
                 storm: Duration::from_secs(6),
+                ..Floor::default()
             },
         )]);
         let text = overhead_table(&rows, &floors);
@@ -1179,6 +1378,57 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
             resource_table(&rows),
             "| request | defaults N = 100 |\n|---|---:|\n| PATCH deployments | 150 (1.50) |\n| POST events | 100 (1.00) |\n"
         );
+    }
+
+    #[test]
+    fn the_control_plane_cpu_above_the_floor_is_per_run_and_per_phase() {
+        let spent = |api: f64, rest: f64| {
+            Some(PlaneSpent {
+                by_component: BTreeMap::from([
+                    ("kube-apiserver".to_string(), api),
+                    ("etcd".to_string(), rest),
+                ]),
+            })
+        };
+        let floors = BTreeMap::from([(
+            100,
+            Floor {
+                plane_converge: spent(10.0, 2.0),
+                plane_storm: spent(20.0, 4.0),
+                ..Floor::default()
+            },
+        )]);
+        let mut ours = Row {
+            plane_converge: spent(15.0, 3.0),
+            plane_storm: spent(30.0, 4.0),
+            ..Row::default()
+        };
+        let row = |ours: &Row| TableRow {
+            mode: Mode::Defaults,
+            count: 100,
+            go: None,
+            ours: ours.clone(),
+        };
+        assert_eq!(
+            plane_table(&[row(&ours)], &floors).lines().nth(2),
+            Some(
+                "| defaults | 100 | 12.0 / 24.0 | – | 18.0 / 34.0 | – | +6.0 (+5.0 API server) / +10.0 (+10.0 API server) |"
+            )
+        );
+        // A run without samples shows dashes; not the local plane (no samples at all), no table.
+        ours.plane_storm = None;
+        assert!(
+            plane_table(&[row(&ours)], &floors)
+                .ends_with("| defaults | 100 | 12.0 / 24.0 | – | – | – | – |\n")
+        );
+        let unsampled = BTreeMap::from([(100, Floor::default())]);
+        assert_eq!(plane_table(&[row(&ours)], &unsampled), "");
+        // The ticks between two samples, by component.
+        let earlier = BTreeMap::from([("etcd".to_string(), 100)]);
+        let later = BTreeMap::from([("etcd".to_string(), 100 + clock_ticks_per_second())]);
+        let between = PlaneSpent::between(Some(&earlier), Some(&later)).unwrap();
+        assert_eq!(between.total(), 1.0);
+        assert_eq!(PlaneSpent::between(None, Some(&later)), None);
     }
 
     #[test]
