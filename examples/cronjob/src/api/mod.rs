@@ -1,0 +1,3 @@
+//! The API of the `batch.tutorial.kubebuilder.io` group.
+
+pub mod v1;
