@@ -507,3 +507,85 @@ fn a_project_with_every_kind_of_webhook_builds_and_its_tests_pass() {
         "warnings",
     ]);
 }
+
+/// The README's commands are the ones this repository's `cargo xtask test` runs: `init` with
+/// the same domain, every `create api` and `create webhook` line one of the example project's
+/// calls (which the CI flow makes, then `cargo xtask manifests --check` and `cargo xtask test`
+/// in the new project), and every `cargo xtask` command one the xtask CLI knows.
+#[test]
+fn the_readme_shows_the_commands_ci_runs() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let mut fenced_sh = false;
+    let mut lines = Vec::new();
+    for line in readme.lines() {
+        if let Some(info) = line.strip_prefix("```") {
+            fenced_sh = !fenced_sh && info.trim() == "sh";
+            continue;
+        }
+        if fenced_sh {
+            let command = line.split('#').next().unwrap().trim();
+            if !command.is_empty() {
+                lines.push(command.to_string());
+            }
+        }
+    }
+    let words = |l: &str| l.split_whitespace().map(String::from).collect::<Vec<_>>();
+    let examples = |calls: &[&[&str]]| -> Vec<Vec<String>> {
+        calls
+            .iter()
+            .map(|c| c.iter().map(|s| s.to_string()).collect())
+            .collect()
+    };
+    let (apis, webhooks) = (
+        examples(cargo_operator::EXAMPLE_APIS),
+        examples(cargo_operator::EXAMPLE_WEBHOOKS),
+    );
+    let xtask_commands = ["manifests", "test"];
+    let mut project_dir = None;
+    let mut seen = BTreeMap::<&str, usize>::new();
+    for line in &lines {
+        let w = words(line);
+        match w.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+            ["cargo", "install", "--path", path] => {
+                assert!(
+                    repo().join(path).join("Cargo.toml").is_file(),
+                    "README: {line}: no crate at {path}"
+                );
+                *seen.entry("install").or_default() += 1;
+            }
+            ["cargo", "operator", "init", dir, rest @ ..] => {
+                assert_eq!(rest, ["--domain", "example.com"], "README: {line}");
+                project_dir = Some(dir.to_string());
+                *seen.entry("init").or_default() += 1;
+            }
+            ["cd", dir] => assert_eq!(Some(dir.to_string()), project_dir, "README: {line}"),
+            ["cargo", "operator", "create", "api", ..] => {
+                assert!(
+                    apis.contains(&w[4..].to_vec()),
+                    "README: {line} is not a call CI makes"
+                );
+                *seen.entry("create api").or_default() += 1;
+            }
+            ["cargo", "operator", "create", "webhook", ..] => {
+                assert!(
+                    webhooks.contains(&w[4..].to_vec()),
+                    "README: {line} is not a call CI makes"
+                );
+                *seen.entry("create webhook").or_default() += 1;
+            }
+            ["cargo", "xtask", command] => {
+                assert!(xtask_commands.contains(command), "README: {line}");
+                *seen.entry("xtask").or_default() += 1;
+            }
+            _ => panic!(
+                "README: `{line}` is a command no test runs; run it in one, or show it as text"
+            ),
+        }
+    }
+    for what in ["install", "init", "create api", "create webhook", "xtask"] {
+        assert!(
+            seen.contains_key(what),
+            "the README shows no `{what}` command: {lines:?}"
+        );
+    }
+}

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Build-time macros for operator API types.
 //!
 //! * `#[derive(CustomResource)]` on a root kind (a struct with `metadata`, usually `spec`

@@ -95,7 +95,7 @@ impl Check {
     }
 }
 
-/// The reference table of the checks, for the README (`tests/readme.rs` keeps it current).
+/// The reference table of the checks, for the book (docs/src/reference/generated-files.md) (`tests/readme.rs` keeps it current).
 pub fn reference_markdown() -> String {
     let mut out = String::from("| check | what it catches |\n|---|---|\n");
     for c in Check::ALL {

@@ -11,7 +11,7 @@
 //! source files → [`source`] (parse, index) → `lower` (each file's kinds and item
 //! markers, as the thread-free [`model`]) → [`crd`]/[`schema`] (with [`markers`] for the
 //! field markers) → the generators ([`Generator::build`] from the [`Api`]) → [`output`]
-//! (YAML artifacts) → [`sink`]. `docs/design/data-flow.md` follows one field marker
+//! (YAML artifacts) → [`sink`]. `docs/src/design/data-flow.md` follows one field marker
 //! through these modules.
 //! Parsing and building run on every core: syn's trees stay on the thread that parsed
 //! them, names resolve through a thread-free [`source::Skeleton`], and the output does not

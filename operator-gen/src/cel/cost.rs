@@ -1,4 +1,4 @@
-//! The API server's static cost estimate of a CRD rule, as `docs/design/cel-cost.md`
+//! The API server's static cost estimate of a CRD rule, as `docs/src/design/cel-cost.md`
 //! describes it (cel-go's estimator with the Kubernetes library costs and size estimates):
 //! a rule's worst-case cost, times how many values of its node a request may hold, must stay
 //! within 10,000,000, and all rules of a version's schema together within 100,000,000.

@@ -1,7 +1,7 @@
 //! The table of schema markers: every key of `#[validation(...)]` and `#[schema(...)]` in
 //! one place, with its payload, its reader, where it may sit, the schema types it applies
 //! to, controller-gen's spelling and its help line. The marker enums, the allowed-key lists,
-//! the parse dispatch, the placement and type-fit checks and the README's marker reference
+//! the parse dispatch, the placement and type-fit checks and the book's marker reference
 //! are all made from it.
 //!
 //! Adding a marker is one entry here (and a reader in `read.rs` when none fits) plus its
@@ -426,7 +426,7 @@ pub fn in_items(key: &str) -> &'static MarkerDef {
         .expect("keys_in_items lists table keys only")
 }
 
-/// The marker reference as a Markdown table (the README's "On fields and types" section).
+/// The marker reference as a Markdown table (the book's "On fields and types" section, docs/src/reference/markers.md).
 pub fn reference_markdown() -> String {
     let mut out = String::from(
         "| Rust | controller-gen | on | applies to | what it does |\n|---|---|---|---|---|\n",

@@ -79,7 +79,7 @@ const WEBHOOK_KEYS: [&str; WEBHOOK_ARGS.len()] = {
 };
 
 /// Each argument of `#[webhook(...)]`: controller-gen's spelling, whether it is required and
-/// what it means. The README's table and `--help` texts come from here.
+/// what it means. The book's table and `--help` texts come from here.
 pub const WEBHOOK_ARGS: &[(&str, &str, bool, &str)] = &[
     (
         "mutating",
@@ -188,7 +188,7 @@ pub const WEBHOOK_ARGS: &[(&str, &str, bool, &str)] = &[
 
 const CONFIGURATION_KEYS: &[&str] = &["mutating", "name"];
 
-/// The README's table of `#[webhook]` arguments, from [`WEBHOOK_ARGS`].
+/// The book's table of `#[webhook]` arguments, from [`WEBHOOK_ARGS`].
 pub fn reference_markdown() -> String {
     let mut out =
         String::from("| Rust | controller-gen | required | what it means |\n|---|---|---|---|\n");

@@ -61,6 +61,7 @@ fn run(
     })?;
     // Independent of the tests, so a failure here is reported at the end, after them.
     let rendered = steps.time("kustomize build config/*", || kustomize_builds(&root()));
+    let book = steps.time("mdbook build docs", || build_book(&root()));
     // Compile everything before the control plane starts, so a compile error does not wait for
     // it, and the plane does not sit idle through a long build.
     steps.time("compile the tests", || {
@@ -120,6 +121,7 @@ fn run(
     }
     down?;
     rendered?;
+    book?;
     eprintln!("all tests passed");
     Ok(ExitCode::SUCCESS)
 }
@@ -178,6 +180,41 @@ pub fn rbac_report(root: &Path, plane: &TestPlane, from: u64, strict: bool) -> R
         );
     }
     Ok(())
+}
+
+/// The mdbook the book is built with.
+const MDBOOK_VERSION: &str = "0.5.4";
+
+/// `mdbook build docs` with the pinned mdbook, which `cargo install` builds into the tools
+/// cache on first use (beside kustomize); nothing when the project has no `docs/book.toml`.
+/// mdbook refuses a `SUMMARY.md` entry without its file; links, and the Rust blocks' ties to
+/// compiled files, are checked by the book test in `cargo test` (`xtask/tests/book.rs`).
+pub fn build_book(root: &Path) -> Result<()> {
+    let docs = root.join("docs");
+    if !docs.join("book.toml").is_file() {
+        eprintln!("==> mdbook: no docs/book.toml, no book to build");
+        return Ok(());
+    }
+    let dir = envtest::components::tools_root()?.join(format!("mdbook-v{MDBOOK_VERSION}"));
+    let exe = dir.join("bin").join("mdbook");
+    if !exe.is_file() {
+        eprintln!(
+            "==> mdbook v{MDBOOK_VERSION} is not built yet: cargo install builds it into {} (once)",
+            dir.display()
+        );
+        run_step(
+            "cargo install mdbook",
+            cargo()
+                .args(["install", "mdbook", "--locked", "--no-default-features"])
+                .arg(format!("--version={MDBOOK_VERSION}"))
+                .arg("--root")
+                .arg(&dir),
+        )?;
+    }
+    run_step(
+        "mdbook build docs",
+        std::process::Command::new(&exe).arg("build").arg(&docs),
+    )
 }
 
 /// The kustomization files kustomize looks for in a directory.

@@ -1,4 +1,4 @@
-//! The estimate against the worked examples of `docs/design/cel-cost.md` (which the API
+//! The estimate against the worked examples of `docs/src/design/cel-cost.md` (which the API
 //! server's verdicts confirmed) and the test vectors it was checked with.
 
 use super::*;
