@@ -30,7 +30,9 @@ use crate::model::Location;
 /// printed and passes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
+    /// Fails the gate unless an allow covers it.
     Error,
+    /// Printed; the gate passes.
     Warning,
 }
 
@@ -39,7 +41,7 @@ macro_rules! checks {
         /// The kinds of change the gate knows, each with the name an allow uses.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Check {
-            $($variant,)*
+            $(#[doc = $help] $variant,)*
         }
 
         impl Check {
@@ -121,7 +123,9 @@ pub struct Finding {
     pub version: Option<String>,
     /// The JSON path in that version's schema (`.spec.size`); empty for the CRD or version.
     pub path: String,
+    /// Which check found it.
     pub check: Check,
+    /// Whether it fails the gate.
     pub severity: Severity,
     /// What changed: "maximum lowered from 10 to 5".
     pub what: String,
@@ -221,10 +225,13 @@ pub struct Allow {
     /// The version whose root kind carries it; a CRD-wide finding (no version, or a version
     /// that is gone) is covered by an allow on any version.
     pub version: String,
+    /// The check whose findings it accepts.
     pub check: Check,
     /// Covers this path and everything under it; `None` covers the whole version.
     pub path: Option<String>,
+    /// Why: printed with what it covers.
     pub reason: String,
+    /// Where the `#[compat]` marker is, when it comes from the sources.
     pub at: Option<Location>,
 }
 
@@ -260,6 +267,7 @@ fn under(path: &str, prefix: &str) -> bool {
 /// A CRD as a baseline holds it: the definition, and what only a live cluster knows.
 #[derive(Debug, Clone)]
 pub struct BaselineCrd {
+    /// The definition.
     pub crd: CustomResourceDefinition,
     /// `status.storedVersions`, when the baseline is a live cluster.
     pub stored_versions: Option<Vec<String>>,
@@ -325,7 +333,10 @@ pub fn read_baseline(text: &str, origin: &str) -> Result<Vec<BaselineCrd>, Strin
 /// A CRD as generated now, with whether a conversion webhook serves it.
 #[derive(Debug, Clone, Copy)]
 pub struct NewCrd<'a> {
+    /// The definition.
     pub crd: &'a CustomResourceDefinition,
+    /// Whether a conversion webhook serves it (`PROJECT.toml`'s `conversion`), so that versions
+    /// with different schemas may be stored.
     pub conversion_webhook: bool,
 }
 
@@ -1204,6 +1215,7 @@ pub fn check(
 /// nothing.
 #[derive(Debug, Clone, Default)]
 pub struct Report {
+    /// Every finding, errors first.
     pub findings: Vec<Finding>,
     /// Allows that match no finding: stale once the baseline holds the change.
     pub unused: Vec<Allow>,

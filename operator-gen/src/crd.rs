@@ -31,10 +31,15 @@ pub const VERSION_ANNOTATION: &str = "operator-gen.operator-rs.dev/version";
 /// CRD-level markers.
 #[derive(Debug, Clone, Copy)]
 pub struct KindDecl<'m> {
+    /// The struct's declaration id in the model.
     pub id: usize,
+    /// The struct.
     pub def: &'m TypeDef,
+    /// Its `#[resource]` marker.
     pub resource: &'m ResourceMarker<Loc>,
+    /// Its `#[subresource]` marker.
     pub subresources: &'m SubresourceMarker<Loc>,
+    /// Its `#[printcolumn]` markers, in order.
     pub printcolumns: &'m [PrintColumnMarker],
 }
 
@@ -67,8 +72,11 @@ pub fn kind_name<S>(resource: &ResourceMarker<S>, name: &str) -> String {
 /// The CRD-level markers of a root kind, as [`crd_markers`] reads them.
 #[derive(Debug, Clone)]
 pub struct CrdMarkers<R = ResourceMarker> {
+    /// The `#[resource]` marker.
     pub resource: R,
+    /// The `#[subresource]` marker.
     pub subresources: SubresourceMarker,
+    /// The `#[printcolumn]` markers, in order.
     pub printcolumns: Vec<PrintColumnMarker>,
     /// `#[compat(allow = ...)]`: changes the compatibility gate lets through.
     pub compat: Vec<CompatMarker>,

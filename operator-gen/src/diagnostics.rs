@@ -34,10 +34,13 @@ pub enum Origin {
 /// One problem, at `at`: what is wrong, which stage found it, and how to put it right.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Diagnostic<S = Span> {
+    /// Where.
     pub at: S,
+    /// What is wrong.
     pub message: String,
     /// What to do about it, shown on a `help:` line under the excerpt.
     pub help: Option<String>,
+    /// Which stage found it.
     pub origin: Origin,
 }
 
@@ -146,6 +149,7 @@ impl<S> Drop for Diagnostics<S> {
 }
 
 impl<S> Diagnostics<S> {
+    /// No problems yet.
     pub fn new() -> Self {
         Self::default()
     }
@@ -167,14 +171,17 @@ impl<S> Diagnostics<S> {
         self.items.append(&mut other.take());
     }
 
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
 
+    /// How many there are.
     pub fn len(&self) -> usize {
         self.items.len()
     }
 
+    /// Each, in the order they were found.
     pub fn iter(&self) -> impl Iterator<Item = &Diagnostic<S>> {
         self.items.iter()
     }

@@ -3,6 +3,8 @@
 //! dropped and runs of blank lines collapsed, `TODO` lines dropped and a `---` line ending
 //! the text (both outside fenced code blocks), lines joined with `\n`.
 
+/// The description a type or field's doc comment gives: the `///` lines joined as
+/// controller-gen joins Go comments; `None` without one.
 pub fn description(attrs: &[syn::Attribute]) -> Option<String> {
     let mut raw: Vec<String> = Vec::new();
     for attr in attrs {

@@ -127,18 +127,22 @@ impl ArtifactKind {
             .map(|g| ArtifactKind(*g))
     }
 
+    /// The generator that makes this kind of file.
     pub fn generator(self) -> &'static dyn Generator {
         self.0
     }
 
+    /// The generator's name (`crd`, `rbac`, `webhook`).
     pub fn name(self) -> &'static str {
         self.0.name()
     }
 
+    /// The directory under `config/` that its files go in.
     pub fn dir(self) -> &'static str {
         self.0.dir()
     }
 
+    /// Whether `file_name` (relative to that directory) is a file the generator makes.
     pub fn owns(self, file_name: &str) -> bool {
         self.0.owns(file_name)
     }

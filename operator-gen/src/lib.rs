@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! operator-gen: the Rust counterpart of controller-gen.
 //!
 //! It reads marker attributes (`#[resource]`, `#[validation]`, `#[rbac]`, ...) straight
@@ -136,7 +137,9 @@ impl Options {
 /// an optional dependency, the impls are compiled under the feature that enables it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JsonSchemaSupport {
+    /// No impls.
     Off,
+    /// Impls, with the names below.
     On {
         /// The name the crate knows schemars by (`schemars`, or the key of a renamed one).
         schemars: String,
@@ -275,17 +278,23 @@ impl fmt::Display for LocatedError {
 pub enum Error {
     // The I/O error is part of the message and deliberately not the error's `source`:
     // reporters that print the chain (anyhow's `{:#}`) would say it twice.
+    /// A file or directory could not be read.
     #[error("cannot read {path}: {error}")]
     Io {
+        /// Which.
         path: PathBuf,
+        /// Why.
         error: std::io::Error,
     },
+    /// The sources have errors, each at its place.
     #[error("{}", render_errors(.0))]
     Invalid(Vec<LocatedError>),
     /// A generator broke its contract (a bug in the generator, not in the sources).
     #[error("the generator `{generator}` is at fault: {message}; nothing was written")]
     Generator {
+        /// Its name.
         generator: &'static str,
+        /// What it did wrong.
         message: String,
     },
 }

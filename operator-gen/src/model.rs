@@ -17,6 +17,7 @@ pub use types::*;
 /// A place in a source file: where a marker or a declaration was written.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Location {
+    /// The file, as given to the generator.
     pub file: PathBuf,
     /// 1-based.
     pub line: usize,
@@ -71,22 +72,30 @@ impl fmt::Display for Location {
 /// A value read from the sources, with where it was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Located<T> {
+    /// The value.
     pub value: T,
+    /// Where it was written.
     pub at: Location,
 }
 
 /// One version of a root kind: a struct with a `#[resource]` marker.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Kind {
+    /// The API group.
     pub group: String,
+    /// The version.
     pub version: String,
+    /// The kind.
     pub kind: String,
     /// The plural its CRD is named by (given, or made from the kind as controller-gen does).
     pub plural: String,
     /// Given, or the kind in lower case.
     pub singular: String,
+    /// Short names for kubectl.
     pub shortnames: Vec<String>,
+    /// Categories (`all`).
     pub categories: Vec<String>,
+    /// Namespaced or cluster-wide.
     pub scope: Scope,
     /// The Rust path of the struct (`api::v1::Memcached`), from the crate root.
     pub rust_path: String,

@@ -76,7 +76,9 @@ pub fn render_roles(roles: &[RbacRole]) -> Option<Artifact> {
 /// A ClusterRole (no namespace) or a namespaced Role.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RbacRole {
+    /// A ClusterRole.
     Cluster(ClusterRole),
+    /// A Role in a namespace.
     Namespaced(Role),
 }
 

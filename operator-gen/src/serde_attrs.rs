@@ -21,6 +21,7 @@ use crate::source::TypeItem;
 /// serde's reading of one declared struct or enum.
 #[derive(Debug, Clone, Default)]
 pub struct SerdeShape {
+    /// What the type's own `#[serde(...)]` says.
     pub container: ContainerAttrs,
     /// The struct's fields, in declaration order (empty for an enum).
     pub fields: Vec<FieldAttrs>,
@@ -33,10 +34,13 @@ pub struct SerdeShape {
 pub struct ContainerAttrs {
     /// `#[serde(default)]`: every missing field takes its value from `Default`.
     pub default: bool,
+    /// `transparent`: written as its one field.
     pub transparent: bool,
     /// `tag = "..."` (internally or, with `content`, adjacently tagged).
     pub tag: Option<String>,
+    /// `content = "..."`: with `tag`, the field holding the variant's content.
     pub content: Option<String>,
+    /// `untagged`: variants are told apart by their content alone.
     pub untagged: bool,
     /// `into`, `from`, `try_from`: the type is written or read as another type.
     pub conversions: Vec<WireSwap>,
@@ -52,10 +56,13 @@ pub struct FieldAttrs {
     pub name: String,
     /// The JSON name serde writes, when it is not `name`.
     pub written_name: Option<String>,
+    /// `skip_serializing` (or `skip`): never written.
     pub skip_serializing: bool,
+    /// `skip_deserializing` (or `skip`): never read.
     pub skip_deserializing: bool,
     /// A missing value reads as a default (`#[serde(default)]` on the field).
     pub default: bool,
+    /// `flatten`: its fields are written into the enclosing object.
     pub flatten: bool,
     /// `with`, `serialize_with`, `deserialize_with`. (`getter`, which a `remote` type uses
     /// to reach a private field, returns the field's own type: the JSON stays the same.)
@@ -65,8 +72,11 @@ pub struct FieldAttrs {
 /// What a variant's `#[serde(...)]` says.
 #[derive(Debug, Clone, Default)]
 pub struct VariantAttrs {
+    /// The JSON name of the variant.
     pub name: String,
+    /// `skip_deserializing` (or `skip`): never read.
     pub skip_deserializing: bool,
+    /// `untagged`: told apart by its content alone.
     pub untagged: bool,
     /// The variant's fields, names already renamed by the variant's `rename_all` or the
     /// enum's `rename_all_fields`.

@@ -39,6 +39,7 @@ impl Layout {
         }
     }
 
+    /// The `config/` directory.
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -48,6 +49,7 @@ impl Layout {
         self.root.join(kind.dir())
     }
 
+    /// Where a generated file goes.
     pub fn path_of(&self, artifact: &Artifact) -> PathBuf {
         self.dir(artifact.kind).join(&artifact.file_name)
     }
@@ -62,19 +64,26 @@ impl Layout {
 pub enum Drift {
     /// The file on disk differs (it displays as a unified diff, committed → generated).
     Changed {
+        /// The file.
         path: PathBuf,
+        /// What is on disk.
         committed: String,
+        /// What the generator makes now.
         generated: String,
     },
+    /// The generator makes a file that is not on disk.
     Missing {
+        /// The file.
         path: PathBuf,
     },
     /// A file of a generator that ran which the generator no longer produces.
     Stale {
+        /// The file.
         path: PathBuf,
     },
     /// An earlier write was interrupted; its journal is still there.
     Interrupted {
+        /// The journal file.
         journal: PathBuf,
     },
 }
@@ -88,6 +97,7 @@ impl Drift {
         }
     }
 
+    /// The file (or journal) it is about, to rewrite (say, relative to a root).
     pub fn path_mut(&mut self) -> &mut PathBuf {
         match self {
             Drift::Changed { path, .. } | Drift::Missing { path } | Drift::Stale { path } => path,

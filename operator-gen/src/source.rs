@@ -19,7 +19,9 @@ pub use resolve::{DeclInfo, Resolved, Skeleton};
 pub struct SourceFile {
     /// The path as given or found (used in error messages).
     pub path: PathBuf,
+    /// Its text.
     pub text: String,
+    /// Its syntax tree.
     pub ast: syn::File,
     /// Module path of the file inside its crate (`["api", "v1alpha1"]`).
     pub module: Vec<String>,
@@ -314,12 +316,16 @@ fn module_path(path: &Path, root: &Path) -> Vec<String> {
 /// A struct, enum or type alias found in the sources.
 #[derive(Debug, Clone, Copy)]
 pub enum TypeItem<'a> {
+    /// A struct.
     Struct(&'a syn::ItemStruct),
+    /// An enum.
     Enum(&'a syn::ItemEnum),
+    /// A type alias.
     Alias(&'a syn::ItemType),
 }
 
 impl<'a> TypeItem<'a> {
+    /// Its attributes.
     pub fn attrs(&self) -> &'a [syn::Attribute] {
         match self {
             TypeItem::Struct(s) => &s.attrs,
@@ -328,6 +334,7 @@ impl<'a> TypeItem<'a> {
         }
     }
 
+    /// Its name.
     pub fn ident(&self) -> &'a syn::Ident {
         match self {
             TypeItem::Struct(s) => &s.ident,
@@ -336,6 +343,7 @@ impl<'a> TypeItem<'a> {
         }
     }
 
+    /// Its generic parameters.
     pub fn generics(&self) -> &'a syn::Generics {
         match self {
             TypeItem::Struct(s) => &s.generics,
@@ -349,8 +357,11 @@ impl<'a> TypeItem<'a> {
 /// its text.
 #[derive(Debug, Clone)]
 pub struct Input {
+    /// The file.
     pub path: PathBuf,
+    /// The directory the module path is taken from (the crate's `src/`).
     pub root: PathBuf,
+    /// Its text.
     pub text: String,
 }
 
@@ -401,6 +412,7 @@ fn not_utf8(path: &Path, bytes: &[u8], error: std::str::Utf8Error) -> crate::Loc
 }
 
 impl Input {
+    /// Parses the file.
     #[allow(clippy::result_large_err)] // as for parse_text
     pub fn parse(&self) -> Result<SourceFile, crate::LocatedError> {
         parse_text(&self.path, &self.root, self.text.clone())

@@ -28,6 +28,7 @@ pub struct TypeSchema {
     pub line: usize,
     /// Module path inside the crate.
     pub module: Vec<String>,
+    /// The type's name.
     pub name: String,
     /// Whether the type derives schemars' `JsonSchema` as well; the derive then leaves the
     /// impl to it instead of writing a second, conflicting one.

@@ -65,7 +65,9 @@ impl Generator for WebhookGenerator {
 /// The two configurations of a project (either may be absent).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct WebhookConfigurations {
+    /// The MutatingWebhookConfiguration, when there is a mutating webhook.
     pub mutating: Option<MutatingWebhookConfiguration>,
+    /// The ValidatingWebhookConfiguration, when there is a validating webhook.
     pub validating: Option<ValidatingWebhookConfiguration>,
 }
 

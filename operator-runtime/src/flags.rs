@@ -124,15 +124,25 @@ impl WebhookFlags {
 /// How log lines are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
+    /// Human-readable lines (the default), controller-runtime's development encoder.
     Text,
+    /// One JSON object per line, controller-runtime's production encoder.
     Json,
 }
 
 /// A flag with a value the manager cannot use.
 #[derive(Debug, thiserror::Error)]
 pub enum FlagError {
+    /// An address flag (`--metrics-bind-address`, `--health-probe-bind-address`) that is not
+    /// `host:port`, `:port` or `0`.
     #[error("--{flag}={value} is not an address like 0.0.0.0:8080 or :8080")]
-    Address { flag: &'static str, value: String },
+    Address {
+        /// The flag's name, without the dashes.
+        flag: &'static str,
+        /// What it was given.
+        value: String,
+    },
+    /// A `--lease-duration` under one second.
     #[error("--lease-duration must be at least 1 second")]
     LeaseDuration,
 }

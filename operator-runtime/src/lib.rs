@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! What controller-runtime's manager gives a Go operator, for operators on kube-rs. Every
 //! operator needs these parts and none of them is about its own kinds, so they live here
 //! rather than in each operator:
@@ -86,12 +87,17 @@ pub enum ConnectError {
     #[error(
         "no Kubernetes configuration (tried $KUBECONFIG, ~/.kube/config and the in-cluster service account): {0}"
     )]
+    /// No configuration was found where kube looks for one.
     Infer(#[from] kube::config::InferConfigError),
+    /// The `--kubeconfig` file could not be read or used.
     #[error("--kubeconfig {}: {source}", path.display())]
     File {
+        /// The file named.
         path: PathBuf,
+        /// Why it could not be used.
         source: kube::config::KubeconfigError,
     },
+    /// The client could not be built from the configuration.
     #[error("building the Kubernetes client: {0}")]
     Client(#[from] kube::Error),
 }

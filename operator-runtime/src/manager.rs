@@ -31,15 +31,20 @@ use crate::secure_metrics::{MetricsSecurity, MetricsServerError, SecureServer, a
 /// Leader election parameters (controller-runtime's defaults: 15 s lease).
 #[derive(Debug, Clone)]
 pub struct LeaderElection {
+    /// The namespace of the Lease: the operator's own.
     pub namespace: String,
+    /// The Lease's name, the same for every instance of the operator.
     pub lease_name: String,
     /// Unique per instance; the pod name in a cluster.
     pub identity: String,
+    /// How long a lease lasts without renewal before another instance may take it.
     pub lease_duration: Duration,
     /// Renew this long before the lease would expire.
     pub renew_grace: Duration,
 }
 
+/// What the manager runs and how (`ManagerFlags::options` makes one from the standard
+/// flags).
 #[derive(Debug, Clone)]
 pub struct ManagerOptions {
     /// The operator's name: the field manager of its Lease writes.
@@ -111,22 +116,32 @@ impl ReconcileSettings {
     }
 }
 
+/// Why the manager stopped before it was asked to.
 #[derive(Debug, thiserror::Error)]
 pub enum ManagerError {
+    /// A server (metrics, probes) could not listen on its address.
     #[error("cannot serve {what} on {addr}: {source}")]
     Bind {
+        /// Which server.
         what: &'static str,
+        /// The address asked for.
         addr: SocketAddr,
+        /// Why it could not.
         source: std::io::Error,
     },
+    /// The Lease could not be read or written.
     #[error("leader election: {0}")]
     LeaderElection(#[from] LeaseManagerError),
+    /// Another instance holds the lease now: this one stops, as controller-runtime's does.
     #[error("lost the leader lease; exiting so that another instance takes over")]
     LostLeadership,
+    /// The secure metrics server could not start.
     #[error(transparent)]
     MetricsServer(#[from] MetricsServerError),
+    /// The webhook server could not start.
     #[error("starting the webhook server: {0}")]
     Webhooks(#[from] crate::webhook::WebhookError),
+    /// The webhook server stopped with an error.
     #[error("the webhook server failed: {0}")]
     WebhookServer(String),
 }
@@ -136,6 +151,7 @@ pub enum ManagerError {
 pub trait ReadyCheck: std::fmt::Debug + Send + Sync + 'static {
     /// Named in `/readyz`'s answer while not ready.
     fn name(&self) -> &str;
+    /// Whether it is ready now; `/readyz` answers 200 once every check is.
     fn is_ready(&self) -> bool;
 }
 

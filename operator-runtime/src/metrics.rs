@@ -26,39 +26,50 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Metric, Registry};
 
+/// Labels of the per-controller metrics (`controller_runtime_active_workers`, ...).
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ControllerLabels {
+    /// The controller's name.
     pub controller: String,
 }
 
+/// Labels of `controller_runtime_reconcile_total`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ResultLabels {
+    /// The controller's name.
     pub controller: String,
     /// `success`, `error` or `requeue_after`, as controller-runtime reports them.
     pub result: String,
 }
 
+/// Labels of `rest_client_requests_total`, controller-runtime's.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RequestLabels {
+    /// The HTTP method.
     pub method: String,
 }
 
+/// Labels of `operator_rest_client_requests_total`: the method and the resource.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ResourceRequestLabels {
+    /// The HTTP method.
     pub method: String,
     /// The resource, with its subresource after a slash (`deployments`, `memcacheds/status`);
     /// the first path segment for paths outside the API groups (`version`, `openapi`).
     pub resource: String,
 }
 
+/// Labels of the per-webhook metrics (`controller_runtime_webhook_latency_seconds`, ...).
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct WebhookLabels {
     /// The webhook's path (`/validate-cache-example-com-v1alpha1-memcached`).
     pub webhook: String,
 }
 
+/// Labels of `controller_runtime_webhook_requests_total`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct WebhookCodeLabels {
+    /// The webhook's path.
     pub webhook: String,
     /// The HTTP status code of the answer (`200`; `400` for a body that is not a review).
     pub code: String,
@@ -91,6 +102,8 @@ impl Default for Metrics {
 }
 
 impl Metrics {
+    /// A registry with every metric of the manager, the controllers and the webhook server,
+    /// all at zero.
     pub fn new() -> Self {
         let mut registry = Registry::default();
         let reconcile_total = Family::<ResultLabels, Counter>::default();
@@ -292,6 +305,7 @@ impl Metrics {
             .inc();
     }
 
+    /// Records whether this instance holds the leader lease (`leader_election_master_status`).
     pub fn set_leader(&self, leader: bool) {
         self.leader.set(i64::from(leader));
     }
@@ -323,6 +337,7 @@ impl Metrics {
             .sum()
     }
 
+    /// Whether this instance holds the leader lease, as last recorded.
     pub fn is_leader(&self) -> bool {
         self.leader.get() == 1
     }

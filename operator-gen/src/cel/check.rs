@@ -19,24 +19,37 @@ use crate::api::apiextensions::v1::{
 /// A CEL type, with objects and their fields read from the schema as needed.
 #[derive(Debug, Clone)]
 pub enum Ty<'s> {
+    /// `int`
     Int,
+    /// `uint`
     Uint,
+    /// `double`
     Double,
+    /// `bool`
     Bool,
+    /// `string`
     String,
+    /// `bytes`
     Bytes,
+    /// `null_type`
     Null,
+    /// `google.protobuf.Duration`
     Duration,
+    /// `google.protobuf.Timestamp`
     Timestamp,
+    /// `list(T)`
     List(Box<Ty<'s>>),
+    /// `map(K, V)`
     Map(Box<Ty<'s>>, Box<Ty<'s>>),
     /// An object of the schema, its fields its properties.
     Object(&'s JSONSchemaProps),
     /// `metadata` of an embedded resource or the root: only `name` and `generateName`.
     Metadata,
+    /// `optional_type(T)`
     Opt(Box<Ty<'s>>),
     /// A type of a Kubernetes library (`Quantity`, `URL`, `IP`, `CIDR`, `Semver`, ...).
     Lib(&'static str),
+    /// A type as a value (`type(x)`).
     Type,
     /// Not known here: anything goes.
     Dyn,
@@ -137,7 +150,9 @@ impl<'s> Ty<'s> {
 /// A type error: what, and the byte offset of the expression it is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TypeError {
+    /// What is wrong.
     pub message: String,
+    /// The byte offset in the rule.
     pub at: usize,
 }
 
@@ -278,6 +293,8 @@ const METHODS: &[&str] = &[
     "string",
 ];
 
+/// Types a parsed rule against the schema node it sits on: the variables (`self`, `oldSelf`)
+/// and every node's type, which the cost estimate reads.
 #[derive(Debug)]
 pub struct Checker<'s> {
     vars: HashMap<String, Ty<'s>>,
@@ -313,6 +330,7 @@ impl<'s> Checker<'s> {
         }
     }
 
+    /// The type of `e`, or why it has none.
     pub fn check(&mut self, e: &Expr) -> R<'s> {
         let t = self.check_node(e)?;
         self.types.insert(node_key(e), t.clone());

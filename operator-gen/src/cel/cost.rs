@@ -19,7 +19,9 @@ const UNBOUNDED_STRING: u64 = MAX_REQUEST - 2;
 /// A `{min, max}` pair of sizes or costs; arithmetic saturates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Range {
+    /// The least.
     pub min: u64,
+    /// The most.
     pub max: u64,
 }
 
@@ -200,6 +202,7 @@ struct Local {
     size: Option<Range>,
 }
 
+/// Estimates a checked rule's cost as the API server does (`docs/src/design/cel-cost.md`).
 pub struct Estimator<'a, 's> {
     node: &'s JSONSchemaProps,
     root: bool,

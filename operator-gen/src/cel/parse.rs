@@ -9,36 +9,56 @@ use std::fmt;
 /// A parsed expression. `at` is the byte offset of the node in the rule.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expr {
+    /// What the node is.
     pub kind: Kind,
+    /// The byte offset in the rule.
     pub at: usize,
 }
 
+/// The kinds of expression.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Kind {
+    /// An `int` literal.
     Int(i64),
+    /// A `uint` literal (`1u`).
     Uint(u64),
+    /// A `double` literal.
     Double(f64),
+    /// A string literal, escapes resolved.
     String(String),
+    /// A bytes literal (`b"..."`).
     Bytes(Vec<u8>),
+    /// `true` or `false`.
     Bool(bool),
+    /// `null`.
     Null,
+    /// A name: a variable (`self`, `oldSelf`) or a type.
     Ident(String),
     /// `operand.field`, `operand.?field`.
     Select {
+        /// What is selected from or indexed.
         operand: Box<Expr>,
+        /// The field's name.
         field: String,
+        /// The optional form (`.?field`, `[?index]`).
         optional: bool,
     },
     /// `name(args)` or `target.name(args)`; macros (`has`, `all`, ...) too.
     Call {
+        /// The receiver of a method call.
         target: Option<Box<Expr>>,
+        /// The function's, or the message type's, name.
         name: String,
+        /// The arguments.
         args: Vec<Expr>,
     },
     /// `operand[index]`, `operand[?index]`.
     Index {
+        /// What is selected from or indexed.
         operand: Box<Expr>,
+        /// The index or key.
         index: Box<Expr>,
+        /// The optional form (`.?field`, `[?index]`).
         optional: bool,
     },
     /// `[a, ?b]`: each element, and whether it is optional.
@@ -47,31 +67,53 @@ pub enum Kind {
     Map(Vec<(Expr, Expr, bool)>),
     /// `Name{field: value}`.
     Message {
+        /// The function's, or the message type's, name.
         name: String,
+        /// Each field's name and value.
         fields: Vec<(String, Expr)>,
     },
+    /// `!x` or `-x`.
     Unary(Op, Box<Expr>),
+    /// An operator between two operands.
     Binary(Op, Box<Expr>, Box<Expr>),
+    /// `cond ? then : else`.
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
 }
 
+/// CEL's operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
+    /// `||`
     Or,
+    /// `&&`
     And,
+    /// `==`
     Eq,
+    /// `!=`
     Ne,
+    /// `<`
     Lt,
+    /// `<=`
     Le,
+    /// `>`
     Gt,
+    /// `>=`
     Ge,
+    /// `in`
     In,
+    /// `+`
     Add,
+    /// `-` between two operands
     Sub,
+    /// `*`
     Mul,
+    /// `/`
     Div,
+    /// `%`
     Mod,
+    /// `!`
     Not,
+    /// `-` before an operand
     Neg,
 }
 
@@ -101,7 +143,9 @@ impl fmt::Display for Op {
 /// A syntax error: what, and the byte offset where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyntaxError {
+    /// What is wrong.
     pub message: String,
+    /// The byte offset in the rule.
     pub at: usize,
 }
 

@@ -13,11 +13,14 @@ use syn::{Expr, ExprLit, ExprUnary, Lit, LitStr, Token, UnOp};
 /// tree is at hand (`S = Span`), a [`Loc`](crate::model::Loc) in the thread-free model.
 #[derive(Debug, Clone)]
 pub struct Spanned<T, S = Span> {
+    /// The value.
     pub value: T,
+    /// Where it was written.
     pub span: S,
 }
 
 impl<T, S> Spanned<T, S> {
+    /// `value`, written at `span`.
     pub fn new(value: T, span: S) -> Self {
         Self { value, span }
     }
@@ -35,11 +38,14 @@ impl<T, S> Spanned<T, S> {
 /// argument tokens of an attribute macro (`#[rbac(...)]` on a function).
 #[derive(Debug, Clone, Copy)]
 pub enum MetaSource<'a> {
+    /// A helper attribute: its arguments are inside it.
     Attr(&'a syn::Attribute),
+    /// An attribute macro's argument tokens, and the macro's span.
     Tokens(&'a TokenStream, Span),
 }
 
 impl MetaSource<'_> {
+    /// Where the marker is, for errors about it as a whole.
     pub fn span(&self) -> Span {
         match self {
             MetaSource::Attr(attr) => attr.span(),

@@ -9,12 +9,15 @@ use proc_macro2::Span;
 /// Whether objects of the kind live in a namespace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Scope {
+    /// Objects live in a namespace.
     #[default]
     Namespaced,
+    /// Objects are cluster-wide.
     Cluster,
 }
 
 impl Scope {
+    /// The name the CRD uses.
     pub fn as_str(self) -> &'static str {
         match self {
             Scope::Namespaced => "Namespaced",
@@ -28,14 +31,21 @@ impl Scope {
 /// (`+groupName`, `+kubebuilder:resource`).
 #[derive(Debug, Clone)]
 pub struct ResourceMarker<S = Span> {
+    /// The API group.
     pub group: Spanned<String, S>,
+    /// The version (`v1`, `v1alpha1`, ...).
     pub version: Spanned<String, S>,
     /// `None` means the struct's own name.
     pub kind: Option<Spanned<String, S>>,
+    /// Namespaced or cluster-wide.
     pub scope: Scope,
+    /// `plural`; `None` derives it from the kind as controller-gen does.
     pub plural: Option<Spanned<String, S>>,
+    /// `singular`; `None` is the kind in lower case.
     pub singular: Option<Spanned<String, S>>,
+    /// `shortnames`.
     pub shortnames: Vec<String>,
+    /// `categories`.
     pub categories: Vec<String>,
     /// `storage`: this version is the storage version (`+kubebuilder:storageversion`).
     pub storage: Option<S>,
@@ -49,11 +59,13 @@ pub struct ResourceMarker<S = Span> {
     pub selectable_fields: Vec<String>,
     /// `annotations = ["k=v"]`, `labels = ["k=v"]` on the CRD object (`+kubebuilder:metadata`).
     pub annotations: Vec<(String, String)>,
+    /// The labels of the CRD object.
     pub labels: Vec<(String, String)>,
     /// `crates(kube = ::my::kube, ...)`: where the code the derive writes finds its crates,
     /// for crates that re-export them (kube-derive's `crates(...)`). Names from
     /// [`CRATE_PATHS`], paths as written; the generator ignores them.
     pub crates: Vec<(String, String)>,
+    /// Where the marker is.
     pub span: S,
 }
 
@@ -105,6 +117,7 @@ const RESOURCE_KEYS: &[&str] = &[
     "crates",
 ];
 
+/// Reads a `#[resource(...)]` marker; problems go to `diags`, `None` when it cannot be used.
 pub fn parse_resource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option<ResourceMarker> {
     let (mut group, mut version, mut kind, mut plural, mut singular) =
         (None, None, None, None, None);
@@ -390,7 +403,9 @@ pub fn is_dns_subdomain(s: &str) -> bool {
 /// `#[subresource(status)]` and/or `#[subresource(scale(spec_path = ..., status_path = ..., selector_path = ...))]`.
 #[derive(Debug, Clone)]
 pub struct SubresourceMarker<S = Span> {
+    /// `status`: where it was asked for.
     pub status: Option<S>,
+    /// `scale(...)`.
     pub scale: Option<ScaleMarker<S>>,
 }
 
@@ -418,16 +433,22 @@ impl<S> SubresourceMarker<S> {
     }
 }
 
+/// `scale(spec_path = ..., status_path = ..., selector_path = ...)` of `#[subresource]`.
 #[derive(Debug, Clone)]
 pub struct ScaleMarker<S = Span> {
+    /// Where the desired replicas are (`.spec.replicas`).
     pub spec_path: Spanned<String, S>,
+    /// Where the observed replicas are (`.status.replicas`).
     pub status_path: Spanned<String, S>,
+    /// Where the pods' selector is, as a string.
     pub selector_path: Option<Spanned<String, S>>,
+    /// Where the marker is.
     pub span: S,
 }
 
 const SCALE_KEYS: &[&str] = &["spec_path", "status_path", "selector_path"];
 
+/// Reads a `#[subresource(...)]` marker; problems go to `diags`.
 pub fn parse_subresource(source: MetaSource<'_>, diags: &mut Diagnostics) -> SubresourceMarker {
     let mut marker = SubresourceMarker::default();
     let mut inner = Diagnostics::new();
@@ -524,10 +545,15 @@ pub fn parse_subresource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Sub
 /// The column types kubectl understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ColumnType {
+    /// `integer`
     Integer,
+    /// `number`
     Number,
+    /// `string`
     String,
+    /// `boolean`
     Boolean,
+    /// `date`, shown as an age.
     Date,
 }
 
@@ -540,6 +566,7 @@ impl ColumnType {
         ("date", ColumnType::Date),
     ];
 
+    /// The name the CRD uses.
     pub fn as_str(self) -> &'static str {
         Self::ALL
             .iter()
@@ -553,11 +580,17 @@ impl ColumnType {
 /// (`+kubebuilder:printcolumn`). Repeatable; columns keep their order.
 #[derive(Debug, Clone)]
 pub struct PrintColumnMarker {
+    /// The column's header.
     pub name: String,
+    /// How kubectl shows the value.
     pub type_: ColumnType,
+    /// The value's JSON path.
     pub json_path: String,
+    /// What the column shows.
     pub description: Option<String>,
+    /// A format refining the type.
     pub format: Option<String>,
+    /// 0 for the default columns; higher ones show with `-o wide`.
     pub priority: Option<i32>,
 }
 
@@ -580,6 +613,7 @@ const COLUMN_FORMATS: &[&str] = &[
     "password",
 ];
 
+/// Reads a `#[printcolumn(...)]` marker; problems go to `diags`.
 pub fn parse_printcolumn(
     source: MetaSource<'_>,
     diags: &mut Diagnostics,
@@ -669,14 +703,18 @@ pub fn parse_printcolumn(
 /// a change the compatibility gate reports that the author accepts, with why. Repeatable.
 #[derive(Debug, Clone)]
 pub struct CompatMarker<S = Span> {
+    /// The check whose finding is accepted.
     pub allow: crate::compat::Check,
     /// A JSON path in this version's schema; the allow covers it and everything below.
     pub path: Option<String>,
+    /// Why the change is accepted: printed with the finding.
     pub reason: String,
+    /// Where the marker is.
     pub span: S,
 }
 
 impl CompatMarker {
+    /// The same marker, placed by `f`.
     pub fn map_spans<T>(self, f: &mut impl FnMut(Span) -> T) -> CompatMarker<T> {
         CompatMarker {
             allow: self.allow,
@@ -689,6 +727,7 @@ impl CompatMarker {
 
 const COMPAT_KEYS: &[&str] = &["allow", "path", "reason"];
 
+/// Reads a `#[compat(...)]` marker; problems go to `diags`.
 pub fn parse_compat(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option<CompatMarker> {
     let (mut allow, mut path, mut reason) = (None, None, None);
     let clean = parse_args(source, COMPAT, COMPAT_KEYS, diags, |key, meta| {

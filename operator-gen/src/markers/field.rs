@@ -13,11 +13,17 @@ use proc_macro2::Span;
 /// A CEL validation rule (`x-kubernetes-validations` entry).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CelRule {
+    /// The CEL expression, true when the value is valid.
     pub rule: String,
+    /// The message when it is not.
     pub message: Option<String>,
+    /// A CEL expression that builds the message.
     pub message_expression: Option<String>,
+    /// The reason of the error (`FieldValueInvalid`, ...).
     pub reason: Option<String>,
+    /// The field the error names, relative to the node.
     pub field_path: Option<String>,
+    /// The rule runs on creates too, with `oldSelf` an optional.
     pub optional_old_self: Option<bool>,
 }
 
@@ -25,12 +31,16 @@ pub struct CelRule {
 /// (`+kubebuilder:validation:{AtMostOneOf,ExactlyOneOf,AtLeastOneOf}`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum OneOf {
+    /// At most one of the fields is set.
     AtMost,
+    /// Exactly one of the fields is set.
     Exactly,
+    /// At least one of the fields is set.
     AtLeast,
 }
 
 impl OneOf {
+    /// The marker key that states it (`exactly_one_of`).
     pub fn key(self) -> &'static str {
         match self {
             OneOf::AtMost => "at_most_one_of",
@@ -75,26 +85,34 @@ impl OneOf {
 /// `external_docs(url = "...", description = "...")`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExternalDocs {
+    /// Where the documentation is.
     pub url: String,
+    /// What it is.
     pub description: Option<String>,
 }
 
 /// Whether a marker sits on a struct field or on a type declaration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MarkerTarget {
+    /// On a struct field.
     Field,
+    /// On a type declaration.
     Type,
 }
 
 /// `x-kubernetes-list-type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ListType {
+    /// `atomic`: replaced whole by an apply.
     Atomic,
+    /// `set`: scalar items, merged as a set.
     Set,
+    /// `map`: objects merged by their key fields.
     Map,
 }
 
 impl ListType {
+    /// The value the schema writes.
     pub fn as_str(self) -> &'static str {
         match self {
             ListType::Atomic => "atomic",
@@ -107,11 +125,14 @@ impl ListType {
 /// `x-kubernetes-map-type` / `x-kubernetes-struct-type` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ObjectType {
+    /// `atomic`: replaced whole by an apply.
     Atomic,
+    /// `granular`: merged field by field.
     Granular,
 }
 
 impl ObjectType {
+    /// The value the schema writes.
     pub fn as_str(self) -> &'static str {
         match self {
             ObjectType::Atomic => "atomic",
@@ -124,6 +145,7 @@ impl ObjectType {
 /// was written (`S`: a span while parsing, a [`Loc`](crate::model::Loc) in the model).
 #[derive(Debug, Clone)]
 pub struct FieldMarkers<S = Span> {
+    /// `#[validation(...)]` constraints on the value.
     pub validations: Vec<Spanned<Validation, S>>,
     /// `#[validation(items(...))]`: constraints on the elements of an array.
     pub items: Vec<Spanned<Validation, S>>,
@@ -131,8 +153,11 @@ pub struct FieldMarkers<S = Span> {
     /// controller-gen's `items:XIntOrString`, `items:XPreserveUnknownFields` and
     /// `items:XEmbeddedResource`.
     pub items_schema: Vec<Spanned<SchemaProp, S>>,
+    /// `#[schema(...)]` properties of the value.
     pub schema: Vec<Spanned<SchemaProp, S>>,
+    /// `optional`: the field may be left out.
     pub optional: Option<S>,
+    /// `required`: the field must be present.
     pub required: Option<S>,
     /// `immutable`: the field cannot change once set (`+k8s:immutable`).
     pub immutable: Option<S>,
@@ -181,6 +206,7 @@ impl<S: Copy> FieldMarkers<S> {
         }
     }
 
+    /// Whether no marker was written.
     pub fn is_empty(&self) -> bool {
         self.validations.is_empty()
             && self.items.is_empty()
@@ -193,6 +219,7 @@ impl<S: Copy> FieldMarkers<S> {
             && self.lengths.is_empty()
     }
 
+    /// Where a schema property that `pred` picks was written, if one was.
     pub fn has(&self, pred: impl Fn(&SchemaProp) -> bool) -> Option<S> {
         self.schema.iter().find(|p| pred(&p.value)).map(|p| p.span)
     }
@@ -424,6 +451,9 @@ fn foreign_name(attr: &syn::Attribute) -> Option<&'static str> {
     FOREIGN.iter().copied().find(|name| ident == name)
 }
 
+/// The OpenAPI type a Rust type has on its face (`i32` is `integer`, `Vec<_>` `array`, ...),
+/// for the type-fit checks the derive makes without the generator's model; `None` when only
+/// the model can tell.
 pub fn syntactic_schema_type(ty: &syn::Type) -> Option<&'static str> {
     match ty {
         syn::Type::Path(tp) if tp.qself.is_none() => {

@@ -26,7 +26,9 @@ pub const FOREIGN: &[&str] = &["schemars", "validate", "garde"];
 /// map's entries, decided by the schema's type when the marker is applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Length {
+    /// The least.
     pub min: Option<u64>,
+    /// The most.
     pub max: Option<u64>,
 }
 

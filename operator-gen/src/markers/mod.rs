@@ -40,20 +40,30 @@ pub use webhook::{
 
 /// The attribute names this crate owns, as written by the user (`#[validation(...)]`).
 pub const RESOURCE: &str = "resource";
+/// `#[subresource(...)]`.
 pub const SUBRESOURCE: &str = "subresource";
+/// `#[printcolumn(...)]`.
 pub const PRINTCOLUMN: &str = "printcolumn";
+/// `#[compat(...)]`.
 pub const COMPAT: &str = "compat";
+/// `#[validation(...)]`.
 pub const VALIDATION: &str = "validation";
+/// `#[schema(...)]`.
 pub const SCHEMA: &str = "schema";
+/// `#[rbac(...)]`.
 pub const RBAC: &str = "rbac";
+/// `#[webhook(...)]`.
 pub const WEBHOOK: &str = "webhook";
+/// `#[webhook_configuration(...)]`.
 pub const WEBHOOK_CONFIGURATION: &str = "webhook_configuration";
 
 /// Why an item marker is refused where it sits (by the attribute macro and the generator alike).
 pub const MISPLACED_RBAC: &str =
     "#[rbac] goes on the reconciler function (or an impl, module or struct)";
+/// Why a `#[webhook]` is refused where it sits.
 pub const MISPLACED_WEBHOOK: &str =
     "#[webhook] goes on the webhook's handler: a struct, impl, function or module";
+/// Why a `#[webhook_configuration]` is refused where it sits.
 pub const MISPLACED_WEBHOOK_CONFIGURATION: &str =
     "#[webhook_configuration] goes on a struct, impl, function or module (next to its #[webhook]s)";
 

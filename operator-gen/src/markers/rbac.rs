@@ -25,12 +25,19 @@ pub const KNOWN_VERBS: &[&str] = &[
     "*",
 ];
 
+/// `#[rbac(groups = "...", resources = "...", verbs = "...", ...)]` (`+kubebuilder:rbac`): one
+/// rule of the operator's role.
 #[derive(Debug, Clone)]
 pub struct RbacMarker {
+    /// API groups (`core` or `""` for the core group).
     pub groups: Vec<String>,
+    /// Resources, with subresources after a slash.
     pub resources: Vec<String>,
+    /// Only these objects, by name.
     pub resource_names: Vec<String>,
+    /// The verbs.
     pub verbs: Vec<String>,
+    /// Non-resource URLs (`/metrics`), for the ClusterRole.
     pub urls: Vec<String>,
     /// A namespace makes the rule part of a `Role` in that namespace instead of the `ClusterRole`.
     pub namespace: Option<String>,
@@ -48,6 +55,7 @@ const RBAC_KEYS: &[&str] = &[
     "role_name",
 ];
 
+/// Reads an `#[rbac(...)]` marker; problems go to `diags`.
 pub fn parse_rbac(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option<RbacMarker> {
     let mut groups: Option<Spanned<Vec<String>>> = None;
     let mut resources: Option<Spanned<Vec<String>>> = None;

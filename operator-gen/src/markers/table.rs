@@ -24,12 +24,18 @@ use syn::meta::ParseNestedMeta;
 pub struct Places(u8);
 
 impl Places {
+    /// On a struct field.
     pub const FIELD: Places = Places(1);
+    /// On a type declaration.
     pub const TYPE: Places = Places(2);
+    /// Inside `#[validation(items(...))]`.
     pub const ITEMS: Places = Places(4);
+    /// On a field or a type.
     pub const FIELD_OR_TYPE: Places = Places(1 | 2);
+    /// On a field, a type or inside `items(...)`.
     pub const ANYWHERE: Places = Places(1 | 2 | 4);
 
+    /// Whether every place of `other` is one of these.
     pub const fn contains(self, other: Places) -> bool {
         self.0 & other.0 == other.0
     }
@@ -59,11 +65,15 @@ impl Places {
 /// The OpenAPI types a marker fits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Applies {
+    /// Any value.
     Any,
+    /// Integers and numbers.
     Numbers,
     /// Strings, and int-or-string values.
     Strings,
+    /// Lists.
     Arrays,
+    /// Objects and maps.
     Objects,
 }
 
@@ -94,8 +104,11 @@ impl Applies {
 pub struct MarkerDef {
     /// The attribute it is written in (`validation` or `schema`).
     pub attr: &'static str,
+    /// Its name (`minimum`).
     pub key: &'static str,
+    /// Where it may be written.
     pub places: Places,
+    /// The values it fits.
     pub applies: Applies,
     /// controller-gen's spelling (Markdown).
     pub go: &'static str,
@@ -188,7 +201,10 @@ macro_rules! marker_table {
         /// What reading one marker gives.
         #[derive(Debug, Clone)]
         pub enum Parsed {
-            $( $section($section), )*
+            $(
+                #[doc = concat!("A marker of the `", stringify!($section), "` kind.")]
+                $section($section),
+            )*
         }
 
         /// Every schema marker, in the order the reference and the "allowed" lists show.

@@ -20,8 +20,11 @@ use crate::diagnostics::Diagnostics;
 pub enum WebhookTarget {
     /// A path on a Service of the cluster (the operator's `webhook-service` by default).
     Service {
+        /// The Service's name.
         name: String,
+        /// The Service's namespace.
         namespace: String,
+        /// The path on the Service.
         path: String,
         /// Absent means the API's default, 443.
         port: Option<i32>,
@@ -33,6 +36,7 @@ pub enum WebhookTarget {
 /// One webhook, its values already in the form the API takes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookMarker {
+    /// Mutating (defaulting) or validating.
     pub mutating: bool,
     /// `Fail` or `Ignore`.
     pub failure_policy: String,
@@ -40,15 +44,21 @@ pub struct WebhookMarker {
     pub match_policy: Option<String>,
     /// `None` or `NoneOnDryRun`.
     pub side_effects: String,
+    /// How long the API server waits for an answer.
     pub timeout_seconds: Option<i32>,
     /// API groups, `""` for the core group.
     pub groups: Vec<String>,
+    /// Resources, with subresources after a slash.
     pub resources: Vec<String>,
     /// `CREATE`, `UPDATE`, `DELETE`, `CONNECT` or `*`.
     pub operations: Vec<String>,
+    /// API versions.
     pub versions: Vec<String>,
+    /// The webhook's name, a DNS subdomain of three segments or more.
     pub name: String,
+    /// Where the reviews go.
     pub target: WebhookTarget,
+    /// The AdmissionReview versions the handler understands.
     pub admission_review_versions: Vec<String>,
     /// `Never` or `IfNeeded`; mutating webhooks only.
     pub reinvocation_policy: Option<String>,
@@ -57,6 +67,7 @@ pub struct WebhookMarker {
 /// `#[webhook_configuration(mutating = ..., name = "...")]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookConfigurationMarker {
+    /// Mutating or validating configuration.
     pub mutating: bool,
     /// The configuration object's name; `None` keeps kubebuilder's default.
     pub name: Option<String>,
@@ -342,6 +353,7 @@ pub fn webhook_name_problem(name: &str) -> Option<String> {
     None
 }
 
+/// Reads a `#[webhook(...)]` marker; problems go to `diags`.
 pub fn parse_webhook(
     source: MetaSource<'_>,
     diags: &mut Diagnostics,
@@ -683,6 +695,7 @@ pub fn parse_webhook(
     ))
 }
 
+/// Reads a `#[webhook_configuration(...)]` marker; problems go to `diags`.
 pub fn parse_webhook_configuration(
     source: MetaSource<'_>,
     diags: &mut Diagnostics,

@@ -13,10 +13,15 @@ use crate::serde_attrs::SerdeShape;
 /// Turned into a [`Location`](super::Location), with its excerpt, only for a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Loc {
+    /// The file's index in the run.
     pub file: u32,
+    /// The first line (1-based).
     pub line: u32,
+    /// The first column (0-based, in characters).
     pub column: u32,
+    /// The last line.
     pub end_line: u32,
+    /// The column after the last character.
     pub end_column: u32,
 }
 
@@ -42,6 +47,7 @@ impl Loc {
 /// A struct, enum or type alias of the sources.
 #[derive(Debug, Clone)]
 pub struct TypeDef {
+    /// Its name.
     pub name: String,
     /// Where its name is.
     pub at: Loc,
@@ -63,6 +69,7 @@ pub struct TypeDef {
     pub serde: Result<SerdeShape, Vec<Diagnostic<Loc>>>,
     /// For `#[serde(into/from/try_from = "T")]`: `T`, read as a type (or why it does not read).
     pub converts_through: Option<Result<Ty, Diagnostic<Loc>>>,
+    /// Its fields, variants or aliased type.
     pub body: Body,
     /// Its CRD-level markers, when it is a root kind (`#[resource]`).
     pub kind: Option<KindMarkers>,
@@ -78,26 +85,38 @@ impl TypeDef {
 /// The CRD-level markers of a root kind.
 #[derive(Debug, Clone)]
 pub struct KindMarkers {
+    /// The `#[resource]` marker.
     pub resource: ResourceMarker<Loc>,
+    /// The `#[subresource]` marker.
     pub subresources: SubresourceMarker<Loc>,
+    /// The `#[printcolumn]` markers, in order.
     pub printcolumns: Vec<crate::markers::PrintColumnMarker>,
 }
 
+/// What a type declaration holds.
 #[derive(Debug, Clone)]
 pub enum Body {
+    /// A struct's fields.
     Struct(Fields),
+    /// An enum's variants.
     Enum(Vec<VariantDef>),
+    /// A type alias's type.
     Alias(Ty),
 }
 
+/// The fields of a struct or variant.
 #[derive(Debug, Clone)]
 pub enum Fields {
+    /// Named fields (`{ a: T }`).
     Named(Vec<FieldDef>),
+    /// Tuple fields (`(T, U)`).
     Unnamed(Vec<FieldDef>),
+    /// No fields.
     Unit,
 }
 
 impl Fields {
+    /// Each field, in order.
     pub fn iter(&self) -> std::slice::Iter<'_, FieldDef> {
         match self {
             Fields::Named(f) | Fields::Unnamed(f) => f.iter(),
@@ -111,21 +130,29 @@ impl Fields {
 pub struct FieldDef {
     /// Its name and where it is (`None` for a tuple field).
     pub ident: Option<(String, Loc)>,
+    /// Its type.
     pub ty: Ty,
     /// The type as written, kept only where a message quotes it (a field whose serde
     /// attributes change its wire format).
     pub ty_text: Option<String>,
+    /// Its doc comment as a description.
     pub doc: Option<String>,
+    /// Its `#[validation]`/`#[schema]` markers.
     pub markers: FieldMarkers<Loc>,
+    /// The mistakes in those markers.
     pub marker_problems: Vec<Diagnostic<Loc>>,
 }
 
 /// A variant of an enum.
 #[derive(Debug, Clone)]
 pub struct VariantDef {
+    /// Its name.
     pub name: String,
+    /// Where its name is.
     pub at: Loc,
+    /// Its fields.
     pub fields: Fields,
+    /// Its doc comment as a description.
     pub doc: Option<String>,
     /// Its discriminant, when written: the integer literal, or where the expression that
     /// is not one is.
@@ -140,17 +167,23 @@ pub struct VariantDef {
 /// groups are gone; their content is in their place.
 #[derive(Debug, Clone)]
 pub struct Ty {
+    /// Where it is written.
     pub at: Loc,
+    /// What it is.
     pub kind: TyKind,
 }
 
+/// The kinds of type expression.
 #[derive(Debug, Clone)]
 pub enum TyKind {
     /// `a::b::C<T, U>`: the segments, whether it starts with `::`, and the type arguments
     /// of the last segment (lifetimes and constants left out).
     Path {
+        /// Whether it starts with `::`.
         absolute: bool,
+        /// The path's segments.
         segments: Vec<String>,
+        /// The last segment's type arguments.
         args: Vec<Ty>,
     },
     /// `&T`, `&mut T`.

@@ -16,8 +16,11 @@ use crate::{Generated, Options, yaml};
 /// One generated file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Artifact {
+    /// Which generator made it.
     pub kind: ArtifactKind,
+    /// The file's name, relative to the generator's directory.
     pub file_name: String,
+    /// What the file holds.
     pub contents: String,
 }
 

@@ -11,7 +11,9 @@ use super::FileSummary;
 pub struct DeclInfo {
     /// Position of its file in the inputs.
     pub file: usize,
+    /// Its module path in the crate.
     pub module: Vec<String>,
+    /// Its name.
     pub name: String,
 }
 
@@ -19,8 +21,9 @@ pub struct DeclInfo {
 /// every module's imports. It holds no syntax tree, so one skeleton serves every thread.
 #[derive(Debug, Default)]
 pub struct Skeleton {
+    /// Every declared type, by id.
     pub decls: Vec<DeclInfo>,
-    /// Declaration ids of each file (consecutive, in [`type_items`] order).
+    /// Declaration ids of each file (consecutive, in the order the files' type items were declared).
     pub file_decls: Vec<std::ops::Range<usize>>,
     // Hash maps with a fast hasher: every type path of every field is resolved through
     // them, and nothing iterates over them, so their order cannot reach the output.

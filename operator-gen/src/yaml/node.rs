@@ -14,11 +14,17 @@ use serde_json::{Number, Value};
 /// A YAML node.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Node {
+    /// `null`
     Null,
+    /// `true` or `false`.
     Bool(bool),
+    /// A number.
     Number(Number),
+    /// A string, quoted when YAML needs it.
     String(String),
+    /// A sequence.
     Seq(Vec<Node>),
+    /// A mapping, keys in the order written.
     Map(Vec<(Cow<'static, str>, Node)>),
 }
 

@@ -470,7 +470,9 @@ pub fn merge_patch(before: &serde_json::Value, after: &serde_json::Value) -> ser
 /// (controller-runtime's default rate limiter: 5 ms to 1000 s).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Backoff {
+    /// The delay after the first failure.
     pub base: Duration,
+    /// The longest delay, however many failures.
     pub max: Duration,
 }
 

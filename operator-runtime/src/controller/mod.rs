@@ -68,16 +68,22 @@ use crate::manager::{Runtime, Synced};
 /// Why a reconcile failed: the operator's error `E`, or the finalizer's bookkeeping.
 #[derive(Debug, thiserror::Error)]
 pub enum Error<E: std::error::Error + 'static> {
+    /// The reconcile failed.
     #[error(transparent)]
     Reconcile(E),
+    /// The cleanup of an object being deleted failed; its finalizer stays.
     #[error("cleanup before deletion: {0}")]
     Cleanup(#[source] E),
+    /// The finalizer could not be added before the first reconcile.
     #[error("adding the finalizer: {0}")]
     AddFinalizer(#[source] kube::Error),
+    /// The finalizer could not be removed after a successful cleanup.
     #[error("removing the finalizer: {0}")]
     RemoveFinalizer(#[source] kube::Error),
+    /// The object has no name, so no finalizer can be patched onto it.
     #[error("the object has no name")]
     UnnamedObject,
+    /// The finalizer name is not a qualified name (`domain/name`).
     #[error("invalid finalizer name {0:?}")]
     InvalidFinalizer(String),
 }

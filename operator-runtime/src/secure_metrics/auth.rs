@@ -74,9 +74,13 @@ pub trait Reviews: Send + Sync + 'static {
 /// Who a token belongs to, as the TokenReview says.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct User {
+    /// The user name.
     pub name: String,
+    /// The user's UID, when the authenticator gives one.
     pub uid: Option<String>,
+    /// The groups the user is in.
     pub groups: Vec<String>,
+    /// What else the authenticator says of the user.
     pub extra: BTreeMap<String, Vec<String>>,
 }
 
@@ -94,7 +98,9 @@ impl From<UserInfo> for User {
 /// A SubjectAccessReview's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Access {
+    /// Whether the user may `get` the `/metrics` path.
     pub allowed: bool,
+    /// Why, when the authorizer says.
     pub reason: String,
 }
 
@@ -108,6 +114,7 @@ pub struct ApiReviews {
 }
 
 impl ApiReviews {
+    /// Reviews made with `client`, each given up after `timeout`.
     pub fn new(client: kube::Client, timeout: Duration) -> Self {
         Self { client, timeout }
     }
@@ -215,9 +222,17 @@ impl Reviews for ApiReviews {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     /// The token authenticates a user who may read the metrics.
-    Allowed { user: String },
+    Allowed {
+        /// The user's name.
+        user: String,
+    },
     /// The token authenticates a user who may not.
-    Denied { user: String, reason: String },
+    Denied {
+        /// The user's name.
+        user: String,
+        /// Why not, as the authorizer says.
+        reason: String,
+    },
     /// The API server does not know the token.
     Unauthenticated,
 }
@@ -225,6 +240,7 @@ pub enum Decision {
 /// What one request gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
+    /// The API server's decision (perhaps from the cache).
     Decided(Decision),
     /// No usable `Authorization: Bearer` header: refused without asking anyone.
     NoToken,
@@ -351,6 +367,7 @@ fn bearer_token(headers: &HeaderMap) -> Option<&str> {
 }
 
 impl MetricsAuth {
+    /// Authentication and authorization through `reviews`, cached as `options` say.
     pub fn new(reviews: Arc<dyn Reviews>, options: AuthOptions) -> Self {
         Self {
             reviews,

@@ -3,7 +3,7 @@
 //! non-resource URL `/metrics`); see [`auth`] for the answers (401, 403, 200, 500) and the
 //! caching of decisions.
 //!
-//! The certificate comes from files ([`MetricsCertificates::Files`], kubebuilder's
+//! The certificate comes from files ([`MetricsCertificates::Given`] with files, kubebuilder's
 //! `--metrics-cert-path` with `--metrics-cert-name` and `--metrics-cert-key`), re-read when
 //! they change exactly as the webhook server's are, or is generated, self-signed, when the
 //! manager starts ([`MetricsCertificates::SelfSigned`], what controller-runtime does without
@@ -56,7 +56,9 @@ impl Default for MetricsSecurity {
 /// The certificate and the caching of [`MetricsSecurity::Secure`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SecureMetrics {
+    /// The serving certificate: files (reloaded when they change) or a self-signed one.
     pub certificates: MetricsCertificates,
+    /// How long the TokenReview and SubjectAccessReview answers are cached.
     pub auth: AuthOptions,
 }
 
@@ -74,6 +76,7 @@ pub enum MetricsCertificates {
 /// The metrics server could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum MetricsServerError {
+    /// The certificate files could not be read, or a self-signed one made.
     #[error("the metrics server's certificate: {0}")]
     Certificate(String),
 }

@@ -26,11 +26,13 @@ pub type Outcome = Result<Warnings, Denial>;
 /// request: <message>`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Denial {
+    /// What is wrong, for the user.
     pub message: String,
     /// The `reason` of the response's status (`Forbidden`, `Invalid`, ...).
     pub reason: String,
     /// The HTTP code of the response's status.
     pub code: u16,
+    /// Warnings shown to the client with the refusal.
     pub warnings: Warnings,
 }
 
@@ -58,18 +60,21 @@ impl Denial {
         Self::new(message).with_reason("BadRequest").with_code(400)
     }
 
+    /// The same refusal with another status `reason`.
     #[must_use]
     pub fn with_reason(mut self, reason: impl Into<String>) -> Self {
         self.reason = reason.into();
         self
     }
 
+    /// The same refusal with another HTTP code.
     #[must_use]
     pub fn with_code(mut self, code: u16) -> Self {
         self.code = code;
         self
     }
 
+    /// The same refusal with one more warning for the client.
     #[must_use]
     pub fn with_warning(mut self, warning: impl Into<String>) -> Self {
         self.warnings.push(warning.into());
@@ -94,6 +99,7 @@ impl fmt::Display for Denial {
 pub struct AdmissionContext {
     /// The request's id, echoed in the response.
     pub uid: String,
+    /// `CREATE`, `UPDATE`, `DELETE` or `CONNECT`.
     pub operation: Operation,
     /// Who makes the request.
     pub user_info: UserInfo,
@@ -101,15 +107,20 @@ pub struct AdmissionContext {
     pub dry_run: bool,
     /// The object's name (empty on a create with `generateName`).
     pub name: String,
+    /// The object's namespace (`None` for a cluster-scoped kind).
     pub namespace: Option<String>,
     /// The kind of the objects as the webhook gets them.
     pub kind: GroupVersionKind,
+    /// The resource the request is for.
     pub resource: GroupVersionResource,
+    /// The subresource, when the request is for one (`status`, `scale`).
     pub sub_resource: Option<String>,
     /// The kind the client asked for, when the API server converted the objects to the
     /// version the webhook registered for (`matchPolicy: Equivalent`).
     pub request_kind: Option<GroupVersionKind>,
+    /// The resource the client asked for, when it was converted.
     pub request_resource: Option<GroupVersionResource>,
+    /// The subresource the client asked for, when it was converted.
     pub request_sub_resource: Option<String>,
     /// The operation's options (`CreateOptions`, `UpdateOptions`, `DeleteOptions`).
     pub options: Option<Value>,
@@ -132,6 +143,7 @@ pub trait Defaulter<K>: Send + Sync + 'static {
 /// Accepts or refuses creates, updates and deletes of a kind (a validating webhook).
 /// Operations a validator does not override are allowed.
 pub trait Validator<K>: Send + Sync + 'static {
+    /// Checks a new object; an `Err` refuses the create. Allows everything unless overridden.
     fn validate_create(
         &self,
         _ctx: &AdmissionContext,
@@ -140,6 +152,8 @@ pub trait Validator<K>: Send + Sync + 'static {
         std::future::ready(Ok(Vec::new()))
     }
 
+    /// Checks a change from `old` to `new`; an `Err` refuses the update. Allows everything
+    /// unless overridden.
     fn validate_update(
         &self,
         _ctx: &AdmissionContext,
@@ -149,6 +163,8 @@ pub trait Validator<K>: Send + Sync + 'static {
         std::future::ready(Ok(Vec::new()))
     }
 
+    /// Checks an object being deleted; an `Err` refuses the delete. Allows everything unless
+    /// overridden.
     fn validate_delete(
         &self,
         _ctx: &AdmissionContext,

@@ -76,13 +76,23 @@ impl Default for WebhookOptions {
 /// Why the webhook server does not start.
 #[derive(Debug, thiserror::Error)]
 pub enum WebhookError {
+    /// Handlers that cannot be served together (two at one path, say), each said.
     #[error("webhook registration: {}", .0.join("; "))]
     Registration(Vec<String>),
+    /// The serving certificate could not be read or used.
     #[error("webhook certificate ({what}): {message}")]
-    Certificate { what: String, message: String },
+    Certificate {
+        /// Which file or part of it.
+        what: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The server could not listen on its address.
     #[error("cannot serve webhooks on {addr}: {source}")]
     Bind {
+        /// The address asked for.
         addr: SocketAddr,
+        /// Why it could not.
         source: std::io::Error,
     },
 }
@@ -129,6 +139,7 @@ pub fn is_valid_path(path: &str) -> bool {
 }
 
 impl Webhooks {
+    /// No webhooks yet: add them with the methods below.
     pub fn new() -> Self {
         Self::default()
     }
@@ -247,6 +258,7 @@ impl Webhooks {
 pub struct Readiness(Arc<AtomicBool>);
 
 impl Readiness {
+    /// Whether the server is listening with its certificate loaded.
     pub fn is_ready(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }

@@ -39,9 +39,19 @@ use super::{DEFAULT_CERT_DIR, DEFAULT_CERT_NAME, DEFAULT_KEY_NAME, WebhookError}
 pub enum Certificates {
     /// PEM files, re-read when they change (see the module documentation of
     /// [`webhook`](super)).
-    Files { cert: PathBuf, key: PathBuf },
+    Files {
+        /// The certificate chain's file.
+        cert: PathBuf,
+        /// The private key's file.
+        key: PathBuf,
+    },
     /// PEM held in memory, never reloaded (tests; certificates from elsewhere).
-    Pem { cert: Vec<u8>, key: Vec<u8> },
+    Pem {
+        /// The certificate chain.
+        cert: Vec<u8>,
+        /// The private key.
+        key: Vec<u8>,
+    },
 }
 
 impl Certificates {
@@ -53,6 +63,7 @@ impl Certificates {
         )
     }
 
+    /// PEM files at these paths, re-read when they change.
     pub fn files(cert: impl Into<PathBuf>, key: impl Into<PathBuf>) -> Self {
         Self::Files {
             cert: cert.into(),
@@ -60,6 +71,7 @@ impl Certificates {
         }
     }
 
+    /// PEM in memory.
     pub fn pem(cert: impl Into<Vec<u8>>, key: impl Into<Vec<u8>>) -> Self {
         Self::Pem {
             cert: cert.into(),

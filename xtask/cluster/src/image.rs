@@ -180,7 +180,7 @@ pub const DEFAULT_PROFILE: &str = "release";
 /// `cargo xtask image`'s options.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ImageArgs {
-    /// The image's reference (default: <project-name>:<operator version>).
+    /// The image's reference (default: the project's name, a colon and the operator's version).
     #[arg(long, value_name = "REF")]
     pub tag: Option<String>,
     /// The cargo profile the operator's binary is built with.

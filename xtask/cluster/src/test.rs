@@ -62,6 +62,15 @@ fn run(
     // Independent of the tests, so a failure here is reported at the end, after them.
     let rendered = steps.time("kustomize build config/*", || kustomize_builds(&root()));
     let book = steps.time("mdbook build docs", || build_book(&root()));
+    // The API docs as docs.rs would build them, warnings refused.
+    let api_docs = steps.time("cargo doc", || {
+        run_step(
+            "cargo doc --no-deps --workspace (warnings are errors)",
+            cargo()
+                .args(["doc", "--no-deps", "--workspace"])
+                .env("RUSTDOCFLAGS", "-D warnings"),
+        )
+    });
     // Compile everything before the control plane starts, so a compile error does not wait for
     // it, and the plane does not sit idle through a long build.
     steps.time("compile the tests", || {
@@ -122,6 +131,7 @@ fn run(
     down?;
     rendered?;
     book?;
+    api_docs?;
     eprintln!("all tests passed");
     Ok(ExitCode::SUCCESS)
 }
