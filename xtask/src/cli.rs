@@ -60,8 +60,9 @@ struct Forwarded {
 
 #[derive(Subcommand, Debug)]
 enum Cmd {
-    /// Regenerate config/crd/bases/*.yaml and config/rbac/role.yaml from the markers in the
-    /// crates PROJECT.toml names (make manifests).
+    /// Regenerate config/crd/bases/*.yaml, config/rbac/role.yaml and
+    /// config/webhook/manifests.yaml from the markers in the crates PROJECT.toml names (make
+    /// manifests).
     ///
     /// Every run also compares the new CRDs with a baseline (the committed ones by default)
     /// and refuses changes that break stored objects or clients, unless the root kind
@@ -94,8 +95,9 @@ enum Cmd {
     /// Install the CRDs, then build and run the operator out of cluster against the current
     /// kubeconfig (make run).
     Run(Forwarded),
-    /// Every check and test: formatting, clippy, manifests --check, then the whole cargo test
-    /// suite including the cluster tests, on the local control plane (make test).
+    /// Every check and test: formatting, clippy, manifests --check, the kustomize builds, the
+    /// book and the API docs, then the whole cargo test suite including the cluster tests, on
+    /// the local control plane (make test).
     Test(Forwarded),
     /// Render config/default with kustomize (the operator's image set), server-side apply it in
     /// dependency order and wait for the rollout (make deploy).

@@ -46,9 +46,10 @@ pub enum Standard {
         #[arg(last = true)]
         operator_args: Vec<String>,
     },
-    /// Every check and test: formatting, clippy, manifests --check, then the whole cargo test
-    /// suite including the cluster tests, on the local control plane (started and stopped around
-    /// the run unless one is already up) (make test).
+    /// Every check and test: formatting, clippy, manifests --check, the kustomize builds, the
+    /// book and the API docs, then the whole cargo test suite including the cluster tests, on
+    /// the local control plane (started and stopped around the run unless one is already up)
+    /// (make test).
     Test {
         /// Fail when the role grants something no test used (the audit log's report lists
         /// those grants either way).
