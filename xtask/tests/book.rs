@@ -7,7 +7,8 @@
 //! - every Rust block is tied to a compiled file: an `{{#include path}}` of one, or an excerpt
 //!   whose first line names the file (`// From memcached/src/controller.rs`) and whose other
 //!   lines appear in it in order (a line starting `// ...`, or holding `/* ... */`, marks what
-//!   is left out);
+//!   is left out); a YAML or TOML block that names its file the same way (`# From ...`) is
+//!   checked against it too;
 //! - the README stays a front door (at most 200 lines) and its links resolve too.
 //!
 //! `cargo xtask test` also builds the book with mdbook.
@@ -214,11 +215,14 @@ fn check_rust_blocks(file: &Path, text: &str) -> Vec<String> {
         while end < lines.len() && !lines[end].trim_start().starts_with("```") {
             end += 1;
         }
-        if info.split(',').next() == Some("rust") {
-            let block = &lines[start..end];
-            if let Some(problem) = check_rust_block(file, block) {
-                problems.push(format!("{shown}:{}: {problem}", start));
-            }
+        let block = &lines[start..end];
+        let problem = match info.split(',').next() {
+            Some("rust") => check_rust_block(file, block),
+            Some("yaml" | "toml") => check_data_block(block),
+            _ => None,
+        };
+        if let Some(problem) = problem {
+            problems.push(format!("{shown}:{start}: {problem}"));
         }
         i = end + 1;
     }
@@ -271,6 +275,34 @@ fn check_rust_block(file: &Path, block: &[&str]) -> Option<String> {
         if !file_lines.any(|l| l == *line) {
             return Some(format!(
                 "`{line}` is not in {source} (in this order): the excerpt drifted from the code"
+            ));
+        }
+    }
+    None
+}
+
+/// A YAML or TOML block whose first line names a file (`# From config/x.yaml`) is an excerpt
+/// of it: each other line, without a trailing comment, appears in the file in order (`# ...`
+/// marks what is left out). Other such blocks are illustrations and are not checked.
+fn check_data_block(block: &[&str]) -> Option<String> {
+    let strip = |l: &str| -> String {
+        let l = l.split("  #").next().unwrap_or(l);
+        l.trim().to_string()
+    };
+    let first = block.iter().find(|l| !l.trim().is_empty())?;
+    let source = first.trim().strip_prefix("# From ")?.trim();
+    let Ok(contents) = std::fs::read_to_string(root().join(source)) else {
+        return Some(format!("the excerpt's file {source} does not exist"));
+    };
+    let mut file_lines = contents.lines().map(strip);
+    for line in block.iter().skip_while(|l| l.trim().is_empty()).skip(1) {
+        let line = strip(line);
+        if line.is_empty() || line.starts_with("# ...") {
+            continue;
+        }
+        if !file_lines.any(|l| l == line) {
+            return Some(format!(
+                "`{line}` is not in {source} (in this order): the excerpt drifted from the file"
             ));
         }
     }
@@ -374,6 +406,13 @@ fn the_checks_catch_what_they_are_for() {
     assert!(check_rust_blocks(&file, drifted)[0].contains("drifted"));
     let faithful = "```rust\n// From memcached/src/controller.rs\npub const CONTROLLER_NAME: &str = \"memcached\";\n// ...\npub const FIELD_MANAGER: &str = \"memcached-operator\";\n```\n";
     assert_eq!(check_rust_blocks(&file, faithful), Vec::<String>::new());
+    // A YAML excerpt, faithful and drifted; an illustration without a source is not checked.
+    let yaml = "```yaml\n# From config/samples/kustomization.yaml\nresources:\n```\n";
+    assert_eq!(check_rust_blocks(&file, yaml), Vec::<String>::new());
+    let drifted_yaml = "```yaml\n# From config/samples/kustomization.yaml\nresources: []\n```\n";
+    assert!(check_rust_blocks(&file, drifted_yaml)[0].contains("drifted"));
+    let illustration = "```toml\n[anything]\nkey = 1\n```\n";
+    assert_eq!(check_rust_blocks(&file, illustration), Vec::<String>::new());
     // Out of order is drift too.
     let reordered = "```rust\n// From memcached/src/controller.rs\npub const FIELD_MANAGER: &str = \"memcached-operator\";\npub const CONTROLLER_NAME: &str = \"memcached\";\n```\n";
     assert_eq!(check_rust_blocks(&file, reordered).len(), 1);

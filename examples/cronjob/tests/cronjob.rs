@@ -138,6 +138,32 @@ impl Operator {
     }
 }
 
+/// A test's world: its namespace, the administrator's APIs, a clock an hour ahead (so the
+/// first reconcile finds a run due) and the controller running as the generated role.
+struct Scene {
+    _ns: envtest::TestNamespace,
+    cronjobs: Api<CronJob>,
+    jobs: Api<Job>,
+    clock: TestClock,
+    operator: Operator,
+}
+
+impl Scene {
+    async fn new(env: &TestEnv, prefix: &str) -> Self {
+        let ns = env.namespace(prefix).await.unwrap();
+        let admin: Client = env.client();
+        let clock = TestClock::default();
+        clock.advance(3601);
+        Scene {
+            cronjobs: Api::namespaced(admin.clone(), ns.name()),
+            jobs: Api::namespaced(admin, ns.name()),
+            operator: Operator::start(env, ns.name(), &clock).await,
+            clock,
+            _ns: ns,
+        }
+    }
+}
+
 /// A CronJob running every hour; `hold` makes its Jobs suspended, so they stay active. The
 /// test's clock moves an hour at a time: one run falls due each time, and the next is an
 /// hour of the test's time away, so no run starts while the test looks.
@@ -219,15 +245,13 @@ async fn nudge(cronjobs: &Api<CronJob>, name: &str, operator: &Operator) {
 #[ignore = "needs the control plane: run by `cargo xtask test`"]
 async fn due_runs_start_jobs_and_the_history_is_kept_to_its_limit() {
     let env = TestEnv::connect().await.expect("a cluster to test against");
-    let ns = env.namespace("cronjob-runs").await.unwrap();
-    let ns = ns.name().to_string();
-    let admin: Client = env.client();
-    let cronjobs: Api<CronJob> = Api::namespaced(admin.clone(), &ns);
-    let jobs: Api<Job> = Api::namespaced(admin.clone(), &ns);
-    let clock = TestClock::default();
-    // An hour ahead: the first reconcile finds a run due.
-    clock.advance(3601);
-    let operator = Operator::start(&env, &ns, &clock).await;
+    let Scene {
+        _ns,
+        cronjobs,
+        jobs,
+        clock,
+        operator,
+    } = Scene::new(&env, "cronjob-runs").await;
 
     let mut cj = hourly("report", false);
     cj.spec.successful_jobs_history_limit = Some(1);
@@ -290,14 +314,13 @@ async fn due_runs_start_jobs_and_the_history_is_kept_to_its_limit() {
 #[ignore = "needs the control plane: run by `cargo xtask test`"]
 async fn forbid_skips_a_run_while_one_is_active_and_replace_replaces_it() {
     let env = TestEnv::connect().await.expect("a cluster to test against");
-    let ns = env.namespace("cronjob-policy").await.unwrap();
-    let ns = ns.name().to_string();
-    let admin: Client = env.client();
-    let cronjobs: Api<CronJob> = Api::namespaced(admin.clone(), &ns);
-    let jobs: Api<Job> = Api::namespaced(admin.clone(), &ns);
-    let clock = TestClock::default();
-    clock.advance(3601);
-    let operator = Operator::start(&env, &ns, &clock).await;
+    let Scene {
+        _ns,
+        cronjobs,
+        jobs,
+        clock,
+        operator,
+    } = Scene::new(&env, "cronjob-policy").await;
 
     // Its Jobs are suspended: they stay active.
     let mut cj = hourly("sync", true);
