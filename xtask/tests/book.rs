@@ -263,18 +263,29 @@ fn check_rust_block(file: &Path, block: &[&str]) -> Option<String> {
                 .to_string(),
         );
     };
-    let source = source.trim();
+    let elided = |l: &str| l.starts_with("// ...") || l.contains("/* ... */");
+    excerpt_drift(source.trim(), &code[1..], |l| l.trim().to_string(), elided)
+}
+
+/// What is wrong with an excerpt of `source`: each of its `lines` that is not `elided`
+/// appears in the file in order, both sides compared as `normalize` makes them.
+fn excerpt_drift(
+    source: &str,
+    lines: &[&str],
+    normalize: impl Fn(&str) -> String,
+    elided: impl Fn(&str) -> bool,
+) -> Option<String> {
     let Ok(contents) = std::fs::read_to_string(root().join(source)) else {
         return Some(format!("the excerpt's file {source} does not exist"));
     };
-    let mut file_lines = contents.lines().map(str::trim);
-    for line in &code[1..] {
-        if line.starts_with("// ...") || line.contains("/* ... */") {
+    let mut file_lines = contents.lines().map(&normalize);
+    for line in lines.iter().map(|l| normalize(l)) {
+        if line.is_empty() || elided(&line) {
             continue;
         }
-        if !file_lines.any(|l| l == *line) {
+        if !file_lines.any(|l| l == line) {
             return Some(format!(
-                "`{line}` is not in {source} (in this order): the excerpt drifted from the code"
+                "`{line}` is not in {source} (in this order): the excerpt drifted from it"
             ));
         }
     }
@@ -285,28 +296,13 @@ fn check_rust_block(file: &Path, block: &[&str]) -> Option<String> {
 /// of it: each other line, without a trailing comment, appears in the file in order (`# ...`
 /// marks what is left out). Other such blocks are illustrations and are not checked.
 fn check_data_block(block: &[&str]) -> Option<String> {
-    let strip = |l: &str| -> String {
-        let l = l.split("  #").next().unwrap_or(l);
-        l.trim().to_string()
-    };
-    let first = block.iter().find(|l| !l.trim().is_empty())?;
-    let source = first.trim().strip_prefix("# From ")?.trim();
-    let Ok(contents) = std::fs::read_to_string(root().join(source)) else {
-        return Some(format!("the excerpt's file {source} does not exist"));
-    };
-    let mut file_lines = contents.lines().map(strip);
-    for line in block.iter().skip_while(|l| l.trim().is_empty()).skip(1) {
-        let line = strip(line);
-        if line.is_empty() || line.starts_with("# ...") {
-            continue;
-        }
-        if !file_lines.any(|l| l == line) {
-            return Some(format!(
-                "`{line}` is not in {source} (in this order): the excerpt drifted from the file"
-            ));
-        }
-    }
-    None
+    let start = block.iter().position(|l| !l.trim().is_empty())?;
+    let source = block[start].trim().strip_prefix("# From ")?.trim();
+    // A line without its trailing comment.
+    let strip = |l: &str| l.split("  #").next().unwrap_or(l).trim().to_string();
+    excerpt_drift(source, &block[start + 1..], strip, |l| {
+        l.starts_with("# ...")
+    })
 }
 
 fn chapters() -> Vec<PathBuf> {

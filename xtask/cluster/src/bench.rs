@@ -190,6 +190,15 @@ impl PlaneCpu {
     }
 }
 
+/// Prints what the control plane spent in each phase of a run, by component.
+fn report_plane(tag: &str, converge: &Option<PlaneSpent>, storm: &Option<PlaneSpent>) {
+    for (phase, spent) in [("converge", converge), ("storm", storm)] {
+        if let Some(spent) = spent {
+            eprintln!("{tag} control-plane CPU, {phase}: {}", spent.breakdown());
+        }
+    }
+}
+
 /// CPU seconds the control plane spent between two samples, in all and by component.
 #[derive(Debug, Clone, Default, PartialEq)]
 struct PlaneSpent {
@@ -501,17 +510,11 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     let mut floors = BTreeMap::new();
     for &count in &args.counts {
         let floor = rt.block_on(run_floor(&cluster, plane, count, args))?;
-        for (phase, spent) in [
-            ("converge", &floor.plane_converge),
-            ("storm", &floor.plane_storm),
-        ] {
-            if let Some(spent) = spent {
-                eprintln!(
-                    "[floor {count}] control-plane CPU, {phase}: {}",
-                    spent.breakdown()
-                );
-            }
-        }
+        report_plane(
+            &format!("[floor {count}]"),
+            &floor.plane_converge,
+            &floor.plane_storm,
+        );
         eprintln!(
             "[floor {count}] converge {:.1} s, storm {:.1} s{}",
             floor.converged.as_secs_f64(),
@@ -1049,14 +1052,9 @@ async fn run(
     let storm = wait_converged(&tag, Some(&mcs), &deployments, count, 3, start, deadline).await?;
     let cpu_end = plane.and_then(PlaneCpu::sample);
     eprintln!("{tag} storm converged in {:.1} s", storm.as_secs_f64());
-    for (phase, from, to) in [
-        ("converge", &cpu_start, &cpu_converged),
-        ("storm", &cpu_storm, &cpu_end),
-    ] {
-        if let Some(spent) = PlaneSpent::between(from.as_ref(), to.as_ref()) {
-            eprintln!("{tag} control-plane CPU, {phase}: {}", spent.breakdown());
-        }
-    }
+    let plane_converge = PlaneSpent::between(cpu_start.as_ref(), cpu_converged.as_ref());
+    let plane_storm = PlaneSpent::between(cpu_storm.as_ref(), cpu_end.as_ref());
+    report_plane(&tag, &plane_converge, &plane_storm);
 
     let metrics = operator.metrics()?;
     let peak_rss_kib = parse_vm_hwm_kib(&operator.proc_file("status")?)
@@ -1095,8 +1093,8 @@ async fn run(
         peak_rss_kib,
         cpu_seconds: cpu_ticks as f64 / clock_ticks_per_second() as f64,
         problems,
-        plane_converge: PlaneSpent::between(cpu_start.as_ref(), cpu_converged.as_ref()),
-        plane_storm: PlaneSpent::between(cpu_storm.as_ref(), cpu_end.as_ref()),
+        plane_converge,
+        plane_storm,
     })
 }
 
