@@ -13,6 +13,7 @@
 //!   with the machine's Go, for benchmarking ours beside it.
 //! - [`kustomize`](mod@kustomize): the real kustomize, built from its Go module on first use,
 //!   and `kustomize build`.
+//! - [`helm`](mod@helm): helm, built from its Go module on first use, for a project's chart.
 //! - [`testing`]: a client, a namespace per test, waiting with deadlines.
 //! - [`webhooks`]: a project's webhook configurations pointed at a webhook server on this
 //!   machine, for cluster tests of the handlers through the API server.
@@ -25,6 +26,7 @@ pub mod certs;
 pub mod components;
 pub mod crds;
 pub mod gooperator;
+pub mod helm;
 pub mod kustomize;
 pub mod plane;
 pub mod registry;
@@ -53,6 +55,7 @@ pub(crate) fn test_script(dir: &std::path::Path, name: &str, body: &str) -> std:
 
 use std::path::{Path, PathBuf};
 
+pub use helm::helm;
 pub use kustomize::kustomize;
 pub use plane::{ControlPlane, Options, State};
 pub use testing::{TestEnv, TestNamespace, wait_until};

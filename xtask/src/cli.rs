@@ -22,6 +22,7 @@ pub const CLUSTER_COMMANDS: &[&str] = &[
     "deploy",
     "undeploy",
     "image",
+    "helm",
 ];
 
 /// One project's `cargo xtask`: where its cluster commands are built from, and the commands of
@@ -108,6 +109,9 @@ enum Cmd {
     /// layer, OCI layout and archive under target/image/), optionally --push it
     /// (make docker-build docker-push).
     Image(Forwarded),
+    /// Write a Helm chart (dist/chart) made from the rendered config/default; `--check` writes
+    /// nothing and fails with a diff when it is stale.
+    Helm(Forwarded),
 }
 
 impl Xtask {

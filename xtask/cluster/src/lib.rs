@@ -14,6 +14,7 @@
 
 pub mod cluster;
 pub mod deploy;
+pub mod helm;
 pub mod image;
 pub mod test;
 
@@ -68,6 +69,10 @@ pub enum Standard {
     Deploy(deploy::DeployArgs),
     /// Delete everything `deploy` applied, and nothing else (make undeploy).
     Undeploy(deploy::UndeployArgs),
+    /// Write a Helm chart (dist/chart) made from the rendered config/default: the CRDs kept on
+    /// uninstall, values for the image, replicas, resources, leader election, metrics,
+    /// webhooks and cert-manager; `--check` writes nothing and fails when it is stale.
+    Helm(helm::HelmArgs),
     /// `cargo xtask manifests --against-cluster`, which the lean front end hands over: the
     /// compatibility gate against the CRDs the cluster serves.
     #[command(hide = true)]
@@ -100,6 +105,7 @@ pub fn run(command: Standard) -> Result<ExitCode> {
         Standard::Image(args) => image::command(&args),
         Standard::Deploy(args) => deploy::deploy_command(&args),
         Standard::Undeploy(args) => deploy::undeploy_command(&args),
+        Standard::Helm(args) => helm::command(&args),
         Standard::Manifests { check, target, .. } => cluster::manifests_against(check, &target),
     }
 }

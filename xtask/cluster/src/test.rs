@@ -61,6 +61,10 @@ fn run(
     })?;
     // Independent of the tests, so a failure here is reported at the end, after them.
     let rendered = steps.time("kustomize build config/*", || kustomize_builds(&root()));
+    // The Helm chart (dist/chart): up to date with config/default, linted and rendered.
+    let chart = steps.time("helm --check, lint, template", || {
+        crate::helm::test_chart(&root())
+    });
     let book = steps.time("mdbook build docs", || build_book(&root()));
     // The API docs as docs.rs would build them, warnings refused.
     let api_docs = steps.time("cargo doc", || {
@@ -130,6 +134,7 @@ fn run(
     }
     down?;
     rendered?;
+    chart?;
     book?;
     api_docs?;
     eprintln!("all tests passed");
