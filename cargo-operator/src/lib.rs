@@ -19,8 +19,10 @@
 pub mod names;
 pub mod plan;
 pub mod template;
+mod update;
 mod webhook;
 
+pub use update::{UpdateOptions, update};
 pub use webhook::{WebhookOptions, create_webhook};
 
 use std::path::{Component, Path, PathBuf};
@@ -92,13 +94,18 @@ pub enum Source {
     Version(String),
 }
 
-/// operator-rs's crates a project uses, with their directory in a checkout.
-const CRATES: &[(&str, &str)] = &[
-    ("operator-derive", "operator-derive"),
-    ("operator-runtime", "operator-runtime"),
-    ("operator-xtask", "xtask"),
-    ("operator-xtask-cluster", "xtask/cluster"),
-    ("envtest", "envtest"),
+/// operator-rs's crates a project uses: the name the project's code calls it by, its package
+/// on crates.io, and its directory in a checkout.
+const CRATES: &[(&str, &str, &str)] = &[
+    ("operator-derive", "operator-derive", "operator-derive"),
+    ("operator-runtime", "operator-runtime", "operator-runtime"),
+    ("operator-xtask", "operator-xtask", "xtask"),
+    (
+        "operator-xtask-cluster",
+        "operator-xtask-cluster",
+        "xtask/cluster",
+    ),
+    ("envtest", "operator-envtest", "envtest"),
 ];
 
 impl Source {
@@ -106,11 +113,11 @@ impl Source {
     fn dependencies(&self, root: &Path) -> String {
         CRATES
             .iter()
-            .map(|(name, dir)| {
-                let spec = match self {
+            .map(|(name, package, dir)| {
+                let mut spec = match self {
                     Source::Path(base) => {
                         let path = relative_to(root, &base.join(dir));
-                        format!("{{ path = {} }}", toml_string(&path.to_string_lossy()))
+                        format!("{{ path = {}", toml_string(&path.to_string_lossy()))
                     }
                     Source::Git { url, rev, branch } => {
                         let mut spec = format!("{{ git = {}", toml_string(url));
@@ -120,11 +127,14 @@ impl Source {
                         if let Some(branch) = branch {
                             spec += &format!(", branch = {}", toml_string(branch));
                         }
-                        spec + " }"
+                        spec
                     }
-                    Source::Version(v) => format!("{{ version = {} }}", toml_string(v)),
+                    Source::Version(v) => format!("{{ version = {}", toml_string(v)),
                 };
-                format!("{name} = {spec}\n")
+                if name != package {
+                    spec += &format!(", package = {}", toml_string(package));
+                }
+                format!("{name} = {spec} }}\n")
             })
             .collect::<String>()
             .trim_end()
@@ -241,6 +251,7 @@ pub fn init(options: &InitOptions) -> Result<()> {
         ("crate_ident", &crate_ident),
         ("domain", &options.domain),
         ("operator_rs_dependencies", &dependencies),
+        ("cli_version", env!("CARGO_PKG_VERSION")),
     ];
     let mut plan = Plan::new(dir);
     for (path, template) in template::INIT {
@@ -277,6 +288,21 @@ pub struct ApiOptions {
     pub cluster_scoped: bool,
     /// Scaffold the controller (for a new kind).
     pub controller: bool,
+    /// Names the controller keeps from an operator that ran before it.
+    pub kept: KeptNames,
+}
+
+/// Names a new controller takes over from an operator that already ran in clusters, so that
+/// live objects stay its own: the finalizer on them, the field manager owning their fields,
+/// the reporter its events are selected by. `None` is the scaffold's default.
+#[derive(Debug, Clone, Default)]
+pub struct KeptNames {
+    /// Default `<api group>/finalizer`.
+    pub finalizer: Option<String>,
+    /// Default the project's name.
+    pub field_manager: Option<String>,
+    /// Default the field manager.
+    pub event_reporter: Option<String>,
 }
 
 /// The root and project file of the project around `cwd`, for `cargo operator <command>`.
@@ -355,6 +381,43 @@ pub fn create_api(options: &ApiOptions) -> Result<()> {
     }
     let new_kind = earlier.is_none();
     let with_controller = new_kind && options.controller;
+    let kept = &options.kept;
+    let given = [
+        ("--finalizer", &kept.finalizer),
+        ("--field-manager", &kept.field_manager),
+        ("--event-reporter", &kept.event_reporter),
+    ];
+    for (flag, value) in given {
+        let Some(value) = value else { continue };
+        if !with_controller {
+            bail!(
+                "{flag} names the kind's controller, and this call makes none ({})",
+                if new_kind {
+                    "--no-controller"
+                } else {
+                    "a new version of a kind with one"
+                }
+            );
+        }
+        let checked = if flag == "--field-manager" {
+            project::check_field_manager(value)
+        } else {
+            project::check_qualified_name(value)
+        };
+        checked.map_err(|problem| anyhow::anyhow!("{flag} {value:?}: {problem}"))?;
+    }
+    let field_manager = kept
+        .field_manager
+        .clone()
+        .unwrap_or_else(|| project.project_name.clone());
+    let event_reporter = kept
+        .event_reporter
+        .clone()
+        .unwrap_or_else(|| field_manager.clone());
+    let finalizer = kept
+        .finalizer
+        .clone()
+        .unwrap_or_else(|| format!("{}/finalizer", gvk.api_group));
 
     let crate_dir = project.operator.path.clone();
     let crate_ident = project.operator.package.replace('-', "_");
@@ -395,6 +458,9 @@ pub fn create_api(options: &ApiOptions) -> Result<()> {
         ("kind_snake", &gvk.kind_snake),
         ("group_mod", &gvk.group_mod),
         ("resource_flags", &flags),
+        ("field_manager", &field_manager),
+        ("event_reporter", &event_reporter),
+        ("finalizer", &finalizer),
         ("test_scope", &test_scope),
     ];
     let render = |template: &str| template::render(template, vars);
@@ -500,6 +566,15 @@ pub fn create_api(options: &ApiOptions) -> Result<()> {
             entry += &format!("controller = {}\n", toml_string(&slashed(&controller_file)));
         }
         entry += &format!("namespaced = {namespaced}\n");
+        for (key, value) in [
+            ("finalizer", &kept.finalizer),
+            ("field-manager", &kept.field_manager),
+            ("event-reporter", &kept.event_reporter),
+        ] {
+            if let Some(value) = value {
+                entry += &format!("{key} = {}\n", toml_string(value));
+            }
+        }
         Ok(format!(
             "{}{entry}",
             t.trim_end_matches('\n').to_string() + "\n"
@@ -617,7 +692,8 @@ mod tests {
             "operator-runtime = { git = \"https://example.com/operator-rs.git\", rev = \"abc\" }"
         ));
         let deps = Source::Version("0.1.0".into()).dependencies(Path::new("/p"));
-        assert!(deps.contains("envtest = { version = \"0.1.0\" }"));
+        assert!(deps.contains("envtest = { version = \"0.1.0\", package = \"operator-envtest\" }"));
+        assert!(deps.contains("operator-derive = { version = \"0.1.0\" }"));
         let deps = Source::Path("/p/vendor/ors".into()).dependencies(Path::new("/p/app"));
         assert!(
             deps.contains("operator-xtask-cluster = { path = \"../vendor/ors/xtask/cluster\" }")

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, bail};
-use cargo_operator::{ApiOptions, InitOptions, Source, WebhookOptions};
+use cargo_operator::{ApiOptions, InitOptions, KeptNames, Source, UpdateOptions, WebhookOptions};
 use clap::{ArgGroup, Args, Parser, Subcommand};
 
 #[derive(Parser, Debug)]
@@ -31,6 +31,23 @@ enum Cmd {
         #[command(subcommand)]
         what: Create,
     },
+    /// Bring the project around the current directory to this cargo-operator's scaffold
+    /// (kubebuilder's `alpha update`): the commands PROJECT.toml records are replayed by the
+    /// cargo-operator that scaffolded the project and by this one, and the difference is
+    /// merged three ways into the project (conflicts marked and named). Needs a git work tree
+    /// without uncommitted changes.
+    Update(Update),
+}
+
+#[derive(Args, Debug)]
+struct Update {
+    /// The cargo-operator version that scaffolded the project, when PROJECT.toml has no
+    /// cli-version.
+    #[arg(long, value_name = "VERSION")]
+    from_version: Option<String>,
+    /// A cargo-operator binary of that version, used instead of `cargo install`ing it.
+    #[arg(long, value_name = "PATH")]
+    from_scaffolder: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -45,7 +62,8 @@ struct Init {
     #[arg(long)]
     project_name: Option<String>,
     /// Depend on operator-rs's crates in this checkout. Default: the checkout this
-    /// cargo-operator was built from.
+    /// cargo-operator was built from, if it was built from one; else the published crates of
+    /// its own version.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["operator_rs_git", "operator_rs_version"])]
     operator_rs_path: Option<PathBuf>,
     /// Depend on operator-rs's crates from this git repository.
@@ -98,6 +116,17 @@ struct Api {
     /// Only the types, no controller.
     #[arg(long)]
     no_controller: bool,
+    /// The finalizer the controller puts on objects, kept from an operator that ran before
+    /// (objects that carry it stay deletable). Default: <group>.<domain>/finalizer.
+    #[arg(long, value_name = "NAME")]
+    finalizer: Option<String>,
+    /// The field manager of the controller's applies, kept from an operator that ran before
+    /// (its applies own the fields the old one owned). Default: the project's name.
+    #[arg(long, value_name = "NAME")]
+    field_manager: Option<String>,
+    /// The reporting controller of the controller's events. Default: the field manager.
+    #[arg(long, value_name = "NAME")]
+    event_reporter: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -140,7 +169,7 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse_from(args);
     match run(cli.command) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err:#}");
             ExitCode::FAILURE
@@ -148,7 +177,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(command: Cmd) -> Result<()> {
+fn run(command: Cmd) -> Result<ExitCode> {
     let cwd = std::env::current_dir().context("the current directory")?;
     match command {
         Cmd::Init(init) => {
@@ -159,7 +188,13 @@ fn run(command: Cmd) -> Result<()> {
                 project_name: init.project_name,
                 source,
             })
+            .map(|()| ExitCode::SUCCESS)
         }
+        Cmd::Update(update) => cargo_operator::update(&UpdateOptions {
+            cwd,
+            from_version: update.from_version,
+            from_scaffolder: update.from_scaffolder,
+        }),
         Cmd::Create {
             what: Create::Api(api),
         } => cargo_operator::create_api(&ApiOptions {
@@ -169,7 +204,13 @@ fn run(command: Cmd) -> Result<()> {
             kind: api.kind,
             cluster_scoped: api.cluster,
             controller: !api.no_controller,
-        }),
+            kept: KeptNames {
+                finalizer: api.finalizer,
+                field_manager: api.field_manager,
+                event_reporter: api.event_reporter,
+            },
+        })
+        .map(|()| ExitCode::SUCCESS),
         Cmd::Create {
             what: Create::Webhook(webhook),
         } => cargo_operator::create_webhook(&WebhookOptions {
@@ -181,7 +222,8 @@ fn run(command: Cmd) -> Result<()> {
             validation: webhook.validation,
             conversion: webhook.conversion,
             spokes: webhook.spoke,
-        }),
+        })
+        .map(|()| ExitCode::SUCCESS),
     }
 }
 
@@ -213,9 +255,19 @@ fn source(init: &Init, cwd: &Path) -> Result<Source> {
                 path.display()
             );
         }
+        // Installed from a registry (`cargo install cargo-operator`): its own release.
+        if !path.join("Cargo.toml").is_file() && !path.join(".git").exists() {
+            let version = env!("CARGO_PKG_VERSION");
+            eprintln!(
+                "using operator-rs's published crates of version {version} (cargo-operator's \
+                 own; --operator-rs-version picks another)"
+            );
+            return Ok(Source::Version(version.to_string()));
+        }
         bail!(
-            "the operator-rs checkout this cargo-operator was built from ({}) is gone; pass \
-             --operator-rs-path, --operator-rs-git or --operator-rs-version",
+            "the operator-rs checkout this cargo-operator was built from ({}) has no \
+             operator-runtime any more; pass --operator-rs-path, --operator-rs-git or \
+             --operator-rs-version",
             path.display()
         );
     }

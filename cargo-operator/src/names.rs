@@ -2,7 +2,7 @@
 //! group, version and kind, and the Rust and file names derived from them.
 
 use anyhow::{Result, bail};
-use operator_gen::markers::{is_dns_label, is_dns_subdomain};
+use operator_gen::markers::is_dns_label;
 use operator_xtask::project::{is_kind, is_version};
 
 /// Rust's keywords (strict and reserved): no module may be named after one.
@@ -99,14 +99,10 @@ pub fn check_project_name(name: &str) -> Result<()> {
     Ok(())
 }
 
+/// The project file's rule (`operator_xtask::project::check_domain`): one for both.
 pub fn check_domain(domain: &str) -> Result<()> {
-    if !is_dns_subdomain(domain) || !domain.contains('.') {
-        bail!(
-            "domain {domain:?} is not a DNS name with a dot (lower-case labels separated by \
-             dots, such as example.com): every API group ends with it"
-        );
-    }
-    Ok(())
+    operator_xtask::project::check_domain(domain)
+        .map_err(|problem| anyhow::anyhow!("--domain: {problem}; every API group ends with it"))
 }
 
 /// One kind of one version of one group, with every name derived from it.
@@ -131,16 +127,8 @@ pub struct Gvk {
 impl Gvk {
     /// Checks the names (the API server's rules and Rust's) and derives the rest.
     pub fn new(group: &str, version: &str, kind: &str, domain: &str) -> Result<Gvk> {
-        if !is_dns_label(group) {
-            bail!(
-                "--group {group:?} is not a DNS label (lower-case letters, digits and '-', \
-                 starting and ending with a letter or digit); the domain is added to it"
-            );
-        }
-        let api_group = format!("{group}.{domain}");
-        if !is_dns_subdomain(&api_group) {
-            bail!("the API group {api_group:?} is longer than 253 characters");
-        }
+        let api_group = operator_xtask::project::api_group(group, domain)
+            .map_err(|problem| anyhow::anyhow!("--{problem}"))?;
         if !is_version(version) {
             bail!(
                 "--version {version:?} is not a Kubernetes API version (v1, v1alpha1, v2beta3, \
@@ -255,8 +243,14 @@ mod tests {
         assert!(check_project_name("9lives").is_err());
         assert!(check_project_name("xtask").is_err());
         assert!(check_project_name("guestbook-operator").is_ok());
-        assert!(check_domain("example").is_err());
+        // One rule with the project file: a one-label domain is fine (kube-rs's `kube.rs`).
+        assert!(check_domain("rs").is_ok());
+        assert_eq!(
+            Gvk::new("kube", "v1", "Document", "rs").unwrap().api_group,
+            "kube.rs"
+        );
         assert!(check_domain("Example.com").is_err());
+        assert!(check_domain("a..b").is_err());
         assert!(check_domain("my.domain").is_ok());
     }
 }

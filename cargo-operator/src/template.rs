@@ -1,9 +1,13 @@
 //! The scaffold's files, kept as templates under `templates/` with `{{name}}` holes.
 
 /// `(path in the project, template)` of what `init` writes; `crate/` is the operator crate's
-/// directory, `gitignore` is `.gitignore`.
+/// directory, `gitignore` is `.gitignore`, and a manifest's template is `Cargo.toml.in`: cargo
+/// leaves a directory with a `Cargo.toml` out of the published package, as another package.
 pub const INIT: &[(&str, &str)] = &[
-    ("Cargo.toml", include_str!("../templates/init/Cargo.toml")),
+    (
+        "Cargo.toml",
+        include_str!("../templates/init/Cargo.toml.in"),
+    ),
     (
         ".cargo/config.toml",
         include_str!("../templates/init/.cargo/config.toml"),
@@ -17,7 +21,7 @@ pub const INIT: &[(&str, &str)] = &[
     ("README.md", include_str!("../templates/init/README.md")),
     (
         "crate/Cargo.toml",
-        include_str!("../templates/init/crate/Cargo.toml"),
+        include_str!("../templates/init/crate/Cargo.toml.in"),
     ),
     (
         "crate/src/main.rs",
@@ -37,7 +41,7 @@ pub const INIT: &[(&str, &str)] = &[
     ),
     (
         "xtask/Cargo.toml",
-        include_str!("../templates/init/xtask/Cargo.toml"),
+        include_str!("../templates/init/xtask/Cargo.toml.in"),
     ),
     (
         "xtask/src/main.rs",
@@ -45,7 +49,7 @@ pub const INIT: &[(&str, &str)] = &[
     ),
     (
         "xtask/cluster/Cargo.toml",
-        include_str!("../templates/init/xtask/cluster/Cargo.toml"),
+        include_str!("../templates/init/xtask/cluster/Cargo.toml.in"),
     ),
     (
         "xtask/cluster/src/main.rs",
@@ -269,5 +273,26 @@ mod tests {
     #[should_panic(expected = "{{missing}} has no value")]
     fn a_hole_without_a_value_is_a_bug() {
         render("{{missing}}", &[]);
+    }
+
+    /// A template named `Cargo.toml` would make its directory a package of its own, which
+    /// `cargo package` leaves out: the installed scaffolder would not compile.
+    #[test]
+    fn no_template_is_a_manifest() {
+        let mut dirs = vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("templates")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                assert_ne!(
+                    path.file_name().unwrap(),
+                    "Cargo.toml",
+                    "{}",
+                    path.display()
+                );
+                if path.is_dir() {
+                    dirs.push(path);
+                }
+            }
+        }
     }
 }

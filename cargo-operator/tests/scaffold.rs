@@ -195,12 +195,79 @@ fn invalid_names_are_refused_before_anything_is_written() {
     let err = refused(run(
         empty.path(),
         &format!(
-            "init op --domain localhost --operator-rs-path {}",
+            "init op --domain Local_Host --operator-rs-path {}",
             base.path().display()
         ),
     ));
-    assert!(err.contains("domain \"localhost\""), "{err}");
+    assert!(err.contains("domain \"Local_Host\""), "{err}");
     assert!(!empty.path().join("op").exists());
+}
+
+/// kube-rs's reference controller (documents.kube.rs, finalizer `documents.kube.rs`, field
+/// manager and reporter `doc-controller`) moves over keeping every name its live objects
+/// carry.
+#[test]
+fn an_existing_operator_keeps_its_group_finalizer_field_manager_and_reporter() {
+    let base = fake_checkout();
+    let project = base.path().join("doc-operator");
+    ok(run(
+        base.path(),
+        "init doc-operator --domain rs --operator-rs-path .",
+    ));
+    let before = snapshot(&project);
+    for (args, wanted) in [
+        (
+            &["--finalizer", "example.com/-x"][..],
+            "--finalizer \"example.com/-x\": \"-x\" is not a qualified name",
+        ),
+        (&["--field-manager", ""], "--field-manager \"\""),
+        (
+            &["--event-reporter", "doc-controller", "--no-controller"],
+            "--event-reporter names the kind's controller, and this call makes none",
+        ),
+    ] {
+        let mut line = vec!["create", "api", "--group", "kube", "--version", "v1"];
+        line.extend(["--kind", "Document"]);
+        line.extend_from_slice(args);
+        let err = refused(cargo_operator(&project, &line));
+        assert!(err.contains(wanted), "{args:?}: {err}");
+    }
+    assert!(snapshot(&project) == before);
+
+    ok(run(
+        &project,
+        "create api --group kube --version v1 --kind Document --finalizer documents.kube.rs \
+         --field-manager doc-controller --event-reporter doc-controller",
+    ));
+    let controller =
+        std::fs::read_to_string(project.join("doc-operator/src/controllers/document.rs")).unwrap();
+    for line in [
+        "pub const FIELD_MANAGER: &str = \"doc-controller\";",
+        "pub const EVENT_REPORTER: &str = \"doc-controller\";",
+        "pub const FINALIZER: &str = \"documents.kube.rs\";",
+        "groups = \"kube.rs\",",
+    ] {
+        assert!(controller.contains(line), "{line} not in the controller");
+    }
+    let recorded = std::fs::read_to_string(project.join("PROJECT.toml")).unwrap();
+    assert!(
+        recorded.contains(
+            "finalizer = \"documents.kube.rs\"\nfield-manager = \"doc-controller\"\n\
+             event-reporter = \"doc-controller\"\n"
+        ),
+        "{recorded}"
+    );
+    assert!(
+        project
+            .join("config/crd/bases/kube.rs_documents.yaml")
+            .is_file()
+    );
+    // A second version has no controller of its own: the names are the first one's.
+    let err = refused(run(
+        &project,
+        "create api --group kube --version v2 --kind Document --finalizer documents.kube.rs",
+    ));
+    assert!(err.contains("a new version of a kind with one"), "{err}");
 }
 
 #[test]
@@ -588,4 +655,184 @@ fn the_readme_shows_the_commands_ci_runs() {
             "the README shows no `{what}` command: {lines:?}"
         );
     }
+}
+
+/// A stand-in for an older cargo-operator release: this one, but its `init` wrote a README
+/// without the envtest row, and its controllers named the controller's name differently.
+fn older_scaffolder(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt as _;
+    let script = dir.join("cargo-operator-old");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nset -e\n'{}' \"$@\"\n\
+             if [ \"$2\" = init ]; then sed -i '/cargo xtask envtest up/d' \"$3/README.md\"; fi\n\
+             if [ \"$2\" = create ] && [ \"$3\" = api ]; then\n\
+             \x20 sed -i 's/Name of the controller in metrics and logs./The controller name./' \
+             */src/controllers/*.rs\nfi\n",
+            env!("CARGO_BIN_EXE_cargo-operator")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A project made by the older scaffolder, committed, then edited by its user and committed.
+fn project_of_the_older_scaffolder(base: &Path, old: &Path) -> PathBuf {
+    let project = base.join("shop");
+    let scaffold = |cwd: &Path, line: &str| {
+        let out = Command::new(old)
+            .arg("operator")
+            .args(line.split(' '))
+            .current_dir(cwd)
+            .output()
+            .unwrap();
+        ok(out);
+    };
+    scaffold(base, "init shop --domain example.com --operator-rs-path .");
+    scaffold(
+        &project,
+        "create api --group webapp --version v1 --kind Shop",
+    );
+    scaffold(
+        &project,
+        "create webhook --group webapp --version v1 --kind Shop --defaulting",
+    );
+    git(&project, &["init", "--quiet"]);
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "--quiet", "-m", "scaffold"]);
+    project
+}
+
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{from:?} not in {}", path.display());
+    std::fs::write(path, text.replacen(from, to, 1)).unwrap();
+}
+
+#[test]
+fn update_merges_the_new_scaffold_into_a_project_with_user_edits() {
+    let base = fake_checkout();
+    let old = older_scaffolder(base.path());
+    let project = project_of_the_older_scaffolder(base.path(), &old);
+    let readme = project.join("README.md");
+    let controller = project.join("shop/src/controllers/shop.rs");
+    assert!(
+        !std::fs::read_to_string(&readme)
+            .unwrap()
+            .contains("cargo xtask envtest up")
+    );
+    // The user's edits: a section of the README, a line of the reconciler.
+    let notes = "\n## Running in staging\n\nAsk the platform team for a namespace.\n";
+    std::fs::write(&readme, std::fs::read_to_string(&readme).unwrap() + notes).unwrap();
+    edit(
+        &controller,
+        "Ok(ctx.next_sync(obj.as_ref()))",
+        "Ok(Action::requeue(std::time::Duration::from_secs(60)))",
+    );
+    git(&project, &["commit", "--quiet", "-am", "ours"]);
+    let generated_before = std::fs::read(project.join("config/rbac/role.yaml")).unwrap();
+
+    let out = ok(cargo_operator(
+        &project,
+        &["update", "--from-scaffolder", old.to_str().unwrap()],
+    ));
+    let said = String::from_utf8_lossy(&out.stderr);
+    // Both changes of the scaffold are in, and both of the user's are kept.
+    let readme_now = std::fs::read_to_string(&readme).unwrap();
+    assert!(readme_now.contains("cargo xtask envtest up"), "{said}");
+    assert!(readme_now.ends_with(notes), "{readme_now}");
+    let controller_now = std::fs::read_to_string(&controller).unwrap();
+    assert!(controller_now.contains("/// Name of the controller in metrics and logs."));
+    assert!(controller_now.contains("from_secs(60)"));
+    assert!(said.contains("merged README.md"), "{said}");
+    assert!(
+        said.contains("merged shop/src/controllers/shop.rs"),
+        "{said}"
+    );
+    // Nothing else changed; generated files are regenerated, the same.
+    let changed = git(&project, &["status", "--porcelain"]);
+    assert_eq!(
+        changed.lines().collect::<Vec<_>>(),
+        [" M README.md", " M shop/src/controllers/shop.rs"],
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read(project.join("config/rbac/role.yaml")).unwrap(),
+        generated_before
+    );
+
+    // Same lines changed on both sides: conflict markers, named, and a failure.
+    git(&project, &["checkout", "--quiet", "."]);
+    edit(
+        &controller,
+        "/// The controller name.",
+        "/// The controller's name, as our dashboards know it.",
+    );
+    git(&project, &["commit", "--quiet", "-am", "ours again"]);
+    let err = refused(cargo_operator(
+        &project,
+        &["update", "--from-scaffolder", old.to_str().unwrap()],
+    ));
+    assert!(err.contains("conflict markers"), "{err}");
+    assert!(err.contains("shop/src/controllers/shop.rs"), "{err}");
+    let conflicted = std::fs::read_to_string(&controller).unwrap();
+    assert!(conflicted.contains("<<<<<<< yours"), "{conflicted}");
+    assert!(
+        conflicted.contains(">>>>>>> cargo-operator"),
+        "{conflicted}"
+    );
+}
+
+#[test]
+fn update_refuses_what_it_cannot_replay_or_merge_safely() {
+    let base = fake_checkout();
+    let old = older_scaffolder(base.path());
+    let project = project_of_the_older_scaffolder(base.path(), &old);
+    let with_old = ["update", "--from-scaffolder", old.to_str().unwrap()];
+
+    // Uncommitted changes.
+    std::fs::write(project.join("README.md"), "mine\n").unwrap();
+    let err = refused(cargo_operator(&project, &with_old));
+    assert!(err.contains("uncommitted changes (README.md)"), "{err}");
+    git(&project, &["checkout", "--quiet", "."]);
+
+    // No version recorded, none given: nothing to replay.
+    edit(
+        &project.join("PROJECT.toml"),
+        "cli-version = ",
+        "# cli-version = ",
+    );
+    git(
+        &project,
+        &["commit", "--quiet", "-am", "forget the version"],
+    );
+    let err = refused(cargo_operator(&project, &["update"]));
+    assert!(err.contains("PROJECT.toml records no cli-version"), "{err}");
+    assert!(err.contains("--from-version"), "{err}");
+    assert!(git(&project, &["status", "--porcelain"]).is_empty());
+
+    // Not under git.
+    std::fs::remove_dir_all(project.join(".git")).unwrap();
+    let err = refused(cargo_operator(
+        &project,
+        &[&with_old[..], &["--from-version", "0.1.0"]].concat(),
+    ));
+    assert!(err.contains("is not in a git work tree"), "{err}");
 }

@@ -122,6 +122,9 @@ async fn owned_and_watched_kinds_through_the_builder() {
         move |runtime| {
             Controller::<ConfigMap>::new(client, &runtime)
                 .namespace(Some(namespace))
+                // Names an operator moved from elsewhere keeps.
+                .field_manager("toolkit-fields")
+                .event_reporter("example.com/toolkit")
                 .watch_config(watcher::Config::default().labels(PRIMARY))
                 .owns_transformed::<Secret, _>(watcher::Config::default().labels(OWNER), |secret| {
                     secret.data = None
@@ -230,6 +233,17 @@ async fn owned_and_watched_kinds_through_the_builder() {
     .unwrap();
     assert!(seen.reconciles.load(Ordering::SeqCst) >= 4);
     assert_eq!(copied_events.len(), 1);
+    assert_eq!(
+        copied_events[0].reporting_controller.as_deref(),
+        Some("example.com/toolkit")
+    );
+    let copy = secrets.get("settings-copy").await.unwrap();
+    let managers: Vec<_> = copy
+        .managed_fields()
+        .iter()
+        .filter_map(|m| m.manager.as_deref())
+        .collect();
+    assert!(managers.contains(&"toolkit-fields"), "{managers:?}");
     assert_eq!(
         copied_events[0].series, None,
         "a repeat was published: {copied_events:?}"

@@ -15,6 +15,10 @@ pub const EXTRA: &[(&str, &str)] = &[
         "Fuzz operator-gen with random mutations of the workspace's API sources",
     ),
     (
+        "scaffold-test",
+        "The last step of cargo xtask test alone: a project from the packaged crates, tested",
+    ),
+    (
         "known-types",
         "Regenerate operator-gen's table of Kubernetes type schemas from controller-gen",
     ),

@@ -25,6 +25,10 @@ pub struct Project {
     /// Suffix of every API group (`cache` + `example.com` = `cache.example.com`).
     pub domain: String,
     pub project_name: String,
+    /// The version of cargo-operator that scaffolded the project (kubebuilder's
+    /// `cliVersion`), which `cargo operator update` replays from.
+    #[serde(default)]
+    pub cli_version: Option<String>,
     pub operator: Operator,
     /// The compatibility gate's baseline.
     #[serde(default)]
@@ -75,6 +79,18 @@ pub struct Resource {
     /// Its webhooks, as `create webhook` records them.
     #[serde(default)]
     pub webhooks: Option<Webhooks>,
+    /// The finalizer its controller puts on objects, when kept from an operator that ran
+    /// before this one (`create api --finalizer`); default `<api group>/finalizer`.
+    #[serde(default)]
+    pub finalizer: Option<String>,
+    /// The field manager of its controller's applies (`create api --field-manager`); default
+    /// the project's name.
+    #[serde(default)]
+    pub field_manager: Option<String>,
+    /// The reporting controller of its controller's events (`create api --event-reporter`);
+    /// default the field manager.
+    #[serde(default)]
+    pub event_reporter: Option<String>,
 }
 
 /// The webhooks of one kind and version (kubebuilder's `webhooks:` of a PROJECT resource).
@@ -124,20 +140,14 @@ impl Project {
                 self.version
             );
         }
-        if !is_dns_subdomain(&self.domain) {
-            bail!(
-                "domain {:?} is not a DNS name (lower-case labels separated by dots)",
-                self.domain
-            );
+        if let Err(problem) = check_domain(&self.domain) {
+            bail!("{problem}");
         }
         let mut seen = BTreeSet::new();
         for r in &self.resources {
             let at = format!("[[resource]] {}/{} {}", r.group, r.version, r.kind);
-            if !is_dns_label(&r.group) {
-                bail!(
-                    "{at}: group {:?} is not a DNS label (lower-case letters, digits, '-')",
-                    r.group
-                );
+            if let Err(problem) = api_group(&r.group, &self.domain) {
+                bail!("{at}: {problem}");
             }
             if !is_version(&r.version) {
                 bail!(
@@ -151,6 +161,7 @@ impl Project {
                     r.kind
                 );
             }
+            check_kept_names(r).with_context(|| at.clone())?;
             if !seen.insert((&r.group, &r.version, &r.kind)) {
                 bail!("{at} is listed twice");
             }
@@ -193,6 +204,104 @@ impl Project {
             .as_deref()
             .unwrap_or(&self.operator.package)
     }
+}
+
+/// Checks a project's domain: a DNS name, one label or more (`example.com`, or `rs` for groups
+/// such as `kube.rs`). The API group it makes with each group is checked by [`api_group`].
+pub fn check_domain(domain: &str) -> std::result::Result<(), String> {
+    if is_dns_subdomain(domain) {
+        Ok(())
+    } else {
+        Err(format!(
+            "domain {domain:?} is not a DNS name (lower-case labels of letters, digits and '-', \
+             separated by dots)"
+        ))
+    }
+}
+
+/// The API group of `group` in a project of `domain` (`cache` + `example.com`), checked as the
+/// API server checks a CustomResourceDefinition's group: a DNS name with at least one dot,
+/// which a DNS label before a domain always has.
+pub fn api_group(group: &str, domain: &str) -> std::result::Result<String, String> {
+    if !is_dns_label(group) {
+        return Err(format!(
+            "group {group:?} is not a DNS label (lower-case letters, digits and '-', starting \
+             and ending with a letter or digit); the domain {domain:?} is added to it"
+        ));
+    }
+    let full = format!("{group}.{domain}");
+    if !is_dns_subdomain(&full) {
+        return Err(format!(
+            "the API group {full:?} is longer than 253 characters"
+        ));
+    }
+    Ok(full)
+}
+
+/// The names a controller keeps from an operator that ran before (finalizer, field manager,
+/// event reporter): only with a controller, each as the API server takes it.
+fn check_kept_names(r: &Resource) -> Result<()> {
+    let kept = [
+        ("finalizer", &r.finalizer),
+        ("field-manager", &r.field_manager),
+        ("event-reporter", &r.event_reporter),
+    ];
+    for (key, value) in kept {
+        let Some(value) = value else { continue };
+        if r.controller.is_none() {
+            bail!("{key} = {value:?} is a name of the controller, and this kind has none here");
+        }
+        let problem = match key {
+            "field-manager" => check_field_manager(value).err(),
+            _ => check_qualified_name(value).err(),
+        };
+        if let Some(problem) = problem {
+            bail!("{key} = {value:?}: {problem}");
+        }
+    }
+    Ok(())
+}
+
+/// A field manager as the API server takes it: 1 to 128 printable characters.
+pub fn check_field_manager(name: &str) -> std::result::Result<(), String> {
+    if name.is_empty() || name.chars().count() > 128 || name.chars().any(char::is_control) {
+        return Err("a field manager is 1 to 128 printable characters".to_string());
+    }
+    Ok(())
+}
+
+/// A qualified name as the API server checks finalizers and event reporters:
+/// `[prefix/]name`, the prefix a DNS name, the name at most 63 letters, digits, '-', '_' or
+/// '.', starting and ending with a letter or digit (`example.com/finalizer`,
+/// `documents.kube.rs`).
+pub fn check_qualified_name(value: &str) -> std::result::Result<(), String> {
+    let (prefix, name) = match value.split_once('/') {
+        Some((prefix, name)) => (Some(prefix), name),
+        None => (None, value),
+    };
+    if let Some(prefix) = prefix
+        && !is_dns_subdomain(prefix)
+    {
+        return Err(format!(
+            "the prefix {prefix:?} is not a DNS name (lower-case labels separated by dots)"
+        ));
+    }
+    let edge = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    if name.is_empty()
+        || name.len() > 63
+        || !edge(name.chars().next())
+        || !edge(name.chars().last())
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        return Err(format!(
+            "{name:?} is not a qualified name (at most 63 letters, digits, '-', '_' or '.', \
+             starting and ending with a letter or digit, after an optional DNS-name prefix \
+             and '/')"
+        ));
+    }
+    Ok(())
 }
 
 /// A resource's webhooks: at least one; spokes exactly with a conversion, each another
@@ -345,6 +454,52 @@ mod tests {
             with_resource("web", "v1", "Site").replace(HEAD, "")
         );
         assert!(load(&twice).contains("[[resource]] web/v1 Site is listed twice"));
+    }
+
+    #[test]
+    fn a_one_label_domain_and_kept_controller_names_are_taken() {
+        // kube-rs's documents.kube.rs: domain `rs`, group `kube`.
+        assert_eq!(
+            load(&with_resource("kube", "v1", "Document").replace("example.com", "rs")),
+            "ok"
+        );
+        let controlled = |extra: &str| {
+            with_resource("web", "v1", "Site") + "controller = \"op/src/api.rs\"\n" + extra
+        };
+        let kept = "finalizer = \"documents.kube.rs\"\nfield-manager = \"doc-controller\"\n\
+                    event-reporter = \"doc-controller\"\n";
+        assert_eq!(load(&controlled(kept)), "ok");
+        assert_eq!(
+            load(&controlled("finalizer = \"example.com/cleanup\"\n")),
+            "ok"
+        );
+        let cases = [
+            (
+                controlled("finalizer = \"Bad_/x\"\n"),
+                "the prefix \"Bad_\" is not a DNS name",
+            ),
+            (
+                controlled("finalizer = \"example.com/-x\"\n"),
+                "\"-x\" is not a qualified name",
+            ),
+            (
+                controlled("event-reporter = \"a b\"\n"),
+                "event-reporter = \"a b\"",
+            ),
+            (
+                controlled("field-manager = \"\"\n"),
+                "1 to 128 printable characters",
+            ),
+            (
+                with_resource("web", "v1", "Site") + "finalizer = \"x\"\n",
+                "is a name of the controller, and this kind has none here",
+            ),
+        ];
+        for (text, expected) in cases {
+            let got = load(&text);
+            assert!(got.contains(expected), "{expected:?} not in {got:?}");
+            assert!(got.contains("[[resource]] web/v1 Site"), "{got}");
+        }
     }
 
     #[test]

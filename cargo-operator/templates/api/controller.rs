@@ -22,9 +22,11 @@ use crate::api::{{group_mod}}::{{version}}::{ {{kind}}, {{kind}}Status };
 /// Name of the controller in metrics and logs.
 pub const CONTROLLER_NAME: &str = "{{kind_lower}}";
 /// Field manager of the applies and status patches.
-pub const FIELD_MANAGER: &str = "{{project_name}}";
+pub const FIELD_MANAGER: &str = "{{field_manager}}";
+/// Reporting controller of the events.
+pub const EVENT_REPORTER: &str = "{{event_reporter}}";
 /// Lets the reconciler clean up before a {{kind}} goes.
-pub const FINALIZER: &str = "{{api_group}}/finalizer";
+pub const FINALIZER: &str = "{{finalizer}}";
 
 /// Why a reconcile failed.
 #[derive(Debug, thiserror::Error)]
@@ -83,6 +85,7 @@ pub fn start(client: Client, runtime: Runtime) -> BoxFuture<'static, ()> {
     Controller::<{{kind}}>::new(client, &runtime)
         .named(CONTROLLER_NAME)
         .field_manager(FIELD_MANAGER)
+        .event_reporter(EVENT_REPORTER)
         // A status write (this controller's own) does not reconcile again.
         .ignore_status_changes()
         .run_with_finalizer(FINALIZER, reconcile, cleanup, ())

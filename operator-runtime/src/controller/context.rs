@@ -159,11 +159,19 @@ impl<T> Context<T> {
         }
     }
 
-    /// Applies, patches status and reports events as `field_manager`.
+    /// Applies and patches status as `field_manager`, and reports events as it too (call
+    /// [`with_event_reporter`](Self::with_event_reporter) after this for another reporter).
     #[must_use]
     pub fn with_field_manager(mut self, field_manager: impl Into<String>) -> Self {
         self.field_manager = field_manager.into();
         self.recorder = recorder(&self.client, &self.field_manager);
+        self
+    }
+
+    /// Reports events as `reporter` (their `reportingController`).
+    #[must_use]
+    pub fn with_event_reporter(mut self, reporter: impl Into<String>) -> Self {
+        self.recorder = recorder(&self.client, &reporter.into());
         self
     }
 

@@ -151,6 +151,7 @@ pub struct Controller<K: Resource<DynamicType = ()> + Clone + Debug + 'static> {
     synced: Synced,
     name: String,
     field_manager: Option<String>,
+    event_reporter: Option<String>,
     namespace: Option<String>,
     config: watcher::Config,
     ignore_status_changes: bool,
@@ -188,6 +189,7 @@ where
             runtime: runtime.clone(),
             name: K::kind(&()).to_lowercase(),
             field_manager: None,
+            event_reporter: None,
             namespace: None,
             config: watcher::Config::default(),
             ignore_status_changes: false,
@@ -205,10 +207,20 @@ where
         self
     }
 
-    /// The field manager of its applies and status patches, and the reporter of its events.
+    /// The field manager of its applies and status patches, and the reporter of its events
+    /// unless [`event_reporter`](Self::event_reporter) names another. An operator moved from
+    /// elsewhere keeps its old field manager, so that its applies own the fields they owned.
     #[must_use]
     pub fn field_manager(mut self, field_manager: impl Into<String>) -> Self {
         self.field_manager = Some(field_manager.into());
+        self
+    }
+
+    /// The reporting controller of its events (`reportingController`), when it is not the
+    /// field manager: a name dashboards and alerts may already select on.
+    #[must_use]
+    pub fn event_reporter(mut self, reporter: impl Into<String>) -> Self {
+        self.event_reporter = Some(reporter.into());
         self
     }
 
@@ -397,6 +409,7 @@ where
             synced,
             name,
             field_manager,
+            event_reporter,
             namespace,
             config,
             ignore_status_changes,
@@ -454,6 +467,9 @@ where
             .with_field_manager(field_manager)
             .with_metrics(runtime.metrics().clone())
             .with_settings(settings);
+        if let Some(reporter) = event_reporter {
+            ctx = ctx.with_event_reporter(reporter);
+        }
         ctx.caches = caches;
         ctx.synced = caches_synced;
         ctx.stopping = runtime.stop_token();

@@ -45,6 +45,11 @@ enum Cmd {
     /// Regenerate operator-gen's table of Kubernetes type schemas (every type of the pinned
     /// k8s-openapi) from controller-gen and the Go sources of k8s.io/api and its siblings.
     KnownTypes,
+    /// The last step of `cargo xtask test` on its own: package the publishable crates, serve
+    /// them with the workspace's dependencies as a directory source, install cargo-operator
+    /// from it, scaffold a project and run its `cargo xtask test` (on the control plane, which
+    /// it starts unless one is up).
+    ScaffoldTest,
 }
 
 fn main() -> ExitCode {
@@ -64,6 +69,7 @@ fn main() -> ExitCode {
         Cmd::BenchGen(args) => bench_gen::bench_gen(&args).map(|()| ExitCode::SUCCESS),
         Cmd::FuzzGen(args) => fuzz_gen::fuzz_gen(&args).map(|()| ExitCode::SUCCESS),
         Cmd::KnownTypes => known_types::known_types().map(|()| ExitCode::SUCCESS),
+        Cmd::ScaffoldTest => scaffold::on_its_own().map(|()| ExitCode::SUCCESS),
     })
 }
 

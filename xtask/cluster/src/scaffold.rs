@@ -1,9 +1,23 @@
-//! The end of this repository's `cargo xtask test`: a new project made as the README says
-//! (`cargo operator init`, then `create api` for a namespaced kind, a second version of it and
-//! a cluster-scoped kind in another group, and `create webhook` for the first), whose own `cargo xtask manifests` and `cargo xtask
-//! test` must pass on the control plane that is up. It shares this workspace's target
-//! directory and lock file, so it builds the project's own crates, not a second world.
+//! The end of this repository's `cargo xtask test`: a new project made as a user of the
+//! released crates would make it, without a registry upload.
+//!
+//! 1. `cargo package` packs every crate an operator project depends on (the workspace members
+//!    that are not `publish = false`), as `cargo publish` would upload them.
+//! 2. Those packages, with every crates.io dependency of the workspace (`cargo vendor`), become
+//!    a directory source that replaces crates.io for the steps after.
+//! 3. `cargo install cargo-operator` from it, then that binary's `cargo operator init
+//!    --operator-rs-version <this version>`, `create api` for a namespaced kind, a second
+//!    version of it and a cluster-scoped kind in another group, and `create webhook` for the
+//!    first.
+//! 4. The new project depends on nothing of this repository by path or git; its own `cargo
+//!    xtask manifests --check` and `cargo xtask test` must pass on the control plane that is
+//!    up, every operator-rs crate built from its package.
+//!
+//! It shares this workspace's target directory: the crates.io dependencies keep their identity
+//! under source replacement, so their builds are shared, and the project builds only
+//! operator-rs's crates (from their packages) and its own.
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -11,25 +25,71 @@ use anyhow::{Context as _, Result, bail};
 use operator_xtask::{cargo, root, run_step, target_dir};
 use operator_xtask_cluster::cluster::{self, TestPlane};
 
+/// The directory source's name in the project's cargo configuration.
+const SOURCE: &str = "operator-rs-packages";
+
 pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
     let root = root();
-    run_step(
-        "build cargo-operator",
-        cargo().args(["build", "--quiet", "--package", "cargo-operator"]),
-    )?;
     let target = target_dir()?;
-    let scaffolder = target.join("debug").join("cargo-operator");
     let scratch = tempfile::tempdir().context("a temporary directory")?;
+
+    let started = Instant::now();
+    let crates = publishable(&root)?;
+    let packages = package(&crates, &target)?;
+    let packaged = started.elapsed();
+
+    let started = Instant::now();
+    let registry = scratch.path().join("registry");
+    directory_source(&registry, &packages)?;
+    // Read by every cargo run below the scratch directory (the project and all the cargo runs
+    // its xtask starts); `cargo install` reads only its own home, so it gets the file with
+    // --config.
+    let config = scratch.path().join(".cargo").join("config.toml");
+    std::fs::create_dir_all(config.parent().context("the config's directory")?)
+        .context("creating the scratch .cargo")?;
+    std::fs::write(
+        &config,
+        format!(
+            "# Only the packaged crates: crates.io replaced by them and the workspace's\n\
+             # vendored dependencies.\n\
+             [source.crates-io]\nreplace-with = \"{SOURCE}\"\n\n\
+             [source.{SOURCE}]\ndirectory = {}\n",
+            toml_string(&registry)
+        ),
+    )
+    .context("writing the scratch cargo configuration")?;
+    let registry_made = started.elapsed();
+
+    let version = &crates
+        .iter()
+        .find(|c| c.name == "cargo-operator")
+        .context("cargo-operator is not among the publishable crates")?
+        .version;
+    let started = Instant::now();
+    let installed = scratch.path().join("installed");
+    run_step(
+        "cargo install cargo-operator (from the packaged crates)",
+        cargo()
+            .args(["install", "--quiet", "--debug", "--config"])
+            .arg(&config)
+            .args(["--root"])
+            .arg(&installed)
+            .arg(format!("cargo-operator@={version}"))
+            .current_dir(scratch.path())
+            .env("CARGO_TARGET_DIR", &target),
+    )?;
+    let install = started.elapsed();
+    let scaffolder = installed.join("bin").join("cargo-operator");
     let project = scratch.path().join("guestbook-operator");
 
     let started = Instant::now();
     run_step(
-        "cargo operator init (in a temporary directory)",
+        &format!("cargo operator init --operator-rs-version {version} (in a temporary directory)"),
         Command::new(&scaffolder)
             .args(["operator", "init"])
             .arg(&project)
-            .args(["--domain", "example.com", "--operator-rs-path"])
-            .arg(&root),
+            .args(["--domain", "example.com", "--operator-rs-version", version])
+            .current_dir(scratch.path()),
     )?;
     for api in cargo_operator::EXAMPLE_APIS {
         run_step(
@@ -50,7 +110,10 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
         )?;
     }
     let scaffolded = started.elapsed();
-    // The same dependency versions as this workspace, so their builds are shared.
+    nothing_from_this_repository(&project, &root)?;
+    // The same dependency versions as this workspace (the directory source may hold several
+    // of a crate), so their builds are shared; cargo turns the entries of this workspace's
+    // own crates into the registry's.
     std::fs::copy(root.join("Cargo.lock"), project.join("Cargo.lock"))
         .context("copying Cargo.lock")?;
 
@@ -69,6 +132,23 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
         &mut in_project(&["xtask", "manifests", "--check"]),
     )?;
     let manifests = started.elapsed();
+    // Every publishable crate is in the project's tree (the cluster half uses cargo-operator's
+    // library), and came from its package.
+    let lock = std::fs::read_to_string(project.join("Cargo.lock"))
+        .context("reading the new project's Cargo.lock")?;
+    for krate in &crates {
+        let entry = format!(
+            "name = \"{}\"\nversion = \"{}\"\nsource = ",
+            krate.name, krate.version
+        );
+        if !lock.contains(&entry) {
+            bail!(
+                "the new project's Cargo.lock has no {} {} from a registry",
+                krate.name,
+                krate.version
+            );
+        }
+    }
     let started = Instant::now();
     eprintln!("==> the new project's cargo xtask test");
     let output = passed_through(in_project(&["xtask", "test"]))?;
@@ -87,8 +167,13 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
         }
     }
     eprintln!(
-        "scaffold: init + {} create api + {} create webhook in {:.2}s; its cargo xtask \
-         manifests --check {:.1}s, cargo xtask test {:.0}s",
+        "scaffold from the packages: cargo package ({} crates) {:.1}s, directory source {:.1}s, \
+         cargo install cargo-operator {:.0}s; init + {} create api + {} create webhook in \
+         {:.2}s; its cargo xtask manifests --check {:.1}s, cargo xtask test {:.0}s",
+        crates.len(),
+        packaged.as_secs_f64(),
+        registry_made.as_secs_f64(),
+        install.as_secs_f64(),
         cargo_operator::EXAMPLE_APIS.len(),
         cargo_operator::EXAMPLE_WEBHOOKS.len(),
         scaffolded.as_secs_f64(),
@@ -96,6 +181,190 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
         tested.as_secs_f64()
     );
     Ok(())
+}
+
+/// `cargo xtask scaffold-test`: [`fresh_project_passes_its_tests`] with the control plane
+/// brought up (or reused) around it.
+pub fn on_its_own() -> Result<()> {
+    let plane = cluster::test_plane_up()?;
+    let result = fresh_project_passes_its_tests(&plane);
+    let down = plane.down();
+    result.and(down)
+}
+
+/// A workspace member that `cargo publish` would upload.
+#[derive(Debug)]
+struct Publishable {
+    name: String,
+    version: String,
+}
+
+/// The workspace members without `publish = false`, from `cargo metadata`.
+fn publishable(root: &Path) -> Result<Vec<Publishable>> {
+    let out = cargo()
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(root)
+        .output()
+        .context("running cargo metadata")?;
+    if !out.status.success() {
+        bail!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    let meta: serde_json::Value =
+        serde_json::from_slice(&out.stdout).context("reading cargo metadata's output")?;
+    let crates: Vec<Publishable> = meta["packages"]
+        .as_array()
+        .context("cargo metadata: no packages")?
+        .iter()
+        // `publish = false` is an empty list of registries; null is crates.io.
+        .filter(|p| p["publish"].as_array().is_none_or(|r| !r.is_empty()))
+        .map(|p| Publishable {
+            name: p["name"].as_str().unwrap_or_default().to_string(),
+            version: p["version"].as_str().unwrap_or_default().to_string(),
+        })
+        .collect();
+    if crates.is_empty() {
+        bail!("no workspace member is publishable");
+    }
+    Ok(crates)
+}
+
+/// `cargo package` of `crates` (their contents as `cargo publish` would upload them); the
+/// paths of the `.crate` files. They are compiled from the packages by the steps after, which
+/// is the verification `cargo package` would otherwise do in a build of its own.
+fn package(crates: &[Publishable], target: &Path) -> Result<Vec<PathBuf>> {
+    let mut cmd = cargo();
+    cmd.args(["package", "--no-verify", "--allow-dirty", "--quiet"]);
+    for krate in crates {
+        cmd.args(["--package", &krate.name]);
+    }
+    run_step(
+        &format!(
+            "cargo package {}",
+            crates
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        &mut cmd,
+    )?;
+    let mut files = Vec::new();
+    for krate in crates {
+        let file = target
+            .join("package")
+            .join(format!("{}-{}.crate", krate.name, krate.version));
+        let size = std::fs::metadata(&file)
+            .with_context(|| format!("cargo package wrote no {}", file.display()))?
+            .len();
+        eprintln!(
+            "    {} {} ({:.1} KiB)",
+            krate.name,
+            krate.version,
+            size as f64 / 1024.0
+        );
+        files.push(file);
+    }
+    Ok(files)
+}
+
+/// A cargo directory source at `dir`: every crates.io dependency of the workspace (`cargo
+/// vendor`, from the download cache) and `packages` unpacked, each with the checksum cargo
+/// checks against the lock file.
+fn directory_source(dir: &Path, packages: &[PathBuf]) -> Result<()> {
+    run_step(
+        "cargo vendor (the workspace's crates.io dependencies)",
+        cargo()
+            .args(["vendor", "--quiet", "--versioned-dirs"])
+            .arg(dir)
+            .stdout(Stdio::null()),
+    )?;
+    for package in packages {
+        let bytes =
+            std::fs::read(package).with_context(|| format!("reading {}", package.display()))?;
+        let status = Command::new("tar")
+            .arg("-xzf")
+            .arg(package)
+            .arg("-C")
+            .arg(dir)
+            .status()
+            .context("starting tar")?;
+        if !status.success() {
+            bail!("tar could not unpack {} ({status})", package.display());
+        }
+        let unpacked = dir.join(
+            package
+                .file_stem()
+                .context("a package file without a name")?,
+        );
+        let sum = ring::digest::digest(&ring::digest::SHA256, &bytes);
+        let hex: String = sum.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+        // An empty file list: cargo checks the package's checksum against the lock file and
+        // leaves the files alone.
+        std::fs::write(
+            unpacked.join(".cargo-checksum.json"),
+            format!("{{\"files\":{{}},\"package\":\"{hex}\"}}"),
+        )
+        .with_context(|| format!("writing {}'s checksum", unpacked.display()))?;
+    }
+    Ok(())
+}
+
+/// Fails if a manifest of `project` names a path outside it or a git repository: the project
+/// must build from the packages alone.
+fn nothing_from_this_repository(project: &Path, repository: &Path) -> Result<()> {
+    let mut manifests = vec![project.join("Cargo.toml")];
+    let mut dirs = vec![project.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in
+            std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?
+        {
+            let path = entry.context("reading a directory entry")?.path();
+            if path.is_dir()
+                && path
+                    .file_name()
+                    .is_some_and(|n| n != "target" && n != ".git")
+            {
+                if path.join("Cargo.toml").is_file() {
+                    manifests.push(path.join("Cargo.toml"));
+                }
+                dirs.push(path);
+            }
+        }
+    }
+    for manifest in manifests {
+        let text = std::fs::read_to_string(&manifest)
+            .with_context(|| format!("reading {}", manifest.display()))?;
+        for (number, line) in text.lines().enumerate() {
+            let named = |key: &str| line.contains(&format!("{key} = \""));
+            let outside = named("path") && {
+                let value = line
+                    .split("path = \"")
+                    .nth(1)
+                    .and_then(|v| v.split('"').next());
+                value.is_some_and(|v| {
+                    let at = manifest.parent().unwrap_or(project).join(v);
+                    let at = cargo_operator::absolute(project, &at);
+                    !at.starts_with(project) || at.starts_with(repository)
+                })
+            };
+            if outside || named("git") {
+                bail!(
+                    "{}:{}: the new project depends on something outside it: {}",
+                    manifest.display(),
+                    number + 1,
+                    line.trim()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn toml_string(path: &Path) -> String {
+    serde_json::Value::String(path.to_string_lossy().into_owned()).to_string()
 }
 
 /// Runs `cmd`, its standard output shown as it comes and returned; fails if it fails.

@@ -23,6 +23,8 @@ use crate::api::webapp::v1::{Guestbook, GuestbookStatus};
 pub const CONTROLLER_NAME: &str = "guestbook";
 /// Field manager of the applies and status patches.
 pub const FIELD_MANAGER: &str = "guestbook-operator";
+/// Reporting controller of the events.
+pub const EVENT_REPORTER: &str = "guestbook-operator";
 /// Lets the reconciler clean up before a Guestbook goes.
 pub const FINALIZER: &str = "webapp.example.com/finalizer";
 
@@ -83,6 +85,7 @@ pub fn start(client: Client, runtime: Runtime) -> BoxFuture<'static, ()> {
     Controller::<Guestbook>::new(client, &runtime)
         .named(CONTROLLER_NAME)
         .field_manager(FIELD_MANAGER)
+        .event_reporter(EVENT_REPORTER)
         // A status write (this controller's own) does not reconcile again.
         .ignore_status_changes()
         .run_with_finalizer(FINALIZER, reconcile, cleanup, ())
