@@ -51,9 +51,8 @@ pub fn find_root(dir: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-/// The workspace's target directory as cargo resolves it (`CARGO_TARGET_DIR`,
-/// `build.target-dir`, else `target/`), where the release binaries the benchmarks run are.
-pub fn target_dir() -> Result<PathBuf> {
+/// `cargo metadata --no-deps` of the workspace: its members and where it builds.
+pub fn workspace_metadata() -> Result<serde_json::Value> {
     let out = cargo()
         .args(["metadata", "--format-version", "1", "--no-deps"])
         .output()
@@ -64,9 +63,13 @@ pub fn target_dir() -> Result<PathBuf> {
             String::from_utf8_lossy(&out.stderr).trim()
         );
     }
-    let meta: serde_json::Value =
-        serde_json::from_slice(&out.stdout).context("reading cargo metadata's output")?;
-    meta["target_directory"]
+    serde_json::from_slice(&out.stdout).context("reading cargo metadata's output")
+}
+
+/// The workspace's target directory as cargo resolves it (`CARGO_TARGET_DIR`,
+/// `build.target-dir`, else `target/`), where the release binaries the benchmarks run are.
+pub fn target_dir() -> Result<PathBuf> {
+    workspace_metadata()?["target_directory"]
         .as_str()
         .map(PathBuf::from)
         .context("cargo metadata names no target_directory")

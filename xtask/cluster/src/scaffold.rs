@@ -34,7 +34,7 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
     let scratch = tempfile::tempdir().context("a temporary directory")?;
 
     let started = Instant::now();
-    let crates = publishable(&root)?;
+    let crates = publishable()?;
     let packages = package(&crates, &target)?;
     let packaged = started.elapsed();
 
@@ -200,20 +200,8 @@ struct Publishable {
 }
 
 /// The workspace members without `publish = false`, from `cargo metadata`.
-fn publishable(root: &Path) -> Result<Vec<Publishable>> {
-    let out = cargo()
-        .args(["metadata", "--format-version", "1", "--no-deps"])
-        .current_dir(root)
-        .output()
-        .context("running cargo metadata")?;
-    if !out.status.success() {
-        bail!(
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
-    let meta: serde_json::Value =
-        serde_json::from_slice(&out.stdout).context("reading cargo metadata's output")?;
+fn publishable() -> Result<Vec<Publishable>> {
+    let meta = operator_xtask::workspace_metadata()?;
     let crates: Vec<Publishable> = meta["packages"]
         .as_array()
         .context("cargo metadata: no packages")?
@@ -259,15 +247,54 @@ fn package(crates: &[Publishable], target: &Path) -> Result<Vec<PathBuf>> {
         let size = std::fs::metadata(&file)
             .with_context(|| format!("cargo package wrote no {}", file.display()))?
             .len();
+        let listed = Command::new("tar")
+            .arg("-tzf")
+            .arg(&file)
+            .output()
+            .context("starting tar")?;
+        if !listed.status.success() {
+            bail!("tar cannot list {}", file.display());
+        }
+        let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+        let entries: Vec<&str> = listed
+            .lines()
+            .filter_map(|l| l.split_once('/').map(|(_, rest)| rest))
+            .collect();
+        contents_are_fit_to_publish(&krate.name, &entries)?;
         eprintln!(
-            "    {} {} ({:.1} KiB)",
+            "    {} {} ({:.1} KiB, {} files)",
             krate.name,
             krate.version,
-            size as f64 / 1024.0
+            size as f64 / 1024.0,
+            entries.len()
         );
         files.push(file);
     }
     Ok(files)
+}
+
+/// A package holds its README and license, and none of the repository's tests, benchmarks or
+/// fixtures (which need the rest of the repository and only make the download bigger).
+fn contents_are_fit_to_publish(name: &str, entries: &[&str]) -> Result<()> {
+    for needed in ["Cargo.toml", "README.md", "LICENSE"] {
+        if !entries.contains(&needed) {
+            bail!("the package of {name} has no {needed}");
+        }
+    }
+    let unwanted = [
+        "tests/",
+        "benches/",
+        "testdata/",
+        "proptest-regressions/",
+        "target/",
+    ];
+    if let Some(entry) = entries
+        .iter()
+        .find(|e| unwanted.iter().any(|u| e.starts_with(u)))
+    {
+        bail!("the package of {name} holds {entry}, which a user of the crate does not need");
+    }
+    Ok(())
 }
 
 /// A cargo directory source at `dir`: every crates.io dependency of the workspace (`cargo
@@ -386,4 +413,23 @@ fn passed_through(mut cmd: Command) -> Result<String> {
         bail!("the new project's cargo xtask test failed ({status})");
     }
     Ok(seen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::contents_are_fit_to_publish;
+
+    #[test]
+    fn a_package_needs_its_readme_and_license_and_no_tests() {
+        let fit = ["Cargo.toml", "README.md", "LICENSE", "src/lib.rs"];
+        assert!(contents_are_fit_to_publish("x", &fit).is_ok());
+        let err = contents_are_fit_to_publish("x", &fit[1..]).unwrap_err();
+        assert_eq!(err.to_string(), "the package of x has no Cargo.toml");
+        let err =
+            contents_are_fit_to_publish("x", &["LICENSE", "Cargo.toml", "src/lib.rs"]).unwrap_err();
+        assert_eq!(err.to_string(), "the package of x has no README.md");
+        let err = contents_are_fit_to_publish("x", &[&fit[..], &["tests/golden/a.rs"]].concat())
+            .unwrap_err();
+        assert!(err.to_string().contains("holds tests/golden/a.rs"), "{err}");
+    }
 }
