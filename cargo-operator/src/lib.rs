@@ -305,6 +305,14 @@ pub struct KeptNames {
     pub event_reporter: Option<String>,
 }
 
+impl KeptNames {
+    /// The names by their `PROJECT.toml` key (`project::KEPT_NAMES`, the flags without `--`).
+    fn entries(&self) -> [(&'static str, Option<&str>); 3] {
+        let values = [&self.finalizer, &self.field_manager, &self.event_reporter];
+        std::array::from_fn(|i| (project::KEPT_NAMES[i], values[i].as_deref()))
+    }
+}
+
 /// The root and project file of the project around `cwd`, for `cargo operator <command>`.
 pub(crate) fn load_project(cwd: &Path, command: &str) -> Result<(PathBuf, Project)> {
     let root = operator_xtask::find_root(cwd).with_context(|| {
@@ -382,16 +390,11 @@ pub fn create_api(options: &ApiOptions) -> Result<()> {
     let new_kind = earlier.is_none();
     let with_controller = new_kind && options.controller;
     let kept = &options.kept;
-    let given = [
-        ("--finalizer", &kept.finalizer),
-        ("--field-manager", &kept.field_manager),
-        ("--event-reporter", &kept.event_reporter),
-    ];
-    for (flag, value) in given {
+    for (key, value) in kept.entries() {
         let Some(value) = value else { continue };
         if !with_controller {
             bail!(
-                "{flag} names the kind's controller, and this call makes none ({})",
+                "--{key} names the kind's controller, and this call makes none ({})",
                 if new_kind {
                     "--no-controller"
                 } else {
@@ -399,12 +402,8 @@ pub fn create_api(options: &ApiOptions) -> Result<()> {
                 }
             );
         }
-        let checked = if flag == "--field-manager" {
-            project::check_field_manager(value)
-        } else {
-            project::check_qualified_name(value)
-        };
-        checked.map_err(|problem| anyhow::anyhow!("{flag} {value:?}: {problem}"))?;
+        project::check_kept_name(key, value)
+            .map_err(|problem| anyhow::anyhow!("--{key} {value:?}: {problem}"))?;
     }
     let field_manager = kept
         .field_manager
@@ -566,11 +565,7 @@ pub fn create_api(options: &ApiOptions) -> Result<()> {
             entry += &format!("controller = {}\n", toml_string(&slashed(&controller_file)));
         }
         entry += &format!("namespaced = {namespaced}\n");
-        for (key, value) in [
-            ("finalizer", &kept.finalizer),
-            ("field-manager", &kept.field_manager),
-            ("event-reporter", &kept.event_reporter),
-        ] {
+        for (key, value) in kept.entries() {
             if let Some(value) = value {
                 entry += &format!("{key} = {}\n", toml_string(value));
             }

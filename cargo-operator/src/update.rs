@@ -317,13 +317,9 @@ fn replay(exe: &Path, dir: &Path, project: &Project, source: &[String]) -> Resul
         if first && r.controller.is_none() {
             args.push("--no-controller".into());
         }
-        for (flag, value) in [
-            ("--finalizer", &r.finalizer),
-            ("--field-manager", &r.field_manager),
-            ("--event-reporter", &r.event_reporter),
-        ] {
+        for (key, value) in r.kept_names() {
             if let Some(value) = value {
-                args.extend([flag.to_string(), value.clone()]);
+                args.extend([format!("--{key}"), value.to_string()]);
             }
         }
         run(args, dir)?;

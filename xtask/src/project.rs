@@ -241,25 +241,37 @@ pub fn api_group(group: &str, domain: &str) -> std::result::Result<String, Strin
 /// The names a controller keeps from an operator that ran before (finalizer, field manager,
 /// event reporter): only with a controller, each as the API server takes it.
 fn check_kept_names(r: &Resource) -> Result<()> {
-    let kept = [
-        ("finalizer", &r.finalizer),
-        ("field-manager", &r.field_manager),
-        ("event-reporter", &r.event_reporter),
-    ];
-    for (key, value) in kept {
+    for (key, value) in r.kept_names() {
         let Some(value) = value else { continue };
         if r.controller.is_none() {
             bail!("{key} = {value:?} is a name of the controller, and this kind has none here");
         }
-        let problem = match key {
-            "field-manager" => check_field_manager(value).err(),
-            _ => check_qualified_name(value).err(),
-        };
-        if let Some(problem) = problem {
+        if let Err(problem) = check_kept_name(key, value) {
             bail!("{key} = {value:?}: {problem}");
         }
     }
     Ok(())
+}
+
+/// The keys of the names a controller keeps (`finalizer`, `field-manager`, `event-reporter`),
+/// which are also `create api`'s flags without their `--`.
+pub const KEPT_NAMES: [&str; 3] = ["finalizer", "field-manager", "event-reporter"];
+
+impl Resource {
+    /// The kept names by their [`KEPT_NAMES`] key; `None` where the scaffold's default holds.
+    pub fn kept_names(&self) -> [(&'static str, Option<&str>); 3] {
+        let values = [&self.finalizer, &self.field_manager, &self.event_reporter];
+        std::array::from_fn(|i| (KEPT_NAMES[i], values[i].as_deref()))
+    }
+}
+
+/// Checks the kept name `value` of [`KEPT_NAMES`] key `key` as the API server would.
+pub fn check_kept_name(key: &str, value: &str) -> std::result::Result<(), String> {
+    if key == "field-manager" {
+        check_field_manager(value)
+    } else {
+        check_qualified_name(value)
+    }
 }
 
 /// A field manager as the API server takes it: 1 to 128 printable characters.

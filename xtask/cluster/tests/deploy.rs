@@ -32,25 +32,7 @@ fn root() -> PathBuf {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "starts a control plane of its own and builds the image; run by cargo xtask test"]
 async fn deploy_then_the_image_runs_as_in_the_cluster_then_undeploy_leaves_nothing() {
-    let scratch = tempfile::Builder::new()
-        .prefix("deploy-test-")
-        .tempdir_in(root().join("target"))
-        .unwrap();
-    let plane = envtest::plane::start(&envtest::Options::new(scratch.path().join("plane")))
-        .await
-        .expect("starting a control plane for this test")
-        .expect("a fresh state directory has no plane running");
-    let result = tokio::spawn(scenario(
-        plane.kubeconfig().to_path_buf(),
-        scratch.path().to_path_buf(),
-    ))
-    .await;
-    plane.stop().await.expect("stopping this test's plane");
-    match result {
-        Ok(()) => {}
-        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-        Err(e) => panic!("{e}"),
-    }
+    incluster::on_a_plane_of_its_own("deploy-test-", scenario).await;
 }
 
 async fn scenario(kubeconfig: PathBuf, scratch: PathBuf) {

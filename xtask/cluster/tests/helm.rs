@@ -406,25 +406,7 @@ fn the_check_catches_a_stale_chart_and_the_command_mends_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "starts a control plane of its own and builds the image and helm; run by cargo xtask test"]
 async fn helm_install_rolls_the_operator_out_and_uninstall_keeps_the_crd() {
-    let scratch = tempfile::Builder::new()
-        .prefix("helm-test-")
-        .tempdir_in(root().join("target"))
-        .unwrap();
-    let plane = envtest::plane::start(&envtest::Options::new(scratch.path().join("plane")))
-        .await
-        .expect("starting a control plane for this test")
-        .expect("a fresh state directory has no plane running");
-    let result = tokio::spawn(scenario(
-        plane.kubeconfig().to_path_buf(),
-        scratch.path().to_path_buf(),
-    ))
-    .await;
-    plane.stop().await.expect("stopping this test's plane");
-    match result {
-        Ok(()) => {}
-        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-        Err(e) => panic!("{e}"),
-    }
+    incluster::on_a_plane_of_its_own("helm-test-", scenario).await;
 }
 
 /// helm with this test's kubeconfig and its own config, cache and data directories.

@@ -32,6 +32,35 @@ use kube::core::GroupVersionKind;
 use kube::{Client, ResourceExt as _};
 use operator_xtask_cluster::image;
 
+/// Runs `scenario(kubeconfig, scratch)` on a control plane of its own, started in a scratch
+/// directory under `target/` named with `prefix`, and stops the plane whether the scenario
+/// passes or panics (the panic then goes on).
+pub async fn on_a_plane_of_its_own<F, Fut>(prefix: &str, scenario: F)
+where
+    F: FnOnce(PathBuf, PathBuf) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let scratch = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(operator_xtask::root().join("target"))
+        .unwrap();
+    let plane = envtest::plane::start(&envtest::Options::new(scratch.path().join("plane")))
+        .await
+        .expect("starting a control plane for this test")
+        .expect("a fresh state directory has no plane running");
+    let result = tokio::spawn(scenario(
+        plane.kubeconfig().to_path_buf(),
+        scratch.path().to_path_buf(),
+    ))
+    .await;
+    plane.stop().await.expect("stopping this test's plane");
+    match result {
+        Ok(()) => {}
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(e) => panic!("{e}"),
+    }
+}
+
 /// The operator's namespace (config/default's; the Helm test installs its release there).
 pub const OPERATOR_NAMESPACE: &str = "memcached-system";
 pub const DEPLOYMENT: &str = "memcached-controller-manager";
