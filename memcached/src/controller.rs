@@ -7,7 +7,6 @@
 //! for news) come from `operator_runtime::controller`; this file is what is Memcached's own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Pod, Service};
@@ -19,13 +18,13 @@ use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Client, ResourceExt};
 use operator_derive::rbac;
+use operator_runtime::Runtime;
 use operator_runtime::controller::{self, Controller};
-use operator_runtime::{Runtime, conditions};
 use tracing::info;
 
 use crate::api::v1alpha1::{Memcached, MemcachedStatus};
 use crate::resources::{self, INSTANCE_LABEL, MANAGED_BY, MANAGED_BY_LABEL};
-use crate::status::{self, AVAILABLE, DEGRADED, Observed, PROGRESSING};
+use crate::status::{self, AVAILABLE, Observed};
 
 /// Name of the controller in metrics, logs and events.
 pub const CONTROLLER_NAME: &str = "memcached";
@@ -123,25 +122,15 @@ pub async fn reconcile(mc: Arc<Memcached>, ctx: Arc<Context>) -> Result<Action, 
         finalizing: false,
     };
     let status = status::desired(&mc, &observed, Timestamp::now());
-    // A rollout this process started moments ago (a new Memcached, a resize) is usually done
-    // within seconds, and each step of it (the Deployment controller's first report, every
-    // pod ready) would be a status write the next one replaces: report it once it is done,
-    // or after a grace period for one that takes longer. A failure is reported at once.
-    let rolling = conditions::is_true(&status.conditions, PROGRESSING)
-        && !conditions::is_true(&status.conditions, DEGRADED);
-    if let Some(left) = STATUS_GRACE.checked_sub(applied_ago)
-        && rolling
-        && !left.is_zero()
+    // A rollout's steps are reported sparingly (status::report_delay says when).
+    let written_ago = ctx.status_written_ago(mc.as_ref());
+    if let Some(left) = status::report_delay(mc.status.as_ref(), &status, applied_ago, written_ago)
     {
         return Ok(Action::requeue(left));
     }
     write_status(&mc, status, &ctx).await?;
     Ok(ctx.next_sync(mc.as_ref()))
 }
-
-/// How long after applying a new desired state the status waits for the rollout to finish
-/// before it reports progress.
-const STATUS_GRACE: Duration = Duration::from_secs(5);
 
 /// The Memcached is being deleted: record it (Degraded condition, Warning event) before the
 /// finalizer goes; its Deployment and Service follow by garbage collection.

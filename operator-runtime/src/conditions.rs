@@ -124,6 +124,21 @@ pub fn is_false(list: &[Condition], type_: &str) -> bool {
     find(list, type_).is_some_and(|c| c.status == "False")
 }
 
+/// Whether two lists say the same thing in the terms a client acts on: the same condition
+/// types, each with the same status, reason and `observedGeneration`. Messages and transition
+/// times are left out, so a change of detail alone (a count in a message) is not a change of
+/// state: a reconciler can report such details less often than state changes.
+pub fn same_state(a: &[Condition], b: &[Condition]) -> bool {
+    a.len() == b.len()
+        && a.iter().all(|x| {
+            find(b, &x.type_).is_some_and(|y| {
+                x.status == y.status
+                    && x.reason == y.reason
+                    && x.observed_generation == y.observed_generation
+            })
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,5 +195,41 @@ mod tests {
         // An unchanged world stamps equal.
         let again = stamp(&next, next.iter().map(|c| NewCondition(c.clone())), at(9));
         assert_eq!(again, next);
+    }
+
+    #[test]
+    fn same_state_ignores_messages_and_times_but_not_status_reason_or_generation() {
+        let a = stamp(
+            &[],
+            [
+                new("A", true, "r", "1/3").generation(Some(2)),
+                new("B", false, "r", "m"),
+            ],
+            at(1),
+        );
+        let detail = stamp(
+            &[],
+            [
+                new("B", false, "r", "other"),
+                new("A", true, "r", "2/3").generation(Some(2)),
+            ],
+            at(5),
+        );
+        assert!(same_state(&a, &detail));
+        let changed = |c: NewCondition| stamp(&[], [c, new("B", false, "r", "m")], at(1));
+        assert!(!same_state(
+            &a,
+            &changed(new("A", false, "r", "1/3").generation(Some(2)))
+        ));
+        assert!(!same_state(
+            &a,
+            &changed(new("A", true, "s", "1/3").generation(Some(2)))
+        ));
+        assert!(!same_state(
+            &a,
+            &changed(new("A", true, "r", "1/3").generation(Some(3)))
+        ));
+        assert!(!same_state(&a, &a[..1]));
+        assert!(same_state(&[], &[]));
     }
 }

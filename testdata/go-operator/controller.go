@@ -41,6 +41,8 @@ type memcachedReconciler struct {
 	client.Client
 	Scheme   *runtime.Scheme
 	Recorder record.EventRecorder
+	// SameWork adds the Rust operator's Service and status.nodes (samework.go).
+	SameWork bool
 }
 
 func (r *memcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -119,6 +121,17 @@ func (r *memcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{RequeueAfter: time.Minute}, nil
 	}
 
+	if r.SameWork {
+		if err := r.ensureService(ctx, mc); err != nil {
+			return ctrl.Result{}, err
+		}
+		nodes, err := r.podNames(ctx, mc)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		mc.Status.Nodes = nodes
+	}
+
 	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{
 		Type: conditionProgressing, Status: metav1.ConditionFalse,
 		Reason: "Reconciled", Message: "The Deployment has the requested size",
@@ -184,11 +197,7 @@ func (r *memcachedReconciler) setCondition(ctx context.Context, mc *Memcached, k
 // deploymentFor is the tutorial's Deployment: spec.size memcached pods, restricted security
 // context, owned by the Memcached.
 func (r *memcachedReconciler) deploymentFor(mc *Memcached) (*appsv1.Deployment, error) {
-	labels := map[string]string{
-		"app.kubernetes.io/name":       "go-memcached",
-		"app.kubernetes.io/instance":   mc.Name,
-		"app.kubernetes.io/managed-by": "go-memcached-operator",
-	}
+	labels := labelsFor(mc)
 	image := mc.Spec.Image
 	if image == "" {
 		image = os.Getenv("MEMCACHED_IMAGE")
@@ -233,9 +242,13 @@ func (r *memcachedReconciler) deploymentFor(mc *Memcached) (*appsv1.Deployment, 
 
 // setupWithManager watches Memcacheds and the Deployments they own.
 func (r *memcachedReconciler) setupWithManager(mgr ctrl.Manager, concurrency int) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		For(&Memcached{}).
-		Owns(&appsv1.Deployment{}).
+		Owns(&appsv1.Deployment{})
+	if r.SameWork {
+		b = sameWorkWatches(b)
+	}
+	return b.
 		Named("memcached").
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Complete(r)

@@ -19,7 +19,7 @@ import (
 func main() {
 	var (
 		metricsAddr, probeAddr, watchNamespace string
-		leaderElect, secureMetrics             bool
+		leaderElect, secureMetrics, sameWork   bool
 		concurrency                            int
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0",
@@ -33,6 +33,8 @@ func main() {
 		"How many Memcacheds are reconciled at once (controller-runtime's MaxConcurrentReconciles).")
 	flag.StringVar(&watchNamespace, "watch-namespace", "",
 		"Only watch and manage objects in this namespace; empty means all namespaces.")
+	flag.BoolVar(&sameWork, "same-work", false,
+		"Also do what the Rust operator does beyond the tutorial: a Service per Memcached and status.nodes.")
 	opts := zap.Options{Development: false}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -64,6 +66,7 @@ func main() {
 		Client:   mgr.GetClient(),
 		Scheme:   mgr.GetScheme(),
 		Recorder: mgr.GetEventRecorderFor("memcached-controller"),
+		SameWork: sameWork,
 	}
 	if err := reconciler.setupWithManager(mgr, concurrency); err != nil {
 		setupLog.Error(err, "unable to create the controller")

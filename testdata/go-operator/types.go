@@ -21,6 +21,8 @@ type MemcachedSpec struct {
 // MemcachedStatus is the observed state, as conditions.
 type MemcachedStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// Nodes are the names of the Memcached's pods; only --same-work writes them.
+	Nodes []string `json:"nodes,omitempty"`
 }
 
 // Memcached is one memcached deployment managed by this operator.
@@ -53,6 +55,9 @@ func (in *MemcachedStatus) DeepCopyInto(out *MemcachedStatus) {
 		for i := range in.Conditions {
 			in.Conditions[i].DeepCopyInto(&out.Conditions[i])
 		}
+	}
+	if in.Nodes != nil {
+		out.Nodes = append([]string(nil), in.Nodes...)
 	}
 }
 

@@ -59,6 +59,8 @@ struct ObjectState {
     applied: HashMap<(String, Key), Applied>,
     /// The last event published about the object: (type, reason, note).
     last_event: Option<(String, String, String)>,
+    /// When this process last wrote the object's status.
+    status_written: Option<Instant>,
 }
 
 /// The hash of an applied object, the version the API server answered with, and when.
@@ -360,7 +362,20 @@ impl<T> Context<T> {
             &Patch::Merge(&patch),
         )
         .await?;
+        self.with_state(&key_of(obj), |state| {
+            state.status_written = Some(Instant::now())
+        });
         Ok(true)
+    }
+
+    /// How long ago this process last wrote `obj`'s status through
+    /// [`write_status`](Self::write_status); `None` when it has not (since it started, or
+    /// since the object was last gone). A reconciler that reports the details of a long
+    /// change (a rollout's counts) less often than its state uses this.
+    pub fn status_written_ago<K: Resource>(&self, obj: &K) -> Option<Duration> {
+        let key = key_of(obj);
+        let objects = self.objects.lock().unwrap_or_else(|e| e.into_inner());
+        objects.get(&key)?.status_written.map(|at| at.elapsed())
     }
 
     /// Publishes an event about `obj`, unless the last event published about it was this one

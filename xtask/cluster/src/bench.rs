@@ -58,7 +58,9 @@ pub struct BenchArgs {
     #[arg(long)]
     concurrency: Option<u16>,
     /// Also run this operator, on the same cluster, one after the other: `go` is the
-    /// tutorial's operator on controller-runtime (testdata/go-operator).
+    /// tutorial's operator on controller-runtime (testdata/go-operator); `go-same-work` is
+    /// the same operator with `--same-work`, which also does what ours does beyond the
+    /// tutorial (a Service per Memcached, status.nodes from a metadata-only pod watch).
     #[arg(long, value_enum)]
     against: Option<Against>,
     /// Seconds of steady state in which requests and writes are counted.
@@ -72,6 +74,7 @@ pub struct BenchArgs {
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum Against {
     Go,
+    GoSameWork,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -483,7 +486,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     )?;
     let ours = target_dir()?.join("release/memcached");
     let go = match args.against {
-        Some(Against::Go) => Some(
+        Some(Against::Go | Against::GoSameWork) => Some(
             envtest::gooperator::ensure_built(
                 &root().join("testdata/go-operator"),
                 &target_dir()?.join("go-operator"),
@@ -504,6 +507,12 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     let cluster = rt.block_on(cluster::connect(&args.target))?;
     rt.block_on(cluster::install_crds(&cluster.client))?;
     eprintln!("benchmarking against {}", cluster.source);
+    if args.against == Some(Against::GoSameWork) {
+        println!(
+            "Go: the tutorial's operator with --same-work (a Service per Memcached and \
+             status.nodes from a metadata-only pod watch, as ours)"
+        );
+    }
     let load_before = load_average();
     let plane = PlaneCpu::of(&cluster);
     let plane = plane.as_ref();
@@ -926,6 +935,7 @@ fn spawn_operator(
     binary: &Path,
     ns: &str,
     mode: Mode,
+    same_work: bool,
     cluster: &cluster::Connected,
 ) -> Result<(Operator, u16)> {
     let (metrics_port, health_port) = (free_port()?, free_port()?);
@@ -957,6 +967,9 @@ fn spawn_operator(
             }
             // Only errors: info lines per reconcile would cost the Go side CPU ours does not spend.
             cmd.arg("--zap-log-level=error");
+            if same_work {
+                cmd.arg("--same-work");
+            }
         }
     }
     cmd.stdout(Stdio::null()).stderr(log_file);
@@ -996,7 +1009,14 @@ async fn run(
     let tag = format!("[{} {count} {}]", which.name(), mode.label());
     let ns = fresh_namespace(&client, &format!("bench-{}-{count}", which.name())).await?;
 
-    let (operator, health_port) = spawn_operator(which, binary, &ns, mode, cluster)?;
+    let (operator, health_port) = spawn_operator(
+        which,
+        binary,
+        &ns,
+        mode,
+        args.against == Some(Against::GoSameWork),
+        cluster,
+    )?;
     let started = Instant::now();
     while http_get(health_port, "/readyz").is_err() {
         if started.elapsed() > Duration::from_secs(60) {
