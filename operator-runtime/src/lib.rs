@@ -151,3 +151,12 @@ pub fn shutdown_on_signals() -> CancellationToken {
     });
     shutdown
 }
+
+/// The message of a panic's payload (`panic!` with a literal or a format), for the log.
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(not a string)")
+}

@@ -83,7 +83,10 @@ pub struct Metrics {
     registry: Mutex<Registry>,
     reconcile_total: Family<ResultLabels, Counter>,
     reconcile_errors: Family<ControllerLabels, Counter>,
+    reconcile_panics: Family<ControllerLabels, Counter>,
+    reconcile_timeouts: Family<ControllerLabels, Counter>,
     reconcile_time: Family<ControllerLabels, Histogram>,
+    max_concurrent: Family<ControllerLabels, Gauge>,
     active_workers: Family<ControllerLabels, Gauge>,
     requests: Family<RequestLabels, Counter>,
     resource_requests: Family<ResourceRequestLabels, Counter>,
@@ -108,6 +111,9 @@ impl Metrics {
         let mut registry = Registry::default();
         let reconcile_total = Family::<ResultLabels, Counter>::default();
         let reconcile_errors = Family::<ControllerLabels, Counter>::default();
+        let reconcile_panics = Family::<ControllerLabels, Counter>::default();
+        let reconcile_timeouts = Family::<ControllerLabels, Counter>::default();
+        let max_concurrent = Family::<ControllerLabels, Gauge>::default();
         // controller-runtime's buckets run from 5ms to about a minute.
         let reconcile_time = Family::<ControllerLabels, Histogram>::new_with_constructor(
             (|| Histogram::new(exponential_buckets(0.005, 2.0, 14))) as fn() -> Histogram,
@@ -164,6 +170,21 @@ impl Metrics {
             reconcile_errors.clone(),
         );
         registry.register(
+            "controller_runtime_reconcile_panics",
+            "Total number of reconciliation panics per controller",
+            reconcile_panics.clone(),
+        );
+        registry.register(
+            "controller_runtime_reconcile_timeouts",
+            "Total number of reconciliation timeouts per controller",
+            reconcile_timeouts.clone(),
+        );
+        registry.register(
+            "controller_runtime_max_concurrent_reconciles",
+            "Maximum number of concurrent reconciles per controller",
+            max_concurrent.clone(),
+        );
+        registry.register(
             "controller_runtime_reconcile_time_seconds",
             "Length of time per reconciliation per controller",
             reconcile_time.clone(),
@@ -192,7 +213,10 @@ impl Metrics {
             registry: Mutex::new(registry),
             reconcile_total,
             reconcile_errors,
+            reconcile_panics,
+            reconcile_timeouts,
             reconcile_time,
+            max_concurrent,
             active_workers,
             requests,
             resource_requests,
@@ -257,6 +281,52 @@ impl Metrics {
         } else {
             self.webhook_panics.inc();
         }
+    }
+
+    /// The controller `controller` starts with at most `concurrency` reconciles at once: its
+    /// gauge is set and its counters are served from zero (as controller-runtime does), so
+    /// that a rate over them means something from the first scrape.
+    pub fn controller_started(&self, controller: &str, concurrency: u16) {
+        let labels = ControllerLabels {
+            controller: controller.to_string(),
+        };
+        for result in ["success", "error"] {
+            self.reconcile_total
+                .get_or_create(&ResultLabels {
+                    controller: controller.to_string(),
+                    result: result.to_string(),
+                })
+                .inc_by(0);
+        }
+        for counter in [
+            &self.reconcile_errors,
+            &self.reconcile_panics,
+            &self.reconcile_timeouts,
+        ] {
+            counter.get_or_create(&labels).inc_by(0);
+        }
+        self.active_workers.get_or_create(&labels).inc_by(0);
+        self.max_concurrent
+            .get_or_create(&labels)
+            .set(i64::from(concurrency));
+    }
+
+    /// A reconcile of `controller` panicked.
+    pub fn reconcile_panicked(&self, controller: &str) {
+        self.reconcile_panics
+            .get_or_create(&ControllerLabels {
+                controller: controller.to_string(),
+            })
+            .inc();
+    }
+
+    /// A reconcile of `controller` ran over its time limit and was stopped.
+    pub fn reconcile_timed_out(&self, controller: &str) {
+        self.reconcile_timeouts
+            .get_or_create(&ControllerLabels {
+                controller: controller.to_string(),
+            })
+            .inc();
     }
 
     /// Records one finished reconcile.
@@ -439,6 +509,27 @@ mod tests {
             assert!(text.contains(line), "{line} missing from\n{text}");
         }
         assert_eq!(m.requests_total(), 2);
+    }
+
+    #[test]
+    fn a_started_controller_is_served_from_zero_with_its_concurrency() {
+        let m = Metrics::new();
+        m.controller_started("widget", 4);
+        m.reconcile_panicked("widget");
+        m.reconcile_timed_out("widget");
+        m.reconcile_timed_out("widget");
+        let text = m.encode();
+        for line in [
+            "controller_runtime_reconcile_total{controller=\"widget\",result=\"success\"} 0",
+            "controller_runtime_reconcile_total{controller=\"widget\",result=\"error\"} 0",
+            "controller_runtime_reconcile_errors_total{controller=\"widget\"} 0",
+            "controller_runtime_active_workers{controller=\"widget\"} 0",
+            "controller_runtime_max_concurrent_reconciles{controller=\"widget\"} 4",
+            "controller_runtime_reconcile_panics_total{controller=\"widget\"} 1",
+            "controller_runtime_reconcile_timeouts_total{controller=\"widget\"} 2",
+        ] {
+            assert!(text.contains(line), "{line} missing from\n{text}");
+        }
     }
 
     /// The operator's metrics are served with the runtime's, registered after the handle

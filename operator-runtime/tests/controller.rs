@@ -9,6 +9,9 @@
 //! to and is found by `related`; the repeated event is published once; the owned cache holds
 //! what its transform left.
 //!
+//! A second controller panics at each object's first reconcile: the panic is a failure
+//! retried with the backoff, counted, and the controller goes on.
+//!
 //! Needs a running control plane: `cargo xtask test` provides one (plain `cargo test` skips it).
 
 use std::collections::BTreeMap;
@@ -95,6 +98,17 @@ async fn reconcile(
     Ok(ctx.next_sync(cm.as_ref()))
 }
 
+/// A manager of `name` serving nothing, reconciling without debounce.
+fn options(name: &str) -> ManagerOptions {
+    ManagerOptions {
+        name: name.into(),
+        metrics_addr: None,
+        health_addr: None,
+        leader_election: None,
+        reconcile: ReconcileSettings::immediate(),
+    }
+}
+
 #[tokio::test]
 #[ignore = "needs the control plane: run by `cargo xtask test`"]
 async fn owned_and_watched_kinds_through_the_builder() {
@@ -105,19 +119,12 @@ async fn owned_and_watched_kinds_through_the_builder() {
     let seen = Arc::new(Seen::default());
 
     let stop = CancellationToken::new();
-    let options = ManagerOptions {
-        name: "toolkit-test".into(),
-        metrics_addr: None,
-        health_addr: None,
-        leader_election: None,
-        reconcile: ReconcileSettings::immediate(),
-    };
     let data = seen.clone();
     let namespace = ns.clone();
     let operator = tokio::spawn(manager::run(
         client.clone(),
         Arc::new(Metrics::new()),
-        options,
+        options("toolkit-test"),
         stop.clone(),
         move |runtime| {
             Controller::<ConfigMap>::new(client, &runtime)
@@ -259,6 +266,92 @@ async fn owned_and_watched_kinds_through_the_builder() {
         );
         assert_eq!(labels.get(OWNER).map(String::as_str), Some("settings"));
     }
+
+    stop.cancel();
+    operator.await.unwrap().unwrap();
+}
+
+/// Reconciles begun, by ConfigMap name.
+type Attempts = Arc<Mutex<BTreeMap<String, usize>>>;
+
+/// A reconcile that panics fails like any other, with the backoff, and the controller goes on:
+/// each ConfigMap's first reconcile panics, its retry copies it, and a ConfigMap created after
+/// the panic is copied too.
+#[tokio::test]
+#[ignore = "needs the control plane: run by `cargo xtask test`"]
+async fn a_panicking_reconcile_is_retried_and_the_controller_goes_on() {
+    let env = TestEnv::connect().await.expect("a cluster to test against");
+    let client = env.client();
+    let ns = env.namespace("controller-panic").await.unwrap();
+    let ns = ns.name().to_string();
+    let attempts: Attempts = Arc::default();
+    let metrics = Arc::new(Metrics::new());
+
+    async fn reconcile(
+        cm: Arc<ConfigMap>,
+        ctx: Arc<Context<Attempts>>,
+    ) -> Result<Action, kube::Error> {
+        let attempt = {
+            let mut attempts = ctx.lock().unwrap();
+            let n = attempts.entry(cm.name_any()).or_default();
+            *n += 1;
+            *n
+        };
+        if attempt == 1 {
+            panic!("first attempt at {}", cm.name_any());
+        }
+        ctx.apply(cm.as_ref(), &copy_of(&cm)).await?;
+        Ok(ctx.next_sync(cm.as_ref()))
+    }
+
+    let stop = CancellationToken::new();
+    let data = attempts.clone();
+    let namespace = ns.clone();
+    let operator = tokio::spawn(manager::run(
+        client.clone(),
+        metrics.clone(),
+        options("toolkit-panic-test"),
+        stop.clone(),
+        move |runtime| {
+            Controller::<ConfigMap>::new(client, &runtime)
+                .named("panicky")
+                .namespace(Some(namespace))
+                .watch_config(watcher::Config::default().labels(PRIMARY))
+                .owns::<Secret>(watcher::Config::default().labels(OWNER))
+                .run(reconcile, data)
+        },
+    ));
+
+    let cms: Api<ConfigMap> = Api::namespaced(env.client(), &ns);
+    let secrets: Api<Secret> = Api::namespaced(env.client(), &ns);
+    for name in ["first", "second"] {
+        let cm = ConfigMap {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                labels: Some([(PRIMARY.to_string(), String::new())].into()),
+                ..Default::default()
+            },
+            data: Some([("colour".to_string(), "blue".to_string())].into()),
+            ..Default::default()
+        };
+        cms.create(&PostParams::default(), &cm).await.unwrap();
+        let copy = format!("{name}-copy");
+        wait_until("the copy after the panic", WAIT, || async {
+            secrets.get_opt(&copy).await.ok()?.map(|_| ())
+        })
+        .await
+        .unwrap();
+    }
+    assert!(!operator.is_finished(), "the operator stopped");
+    let text = metrics.encode();
+    for line in [
+        "controller_runtime_reconcile_panics_total{controller=\"panicky\"} 2",
+        "controller_runtime_max_concurrent_reconciles{controller=\"panicky\"} 1",
+    ] {
+        assert!(text.contains(line), "{line} missing from\n{text}");
+    }
+    // The retry, and the reconcile its own copy's creation caused.
+    assert!(attempts.lock().unwrap()["first"] >= 2);
 
     stop.cancel();
     operator.await.unwrap().unwrap();

@@ -7,7 +7,7 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use k8s_openapi::api::apps::v1::Deployment;
-//! use k8s_openapi::api::core::v1::ConfigMap;
+//! use ConfigMap;
 //! use kube::runtime::controller::Action;
 //! use kube::runtime::watcher;
 //! use operator_runtime::controller::{Context, Controller};
@@ -63,6 +63,7 @@ pub use self::context::{Apply, Backoff, Context, merge_patch};
 pub use self::scope::{ScopeApi, api};
 
 use self::caches::{Cache, Caches, Key, RelatedIndex, key_of};
+use crate::Metrics;
 use crate::manager::{Runtime, Synced};
 
 /// Why a reconcile failed: the operator's error `E`, or the finalizer's bookkeeping.
@@ -86,6 +87,14 @@ pub enum Error<E: std::error::Error + 'static> {
     /// The finalizer name is not a qualified name (`domain/name`).
     #[error("invalid finalizer name {0:?}")]
     InvalidFinalizer(String),
+    /// The reconcile (or cleanup) panicked; the message of the panic. Retried with the
+    /// backoff of any failure, and counted in `controller_runtime_reconcile_panics_total`.
+    #[error("the reconcile panicked: {0}")]
+    Panicked(String),
+    /// The reconcile (or cleanup) ran longer than
+    /// [`Controller::reconcile_timeout`] and was stopped at its next `.await`.
+    #[error("the reconcile took longer than {0:?} and was stopped")]
+    TimedOut(Duration),
 }
 
 impl<E: std::error::Error + 'static> Error<E> {
@@ -158,7 +167,24 @@ pub struct Controller<K: Resource<DynamicType = ()> + Clone + Debug + 'static> {
     concurrency: u16,
     backoff: Backoff,
     watch_backoff: WatchBackoff,
+    guard: Guard,
     registrations: Vec<Registration<K>>,
+}
+
+/// What a reconcile is run under: whether a panic is recovered, and how long it may take.
+#[derive(Debug, Clone, Copy)]
+struct Guard {
+    recover_panics: bool,
+    timeout: Option<Duration>,
+}
+
+impl Default for Guard {
+    fn default() -> Self {
+        Self {
+            recover_panics: true,
+            timeout: None,
+        }
+    }
 }
 
 impl<K: Resource<DynamicType = ()> + Clone + Debug + 'static> Debug for Controller<K> {
@@ -196,6 +222,7 @@ where
             concurrency: 1,
             backoff: Backoff::default(),
             watch_backoff: WatchBackoff::default(),
+            guard: Guard::default(),
             registrations: Vec::new(),
         }
     }
@@ -263,6 +290,30 @@ where
     #[must_use]
     pub fn backoff(mut self, backoff: Backoff) -> Self {
         self.backoff = backoff;
+        self
+    }
+
+    /// Whether a panic in the reconcile (or cleanup) is recovered, as controller-runtime's
+    /// `RecoverPanic` (on by default): the panic is logged (the panic hook prints where it
+    /// happened), counted in `controller_runtime_reconcile_panics_total`, and becomes an
+    /// [`Error::Panicked`] retried with the backoff, while the controller goes on with the
+    /// other objects. Off, the panic is counted and then goes on unwinding: the controller,
+    /// and with it the manager, stops.
+    #[must_use]
+    pub fn recover_panics(mut self, recover: bool) -> Self {
+        self.guard.recover_panics = recover;
+        self
+    }
+
+    /// Stops a reconcile (or cleanup) that runs longer than `timeout` at its next `.await`
+    /// (its future is dropped), as controller-runtime's `ReconciliationTimeout`: it fails with
+    /// [`Error::TimedOut`], counted in `controller_runtime_reconcile_timeouts_total`, and is
+    /// retried with the backoff. No limit by default. A reconcile that waits on something that
+    /// never answers otherwise holds its object, and one of the
+    /// [`concurrency`](Self::concurrency) workers, for ever.
+    #[must_use]
+    pub fn reconcile_timeout(mut self, timeout: Duration) -> Self {
+        self.guard.timeout = Some(timeout);
         self
     }
 
@@ -416,6 +467,7 @@ where
             concurrency,
             backoff,
             watch_backoff,
+            guard,
             registrations,
         } = self;
         let (store, writer) = reflector::store();
@@ -462,6 +514,7 @@ where
             synced.done();
         });
 
+        runtime.metrics().controller_started(&name, concurrency);
         let field_manager = field_manager.unwrap_or_else(|| name.clone());
         let mut ctx = Context::new(client, name, data)
             .with_field_manager(field_manager)
@@ -481,6 +534,7 @@ where
                 reconcile.clone(),
                 cleanup.clone(),
                 finalizer_name.clone(),
+                guard,
             )
             .boxed()
         };
@@ -544,6 +598,7 @@ async fn reconcile_one<K, T, R, C, Fut, CFut, E>(
     reconcile: Arc<R>,
     cleanup: Option<Arc<C>>,
     finalizer_name: Option<String>,
+    guard: Guard,
 ) -> Result<Action, Error<E>>
 where
     K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
@@ -581,8 +636,8 @@ where
             _ => reconcile(obj, ctx.clone()).await.map_err(Error::Reconcile),
         }
     }
-    .instrument(span)
-    .await;
+    .instrument(span);
+    let result = guarded(result, guard, ctx.metrics(), ctx.name()).await;
     let result = match result {
         Err(e) if e.already_gone() => {
             debug!(object = %show(&key), "already gone");
@@ -599,6 +654,41 @@ where
     ctx.metrics()
         .reconciled(ctx.name(), outcome, started.elapsed());
     result
+}
+
+/// Runs one reconcile under `guard`: a panic becomes [`Error::Panicked`] (or, not recovered,
+/// goes on unwinding once counted), a reconcile over the time limit [`Error::TimedOut`].
+async fn guarded<E, F>(
+    reconcile: F,
+    guard: Guard,
+    metrics: &Metrics,
+    controller: &str,
+) -> Result<Action, Error<E>>
+where
+    E: std::error::Error + 'static,
+    F: Future<Output = Result<Action, Error<E>>>,
+{
+    let caught = std::panic::AssertUnwindSafe(reconcile).catch_unwind();
+    let outcome = match guard.timeout {
+        Some(limit) => match tokio::time::timeout(limit, caught).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                metrics.reconcile_timed_out(controller);
+                return Err(Error::TimedOut(limit));
+            }
+        },
+        None => caught.await,
+    };
+    match outcome {
+        Ok(result) => result,
+        Err(panic) => {
+            metrics.reconcile_panicked(controller);
+            if !guard.recover_panics {
+                std::panic::resume_unwind(panic);
+            }
+            Err(Error::Panicked(crate::panic_message(&*panic).to_string()))
+        }
+    }
 }
 
 /// The events of `events` less the updates that changed nothing but the status (see
@@ -783,6 +873,130 @@ impl kube::runtime::utils::Backoff for WatchBackoff {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use k8s_openapi::api::core::v1::ConfigMap;
+
+    fn offline_context() -> Arc<Context<()>> {
+        let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
+        Arc::new(Context::new(
+            Client::try_from(config).unwrap(),
+            "widget",
+            (),
+        ))
+    }
+
+    async fn reconcile_with<F, Fut>(
+        ctx: &Arc<Context<()>>,
+        guard: Guard,
+        reconcile: F,
+    ) -> Result<Action, Error<kube::Error>>
+    where
+        F: Fn(Arc<ConfigMap>, Arc<Context<()>>) -> Fut,
+        F: Send + Sync + 'static,
+        Fut: Future<Output = Result<Action, kube::Error>> + Send + 'static,
+    {
+        let mut cm = ConfigMap::default();
+        cm.metadata.name = Some("settings".into());
+        cm.metadata.namespace = Some("ns".into());
+        reconcile_one(
+            Arc::new(cm),
+            ctx.clone(),
+            Arc::new(reconcile),
+            None::<Arc<NoCleanup<_, (), kube::Error>>>,
+            None,
+            guard,
+        )
+        .await
+    }
+
+    #[tokio::test]
+    async fn a_panicking_reconcile_is_an_error_counted_and_the_next_one_runs() {
+        let ctx = offline_context();
+        let panics = |cm: Arc<ConfigMap>, _| async move {
+            if let Some(name) = cm.metadata.name.as_deref() {
+                panic!("index out of range in {name}");
+            }
+            Ok(Action::await_change())
+        };
+        let err = reconcile_with(&ctx, Guard::default(), panics)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::Panicked(m) if m == "index out of range in settings"),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "the reconcile panicked: index out of range in settings"
+        );
+        let ok = reconcile_with(&ctx, Guard::default(), |_, _| async {
+            Ok(Action::await_change())
+        })
+        .await;
+        assert!(ok.is_ok());
+        let text = ctx.metrics().encode();
+        for line in [
+            "controller_runtime_reconcile_panics_total{controller=\"widget\"} 1",
+            "controller_runtime_reconcile_total{controller=\"widget\",result=\"error\"} 1",
+            "controller_runtime_reconcile_total{controller=\"widget\",result=\"success\"} 1",
+        ] {
+            assert!(text.contains(line), "{line} missing from\n{text}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_panic_not_to_be_recovered_goes_on_unwinding_once_counted() {
+        let ctx = offline_context();
+        let guard = Guard {
+            recover_panics: false,
+            timeout: None,
+        };
+        let run = reconcile_with(&ctx, guard, |cm: Arc<ConfigMap>, _| async move {
+            if cm.metadata.name.is_some() {
+                panic!("not recovered");
+            }
+            Ok(Action::await_change())
+        });
+        let unwound = std::panic::AssertUnwindSafe(run).catch_unwind().await;
+        let panic = unwound.expect_err("the panic was swallowed");
+        assert_eq!(crate::panic_message(&*panic), "not recovered");
+        assert!(
+            ctx.metrics()
+                .encode()
+                .contains("controller_runtime_reconcile_panics_total{controller=\"widget\"} 1")
+        );
+    }
+
+    #[tokio::test]
+    async fn a_reconcile_over_its_time_limit_is_stopped_and_one_within_it_is_not() {
+        let ctx = offline_context();
+        let guard = |limit| Guard {
+            recover_panics: true,
+            timeout: Some(limit),
+        };
+        let limit = Duration::from_millis(50);
+        let stuck = reconcile_with(&ctx, guard(limit), |_, _| async {
+            std::future::pending::<()>().await;
+            Ok(Action::await_change())
+        })
+        .await
+        .unwrap_err();
+        assert!(
+            matches!(stuck, Error::TimedOut(d) if d == limit),
+            "{stuck:?}"
+        );
+        let quick = reconcile_with(&ctx, guard(Duration::from_secs(60)), |_, _| async {
+            tokio::task::yield_now().await;
+            Ok(Action::await_change())
+        })
+        .await;
+        assert!(quick.is_ok(), "{quick:?}");
+        assert!(
+            ctx.metrics()
+                .encode()
+                .contains("controller_runtime_reconcile_timeouts_total{controller=\"widget\"} 1")
+        );
+    }
 
     #[test]
     fn watch_backoff_is_capped_at_five_seconds_and_resets() {

@@ -623,14 +623,6 @@ fn wrong_type(expected: &str, kind: &str, api_version: &str, found_kind: &str) -
     )
 }
 
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
-    panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("(not a string)")
-}
-
 async fn admit(
     handler: &AdmissionHandler,
     body: &[u8],
@@ -658,7 +650,7 @@ async fn admit(
     let response = match AssertUnwindSafe(handler(request)).catch_unwind().await {
         Ok(response) => response,
         Err(panic) => {
-            error!(%uid, panic = panic_message(&*panic), "admission webhook handler panicked");
+            error!(%uid, panic = crate::panic_message(&*panic), "admission webhook handler panicked");
             if let Some(metrics) = metrics {
                 metrics.webhook_panicked(false);
             }
@@ -711,7 +703,7 @@ fn convert(
             response.failure(Status::failure(&message, ""))
         }
         Err(panic) => {
-            error!(%uid, panic = panic_message(&*panic), "conversion panicked");
+            error!(%uid, panic = crate::panic_message(&*panic), "conversion panicked");
             if let Some(metrics) = metrics {
                 metrics.webhook_panicked(true);
             }
