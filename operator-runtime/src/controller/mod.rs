@@ -7,7 +7,7 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use k8s_openapi::api::apps::v1::Deployment;
-//! use ConfigMap;
+//! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kube::runtime::controller::Action;
 //! use kube::runtime::watcher;
 //! use operator_runtime::controller::{Context, Controller};
