@@ -313,20 +313,12 @@ impl Metrics {
 
     /// A reconcile of `controller` panicked.
     pub fn reconcile_panicked(&self, controller: &str) {
-        self.reconcile_panics
-            .get_or_create(&ControllerLabels {
-                controller: controller.to_string(),
-            })
-            .inc();
+        count(&self.reconcile_panics, controller);
     }
 
     /// A reconcile of `controller` ran over its time limit and was stopped.
     pub fn reconcile_timed_out(&self, controller: &str) {
-        self.reconcile_timeouts
-            .get_or_create(&ControllerLabels {
-                controller: controller.to_string(),
-            })
-            .inc();
+        count(&self.reconcile_timeouts, controller);
     }
 
     /// Records one finished reconcile.
@@ -341,7 +333,7 @@ impl Metrics {
             })
             .inc();
         if result == "error" {
-            self.reconcile_errors.get_or_create(&labels).inc();
+            count(&self.reconcile_errors, controller);
         }
         self.reconcile_time
             .get_or_create(&labels)
@@ -480,6 +472,15 @@ fn resource_of(path: &str) -> String {
         [resource] | [resource, _] => (*resource).to_string(),
         [resource, _, sub, ..] => format!("{resource}/{sub}"),
     }
+}
+
+/// Adds one to `controller`'s counter in `family`.
+fn count(family: &Family<ControllerLabels, Counter>, controller: &str) {
+    family
+        .get_or_create(&ControllerLabels {
+            controller: controller.to_string(),
+        })
+        .inc();
 }
 
 #[cfg(test)]
