@@ -130,6 +130,7 @@ func (r *memcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 			return ctrl.Result{}, err
 		}
 		mc.Status.Nodes = nodes
+		return r.sameWorkStatus(ctx, mc, deployment)
 	}
 
 	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{

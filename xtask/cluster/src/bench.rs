@@ -19,7 +19,10 @@
 //! Before the operators, each count runs once with no operator at all (the floor): N
 //! Deployments like the ones the operator makes, created directly, converged at one replica,
 //! then all resized to three. That is what the control plane alone takes; an operator's cost is
-//! what it adds above it, which the last table reports.
+//! what it adds above it, which the overhead table reports. A second floor adds a Service in
+//! front of each Deployment's pods, as ours (and the Go operator with `--same-work`) makes:
+//! the control plane's work on the objects each operator asks for, so that a second table can
+//! report what each operator adds above the floor of its own objects.
 //!
 //! With `--against go` every count runs in two modes, each operator's own defaults (ours
 //! `--concurrency` 4, controller-runtime's MaxConcurrentReconciles 1) and equal concurrency
@@ -35,7 +38,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result, bail};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::api::core::v1::{Namespace, Service};
 use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostParams};
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 
@@ -60,7 +63,8 @@ pub struct BenchArgs {
     /// Also run this operator, on the same cluster, one after the other: `go` is the
     /// tutorial's operator on controller-runtime (testdata/go-operator); `go-same-work` is
     /// the same operator with `--same-work`, which also does what ours does beyond the
-    /// tutorial (a Service per Memcached, status.nodes from a metadata-only pod watch).
+    /// tutorial (a Service per Memcached, status.nodes from a metadata-only pod watch,
+    /// Available only once all pods are ready).
     #[arg(long, value_enum)]
     against: Option<Against>,
     /// Seconds of steady state in which requests and writes are counted.
@@ -509,35 +513,40 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     eprintln!("benchmarking against {}", cluster.source);
     if args.against == Some(Against::GoSameWork) {
         println!(
-            "Go: the tutorial's operator with --same-work (a Service per Memcached and \
-             status.nodes from a metadata-only pod watch, as ours)"
+            "Go: the tutorial's operator with --same-work (a Service per Memcached, \
+             status.nodes from a metadata-only pod watch, Available once all pods are ready, \
+             as ours)"
         );
     }
     let load_before = load_average();
     let plane = PlaneCpu::of(&cluster);
     let plane = plane.as_ref();
     let mut floors = BTreeMap::new();
+    let mut service_floors = BTreeMap::new();
     for &count in &args.counts {
-        let floor = rt.block_on(run_floor(&cluster, plane, count, args))?;
-        report_plane(
-            &format!("[floor {count}]"),
-            &floor.plane_converge,
-            &floor.plane_storm,
-        );
-        eprintln!(
-            "[floor {count}] converge {:.1} s, storm {:.1} s{}",
-            floor.converged.as_secs_f64(),
-            floor.storm.as_secs_f64(),
-            match (&floor.plane_converge, &floor.plane_storm) {
-                (Some(c), Some(s)) => format!(
-                    "; control-plane CPU {:.1} s / {:.1} s",
-                    c.total(),
-                    s.total()
-                ),
-                _ => String::new(),
+        for services in [false, true] {
+            let floor = rt.block_on(run_floor(&cluster, plane, count, services, args))?;
+            let tag = floor_tag(count, services);
+            report_plane(&tag, &floor.plane_converge, &floor.plane_storm);
+            eprintln!(
+                "{tag} converge {:.1} s, storm {:.1} s{}",
+                floor.converged.as_secs_f64(),
+                floor.storm.as_secs_f64(),
+                match (&floor.plane_converge, &floor.plane_storm) {
+                    (Some(c), Some(s)) => format!(
+                        "; control-plane CPU {:.1} s / {:.1} s",
+                        c.total(),
+                        s.total()
+                    ),
+                    _ => String::new(),
+                }
+            );
+            if services {
+                service_floors.insert(count, floor);
+            } else {
+                floors.insert(count, floor);
             }
-        );
-        floors.insert(count, floor);
+        }
     }
     let mut rows = Vec::new();
     for &mode in &modes {
@@ -571,7 +580,26 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     println!();
     println!("Above the floor (the control plane alone converging N such Deployments):");
     println!();
-    print!("{}", overhead_table(&rows, &floors));
+    print!("{}", overhead_table(&rows, &floors, &floors));
+    // Each operator above the floor of the objects it makes: ours (and the Go operator with
+    // --same-work) a Deployment and a Service per Memcached, the tutorial's a Deployment.
+    let go_own = if args.against == Some(Against::GoSameWork) {
+        &service_floors
+    } else {
+        &floors
+    };
+    println!();
+    println!(
+        "Above the floor of each operator's own objects (N Deployments{}; ours: N Deployments \
+         and N Services):",
+        match args.against {
+            Some(Against::GoSameWork) => " and N Services for Go too",
+            Some(Against::Go) => " for Go",
+            None => "",
+        }
+    );
+    println!();
+    print!("{}", overhead_table(&rows, go_own, &service_floors));
     let cpu = plane_table(&rows, &floors);
     if !cpu.is_empty() {
         println!();
@@ -726,7 +754,13 @@ fn overhead(row: &Row, floor: &Floor) -> (Option<Duration>, Option<Duration>) {
     )
 }
 
-fn overhead_table(rows: &[TableRow], floors: &BTreeMap<usize, Floor>) -> String {
+/// Each row's overhead above a floor of the same N: `go_floors` for the Go operator,
+/// `ours_floors` for ours (the same map when both are measured against one floor).
+fn overhead_table(
+    rows: &[TableRow],
+    go_floors: &BTreeMap<usize, Floor>,
+    ours_floors: &BTreeMap<usize, Floor>,
+) -> String {
     let mut out = String::from(
         "| mode | N | floor converge / storm | overhead converge Go / ours | overhead storm Go / ours | ours / Go converge, storm |\n|---|---:|---:|---:|---:|---:|\n",
     );
@@ -736,21 +770,33 @@ fn overhead_table(rows: &[TableRow], floors: &BTreeMap<usize, Floor>) -> String 
         (Some(o), Some(g)) if !g.is_zero() => format!("{:.2}x", o.as_secs_f64() / g.as_secs_f64()),
         _ => "–".to_string(),
     };
+    let span = |f: &Floor| {
+        format!(
+            "{:.1} s / {:.1} s",
+            f.converged.as_secs_f64(),
+            f.storm.as_secs_f64()
+        )
+    };
     for row in rows {
-        let Some(floor) = floors.get(&row.count) else {
+        let Some(ours_floor) = ours_floors.get(&row.count) else {
             continue;
         };
-        let (ours_c, ours_s) = overhead(&row.ours, floor);
-        let (go_c, go_s) = row
-            .go
-            .as_ref()
-            .map_or((None, None), |go| overhead(go, floor));
+        let go_floor = go_floors.get(&row.count);
+        let (ours_c, ours_s) = overhead(&row.ours, ours_floor);
+        let (go_c, go_s) = match (&row.go, go_floor) {
+            (Some(go), Some(floor)) => overhead(go, floor),
+            _ => (None, None),
+        };
+        let floor = match go_floor {
+            Some(go_floor) if row.go.is_some() && span(go_floor) != span(ours_floor) => {
+                format!("Go {}; ours {}", span(go_floor), span(ours_floor))
+            }
+            _ => span(ours_floor),
+        };
         out.push_str(&format!(
-            "| {} | {} | {:.1} s / {:.1} s | {} / {} | {} / {} | {}, {} |\n",
+            "| {} | {} | {floor} | {} / {} | {} / {} | {}, {} |\n",
             row.mode.label(),
             thousands(row.count as u64),
-            floor.converged.as_secs_f64(),
-            floor.storm.as_secs_f64(),
             secs(go_c),
             secs(ours_c),
             secs(go_s),
@@ -834,6 +880,33 @@ fn floor_deployment(name: &str, size: i32) -> serde_json::Value {
     })
 }
 
+/// The Service ours makes in front of a Memcached's pods (memcached/src/resources.rs): a
+/// ClusterIP selecting the instance label, port 11211 to the container's named port.
+fn floor_service(name: &str) -> serde_json::Value {
+    serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": { "name": name, "labels": { "app.kubernetes.io/instance": name } },
+        "spec": {
+            "selector": { "app.kubernetes.io/instance": name },
+            "ports": [{
+                "name": "memcached",
+                "port": 11211,
+                "targetPort": "memcached",
+                "protocol": "TCP",
+            }],
+        },
+    })
+}
+
+fn floor_tag(count: usize, services: bool) -> String {
+    if services {
+        format!("[floor {count} with Services]")
+    } else {
+        format!("[floor {count}]")
+    }
+}
+
 /// A new namespace named `prefix` and the time.
 async fn fresh_namespace(client: &kube::Client, prefix: &str) -> Result<String> {
     let ns = format!(
@@ -871,29 +944,47 @@ async fn delete_namespace(client: &kube::Client, ns: &str, tag: &str) -> Result<
     Ok(())
 }
 
-/// The floor of `count`: N Deployments created directly, converged at 1 replica, resized to 3.
+/// The floor of `count`: N Deployments created directly (with `services`, each with the
+/// Service ours puts in front of its pods, created with it), converged at 1 replica, resized
+/// to 3.
 async fn run_floor(
     cluster: &cluster::Connected,
     plane: Option<&PlaneCpu>,
     count: usize,
+    services: bool,
     args: &BenchArgs,
 ) -> Result<Floor> {
     let client = cluster.client.clone();
-    let tag = format!("[floor {count}]");
-    let ns = fresh_namespace(&client, &format!("bench-floor-{count}")).await?;
+    let tag = floor_tag(count, services);
+    let ns = fresh_namespace(
+        &client,
+        &format!("bench-floor{}-{count}", if services { "-svc" } else { "" }),
+    )
+    .await?;
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
+    let service_api: Api<Service> = Api::namespaced(client.clone(), &ns);
     let deadline = Duration::from_secs(args.timeout);
     let names: Vec<String> = (0..count).map(|i| format!("mc-{i:05}")).collect();
-    eprintln!("{tag} creating {count} Deployments of 1 replica in {ns}");
+    eprintln!(
+        "{tag} creating {count} Deployments of 1 replica{} in {ns}",
+        if services { " and their Services" } else { "" }
+    );
     let cpu_start = plane.and_then(PlaneCpu::sample);
     let start = Instant::now();
     futures::stream::iter(&names)
         .map(|name| {
             let deployments = deployments.clone();
+            let service_api = service_api.clone();
             async move {
                 let d: Deployment =
                     serde_json::from_value(floor_deployment(name, 1)).expect("a valid Deployment");
-                deployments.create(&PostParams::default(), &d).await
+                deployments.create(&PostParams::default(), &d).await?;
+                if services {
+                    let svc: Service =
+                        serde_json::from_value(floor_service(name)).expect("a valid Service");
+                    service_api.create(&PostParams::default(), &svc).await?;
+                }
+                Ok::<_, kube::Error>(())
             }
         })
         .buffer_unordered(32)
@@ -1353,11 +1444,28 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
                 ..Floor::default()
             },
         )]);
-        let text = overhead_table(&rows, &floors);
+        let text = overhead_table(&rows, &floors, &floors);
         assert_eq!(
             text.lines().nth(2),
             Some(
                 "| concurrency 4 | 1,000 | 5.0 s / 6.0 s | 2.5 s / 6.0 s | 8.0 s / 16.0 s | 2.40x, 2.00x |"
+            )
+        );
+        // Ours above a floor with its Services (7 s / 10 s), Go above the plain one.
+        let with_services = BTreeMap::from([(
+            1000,
+            Floor {
+                converged: Duration::from_secs(7),
+                storm: Duration::from_secs(10),
+                ..Floor::default()
+            },
+        )]);
+        assert_eq!(
+            overhead_table(&rows, &floors, &with_services)
+                .lines()
+                .nth(2),
+            Some(
+                "| concurrency 4 | 1,000 | Go 5.0 s / 6.0 s; ours 7.0 s / 10.0 s | 2.5 s / 4.0 s | 8.0 s / 12.0 s | 1.60x, 1.50x |"
             )
         );
         // Faster than the floor (noise) has no overhead and no ratio.
@@ -1368,7 +1476,7 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
             ours: row(4.0, &[]),
         }];
         assert_eq!(
-            overhead_table(&quick, &floors).lines().nth(2),
+            overhead_table(&quick, &floors, &floors).lines().nth(2),
             Some("| defaults | 1,000 | 5.0 s / 6.0 s | – / – | – / 2.0 s | –, – |")
         );
     }
