@@ -1435,15 +1435,18 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
         assert!(alone.render().starts_with("| defaults | 10 | – / 1.0 s |"));
         assert_eq!(resource_table(&rows), "", "no breakdown without our metric");
 
+        let floor_of = |converged, storm| {
+            BTreeMap::from([(
+                1000,
+                Floor {
+                    converged: Duration::from_secs(converged),
+                    storm: Duration::from_secs(storm),
+                    ..Floor::default()
+                },
+            )])
+        };
         // Above a floor of 5 s / 6 s: Go adds 2.5 / 9, ours 6 / 16.
-        let floors = BTreeMap::from([(
-            1000,
-            Floor {
-                converged: Duration::from_secs(5),
-                storm: Duration::from_secs(6),
-                ..Floor::default()
-            },
-        )]);
+        let floors = floor_of(5, 6);
         let text = overhead_table(&rows, &floors, &floors);
         assert_eq!(
             text.lines().nth(2),
@@ -1452,14 +1455,7 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
             )
         );
         // Ours above a floor with its Services (7 s / 10 s), Go above the plain one.
-        let with_services = BTreeMap::from([(
-            1000,
-            Floor {
-                converged: Duration::from_secs(7),
-                storm: Duration::from_secs(10),
-                ..Floor::default()
-            },
-        )]);
+        let with_services = floor_of(7, 10);
         assert_eq!(
             overhead_table(&rows, &floors, &with_services)
                 .lines()
