@@ -590,12 +590,11 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     };
     println!();
     println!(
-        "Above the floor of each operator's own objects (N Deployments{}; ours: N Deployments \
-         and N Services):",
+        "Above the floor of each operator's own objects ({}):",
         match args.against {
-            Some(Against::GoSameWork) => " and N Services for Go too",
-            Some(Against::Go) => " for Go",
-            None => "",
+            Some(Against::GoSameWork) => "N Deployments and N Services for both",
+            Some(Against::Go) => "Go: N Deployments; ours: N Deployments and N Services",
+            None => "N Deployments and N Services",
         }
     );
     println!();
@@ -788,7 +787,11 @@ fn overhead_table(
             _ => (None, None),
         };
         let floor = match go_floor {
-            Some(go_floor) if row.go.is_some() && span(go_floor) != span(ours_floor) => {
+            Some(go_floor)
+                if row.go.is_some()
+                    && (go_floor.converged, go_floor.storm)
+                        != (ours_floor.converged, ours_floor.storm) =>
+            {
                 format!("Go {}; ours {}", span(go_floor), span(ours_floor))
             }
             _ => span(ours_floor),
