@@ -116,6 +116,14 @@ func (r *memcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 				fmt.Sprintf("Failed to resize the Deployment: %v", err))
 			return ctrl.Result{}, fmt.Errorf("resizing the Deployment: %w", err)
 		}
+		if r.SameWork {
+			// As ours: a resized Memcached is not Available until all spec.size pods are
+			// ready, so it says so now (in the same write) and once they are (sameWorkStatus).
+			meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{
+				Type: conditionAvailable, Status: metav1.ConditionFalse, Reason: "Updating",
+				Message: fmt.Sprintf("%d/%d pods are ready", deployment.Status.ReadyReplicas, size),
+			})
+		}
 		r.setCondition(ctx, mc, conditionProgressing, metav1.ConditionTrue, "Resizing",
 			fmt.Sprintf("Resized the Deployment to %d replicas", size))
 		return ctrl.Result{RequeueAfter: time.Minute}, nil

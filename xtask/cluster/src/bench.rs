@@ -73,6 +73,11 @@ pub struct BenchArgs {
     /// Give up on a phase after this many seconds.
     #[arg(long, default_value_t = 900)]
     timeout: u64,
+    /// Measure everything (floors and operators) this many times, one round after the other,
+    /// and end with the median of each overhead ratio and its range over the rounds: on a
+    /// small machine one round's ratio can swing by more than the difference it measures.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
+    repeat: u32,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -521,11 +526,67 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     let load_before = load_average();
     let plane = PlaneCpu::of(&cluster);
     let plane = plane.as_ref();
+    let mut rounds = Vec::new();
+    for round in 1..=args.repeat {
+        if args.repeat > 1 {
+            eprintln!("round {round} of {}", args.repeat);
+        }
+        rounds.push(rt.block_on(run_round(
+            &cluster,
+            plane,
+            go.as_deref(),
+            &ours,
+            &modes,
+            args,
+        ))?);
+    }
+    println!();
+    println!(
+        "load average before: {load_before}; after: {}",
+        load_average()
+    );
+    for (i, round) in rounds.iter().enumerate() {
+        if args.repeat > 1 {
+            println!();
+            println!("## Round {} of {}", i + 1, args.repeat);
+        }
+        print_round(round, args.against);
+    }
+    if args.repeat > 1 {
+        println!();
+        println!(
+            "Over the {} rounds: each ratio of ours' overhead to Go's, its median and (range); \
+             each run's times, median (range):",
+            args.repeat
+        );
+        println!();
+        print!("{}", median_table(&rounds, args.against));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One measurement of everything: the floors of each count, then each mode's runs.
+struct Round {
+    rows: Vec<TableRow>,
+    /// N Deployments, by N.
+    floors: BTreeMap<usize, Floor>,
+    /// N Deployments and their Services, by N.
+    service_floors: BTreeMap<usize, Floor>,
+}
+
+async fn run_round(
+    cluster: &cluster::Connected,
+    plane: Option<&PlaneCpu>,
+    go: Option<&Path>,
+    ours: &Path,
+    modes: &[Mode],
+    args: &BenchArgs,
+) -> Result<Round> {
     let mut floors = BTreeMap::new();
     let mut service_floors = BTreeMap::new();
     for &count in &args.counts {
         for services in [false, true] {
-            let floor = rt.block_on(run_floor(&cluster, plane, count, services, args))?;
+            let floor = run_floor(cluster, plane, count, services, args).await?;
             let tag = floor_tag(count, services);
             report_plane(&tag, &floor.plane_converge, &floor.plane_storm);
             eprintln!(
@@ -549,16 +610,15 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         }
     }
     let mut rows = Vec::new();
-    for &mode in &modes {
+    for &mode in modes {
         for &count in &args.counts {
-            let go_row = match &go {
+            let go_row = match go {
                 Some(binary) => {
-                    Some(rt.block_on(run(&cluster, plane, Which::Go, binary, count, mode, args))?)
+                    Some(run(cluster, plane, Which::Go, binary, count, mode, args).await?)
                 }
                 None => None,
             };
-            let ours_row =
-                rt.block_on(run(&cluster, plane, Which::Ours, &ours, count, mode, args))?;
+            let ours_row = run(cluster, plane, Which::Ours, ours, count, mode, args).await?;
             let line = TableRow {
                 mode,
                 count,
@@ -570,36 +630,46 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
             rows.push(line);
         }
     }
+    Ok(Round {
+        rows,
+        floors,
+        service_floors,
+    })
+}
+
+/// The floors each operator is measured above in the own-objects table: ours' (and the
+/// same-work Go operator's) Deployments with Services; the tutorial's Deployments alone.
+fn own_floors(round: &Round, against: Option<Against>) -> &BTreeMap<usize, Floor> {
+    if against == Some(Against::GoSameWork) {
+        &round.service_floors
+    } else {
+        &round.floors
+    }
+}
+
+fn print_round(round: &Round, against: Option<Against>) {
+    let rows = &round.rows;
     println!();
-    println!(
-        "load average before: {load_before}; after: {}",
-        load_average()
-    );
-    println!();
-    print!("{}", table(&rows));
+    print!("{}", table(rows));
     println!();
     println!("Above the floor (the control plane alone converging N such Deployments):");
     println!();
-    print!("{}", overhead_table(&rows, &floors, &floors));
-    // Each operator above the floor of the objects it makes: ours (and the Go operator with
-    // --same-work) a Deployment and a Service per Memcached, the tutorial's a Deployment.
-    let go_own = if args.against == Some(Against::GoSameWork) {
-        &service_floors
-    } else {
-        &floors
-    };
+    print!("{}", overhead_table(rows, &round.floors, &round.floors));
     println!();
     println!(
         "Above the floor of each operator's own objects ({}):",
-        match args.against {
+        match against {
             Some(Against::GoSameWork) => "N Deployments and N Services for both",
             Some(Against::Go) => "Go: N Deployments; ours: N Deployments and N Services",
             None => "N Deployments and N Services",
         }
     );
     println!();
-    print!("{}", overhead_table(&rows, go_own, &service_floors));
-    let cpu = plane_table(&rows, &floors);
+    print!(
+        "{}",
+        overhead_table(rows, own_floors(round, against), &round.service_floors)
+    );
+    let cpu = plane_table(rows, &round.floors);
     if !cpu.is_empty() {
         println!();
         println!(
@@ -609,14 +679,96 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         println!();
         print!("{cpu}");
     }
-    let breakdown = resource_table(&rows);
+    let breakdown = resource_table(rows);
     if !breakdown.is_empty() {
         println!();
         println!("Where our operator's requests went (converge, steady window and storm):");
         println!();
         print!("{breakdown}");
     }
-    Ok(ExitCode::SUCCESS)
+}
+
+/// The middle of `values` (the mean of the two middle ones for an even count) and the range,
+/// as "m (lo-hi)"; "–" when there are none.
+fn median_range(mut values: Vec<f64>, fmt: impl Fn(f64) -> String) -> String {
+    if values.is_empty() {
+        return "–".into();
+    }
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    let median = if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    };
+    if n == 1 {
+        return fmt(median);
+    }
+    format!(
+        "{} ({}-{})",
+        fmt(median),
+        fmt(values[0]),
+        fmt(values[n - 1])
+    )
+}
+
+/// Over the rounds, for each mode and N: ours' overhead as a multiple of Go's (above the
+/// Deployments floor and above each one's own objects, converge and storm), each a median
+/// with its range over the rounds where both overheads were positive, and the runs' times.
+fn median_table(rounds: &[Round], against: Option<Against>) -> String {
+    let mut out = String::from(
+        "| mode | N | ours / Go converge | ours / Go storm | own objects: ours / Go converge | own objects: ours / Go storm | converge Go / ours | storm Go / ours |\n|---|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let Some(first) = rounds.first() else {
+        return out;
+    };
+    let ratio = |o: Option<Duration>, g: Option<Duration>| match (o, g) {
+        (Some(o), Some(g)) if !g.is_zero() => Some(o.as_secs_f64() / g.as_secs_f64()),
+        _ => None,
+    };
+    let x = |v: f64| format!("{v:.2}x");
+    let s = |v: f64| format!("{v:.1} s");
+    for (i, row) in first.rows.iter().enumerate() {
+        let (mut c, mut st, mut own_c, mut own_s) = (vec![], vec![], vec![], vec![]);
+        let (mut go_c, mut go_s, mut ours_c, mut ours_s) = (vec![], vec![], vec![], vec![]);
+        for round in rounds {
+            let Some(r) = round.rows.get(i) else { continue };
+            ours_c.push(r.ours.converged.as_secs_f64());
+            ours_s.push(r.ours.storm.as_secs_f64());
+            let Some(go) = &r.go else { continue };
+            go_c.push(go.converged.as_secs_f64());
+            go_s.push(go.storm.as_secs_f64());
+            if let Some(floor) = round.floors.get(&r.count) {
+                let (oc, os) = overhead(&r.ours, floor);
+                let (gc, gs) = overhead(go, floor);
+                c.extend(ratio(oc, gc));
+                st.extend(ratio(os, gs));
+            }
+            if let (Some(go_floor), Some(ours_floor)) = (
+                own_floors(round, against).get(&r.count),
+                round.service_floors.get(&r.count),
+            ) {
+                let (oc, os) = overhead(&r.ours, ours_floor);
+                let (gc, gs) = overhead(go, go_floor);
+                own_c.extend(ratio(oc, gc));
+                own_s.extend(ratio(os, gs));
+            }
+        }
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} / {} | {} / {} |\n",
+            row.mode.label(),
+            thousands(row.count as u64),
+            median_range(c, x),
+            median_range(st, x),
+            median_range(own_c, x),
+            median_range(own_s, x),
+            median_range(go_c, s),
+            median_range(ours_c, s),
+            median_range(go_s, s),
+            median_range(ours_s, s),
+        ));
+    }
+    out
 }
 
 fn load_average() -> String {
@@ -1477,6 +1629,76 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
         assert_eq!(
             overhead_table(&quick, &floors, &floors).lines().nth(2),
             Some("| defaults | 1,000 | 5.0 s / 6.0 s | – / – | – / 2.0 s | –, – |")
+        );
+    }
+
+    #[test]
+    fn a_median_is_the_middle_value_with_the_range() {
+        let x = |v: f64| format!("{v:.2}x");
+        assert_eq!(median_range(vec![], x), "–");
+        assert_eq!(median_range(vec![1.5], x), "1.50x");
+        assert_eq!(median_range(vec![3.0, 0.5, 1.0], x), "1.00x (0.50x-3.00x)");
+        assert_eq!(
+            median_range(vec![2.0, 1.0, 4.0, 3.0], x),
+            "2.50x (1.00x-4.00x)"
+        );
+    }
+
+    #[test]
+    fn the_rounds_give_a_median_ratio_of_each_floor() {
+        let secs = Duration::from_secs;
+        let row = |converged, storm| Row {
+            converged: secs(converged),
+            storm: secs(storm),
+            ..Row::default()
+        };
+        let floor = |converged, storm| {
+            BTreeMap::from([(
+                100,
+                Floor {
+                    converged: secs(converged),
+                    storm: secs(storm),
+                    ..Floor::default()
+                },
+            )])
+        };
+        // Floors 10 / 10 s (Deployments) and 20 / 20 s (with Services) in every round.
+        let round = |go: (u64, u64), ours: (u64, u64)| Round {
+            rows: vec![TableRow {
+                mode: Mode::Equal(4),
+                count: 100,
+                go: Some(row(go.0, go.1)),
+                ours: row(ours.0, ours.1),
+            }],
+            floors: floor(10, 10),
+            service_floors: floor(20, 20),
+        };
+        let rounds = [
+            // Above 10 s: Go 20 / 10, ours 10 / 30: 0.5x, 3.0x. Above 20 s: Go 10 / 0,
+            // ours 0 / 20: 0.0x and no ratio (Go added nothing).
+            round((30, 20), (20, 40)),
+            // 1.0x, 1.0x; above 20 s: 20 / 10 against 20 / 10: 1.0x, 1.0x.
+            round((40, 30), (40, 30)),
+            // 0.25x, 0.33x; above 20 s: Go 30 / 20, ours 0 / 0: 0.0x, 0.0x.
+            round((50, 40), (20, 20)),
+        ];
+        let text = median_table(&rounds, Some(Against::GoSameWork));
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0].matches('|').count(), lines[2].matches('|').count());
+        assert_eq!(
+            lines[2],
+            "| concurrency 4 | 100 | 0.50x (0.25x-1.00x) | 1.00x (0.33x-3.00x) | 0.00x (0.00x-1.00x) | 0.50x (0.00x-1.00x) | \
+             40.0 s (30.0 s-50.0 s) / 20.0 s (20.0 s-40.0 s) | 30.0 s (20.0 s-40.0 s) / 30.0 s (20.0 s-40.0 s) |"
+        );
+        // Against the tutorial, its own objects are the Deployments alone: Go above 10 s
+        // (20 / 10), ours above 20 s (0 / 20).
+        let tutorial = median_table(&rounds[..1], Some(Against::Go));
+        assert_eq!(
+            tutorial.lines().nth(2),
+            Some(
+                "| concurrency 4 | 100 | 0.50x | 3.00x | 0.00x | 2.00x | 30.0 s / 20.0 s | 20.0 s / 40.0 s |"
+            )
         );
     }
 
