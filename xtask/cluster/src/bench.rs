@@ -27,8 +27,10 @@
 //! With `--against go` every count runs in two modes, each operator's own defaults (ours
 //! `--concurrency` 4, controller-runtime's MaxConcurrentReconciles 1) and equal concurrency
 //! (`--concurrency`, default 4, to both), the Go operator first, then ours, each on its own
-//! namespace. The API server restart recovery the issue asks for is not measured: the bench
-//! runs against a shared, already-running control plane whose API server it does not own.
+//! namespace. `--repeat K` measures all of it K times and ends with each overhead ratio's
+//! median and range over the rounds. The API server restart recovery the issue asks for is
+//! not measured: the bench runs against a shared, already-running control plane whose API
+//! server it does not own.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
