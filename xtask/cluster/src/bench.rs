@@ -716,17 +716,13 @@ fn median_range(mut values: Vec<f64>, fmt: impl Fn(f64) -> String) -> String {
 
 /// Over the rounds, for each mode and N: ours' overhead as a multiple of Go's (above the
 /// Deployments floor and above each one's own objects, converge and storm), each a median
-/// with its range over the rounds where both overheads were positive, and the runs' times.
+/// with its range over the rounds that have a ratio ([`overhead_ratio`]), and the runs' times.
 fn median_table(rounds: &[Round], against: Option<Against>) -> String {
     let mut out = String::from(
         "| mode | N | ours / Go converge | ours / Go storm | own objects: ours / Go converge | own objects: ours / Go storm | converge Go / ours | storm Go / ours |\n|---|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     let Some(first) = rounds.first() else {
         return out;
-    };
-    let ratio = |o: Option<Duration>, g: Option<Duration>| match (o, g) {
-        (Some(o), Some(g)) if !g.is_zero() => Some(o.as_secs_f64() / g.as_secs_f64()),
-        _ => None,
     };
     let x = |v: f64| format!("{v:.2}x");
     let s = |v: f64| format!("{v:.1} s");
@@ -743,8 +739,8 @@ fn median_table(rounds: &[Round], against: Option<Against>) -> String {
             if let Some(floor) = round.floors.get(&r.count) {
                 let (oc, os) = overhead(&r.ours, floor);
                 let (gc, gs) = overhead(go, floor);
-                c.extend(ratio(oc, gc));
-                st.extend(ratio(os, gs));
+                c.extend(overhead_ratio(oc, gc));
+                st.extend(overhead_ratio(os, gs));
             }
             if let (Some(go_floor), Some(ours_floor)) = (
                 own_floors(round, against).get(&r.count),
@@ -752,8 +748,8 @@ fn median_table(rounds: &[Round], against: Option<Against>) -> String {
             ) {
                 let (oc, os) = overhead(&r.ours, ours_floor);
                 let (gc, gs) = overhead(go, go_floor);
-                own_c.extend(ratio(oc, gc));
-                own_s.extend(ratio(os, gs));
+                own_c.extend(overhead_ratio(oc, gc));
+                own_s.extend(overhead_ratio(os, gs));
             }
         }
         out.push_str(&format!(
@@ -907,6 +903,15 @@ fn overhead(row: &Row, floor: &Floor) -> (Option<Duration>, Option<Duration>) {
     )
 }
 
+/// Ours' overhead as a multiple of Go's; none when either run was faster than its floor or
+/// Go added nothing.
+fn overhead_ratio(ours: Option<Duration>, go: Option<Duration>) -> Option<f64> {
+    match (ours, go) {
+        (Some(o), Some(g)) if !g.is_zero() => Some(o.as_secs_f64() / g.as_secs_f64()),
+        _ => None,
+    }
+}
+
 /// Each row's overhead above a floor of the same N: `go_floors` for the Go operator,
 /// `ours_floors` for ours (the same map when both are measured against one floor).
 fn overhead_table(
@@ -919,10 +924,8 @@ fn overhead_table(
     );
     let secs =
         |d: Option<Duration>| d.map_or("–".to_string(), |d| format!("{:.1} s", d.as_secs_f64()));
-    let ratio = |ours: Option<Duration>, go: Option<Duration>| match (ours, go) {
-        (Some(o), Some(g)) if !g.is_zero() => format!("{:.2}x", o.as_secs_f64() / g.as_secs_f64()),
-        _ => "–".to_string(),
-    };
+    let ratio =
+        |ours, go| overhead_ratio(ours, go).map_or("–".to_string(), |r| format!("{r:.2}x"));
     let span = |f: &Floor| {
         format!(
             "{:.1} s / {:.1} s",
