@@ -26,8 +26,10 @@
 //!
 //! With `--against go` every count runs in two modes, each operator's own defaults (ours
 //! `--concurrency` 4, controller-runtime's MaxConcurrentReconciles 1) and equal concurrency
-//! (`--concurrency`, default 4, to both), the Go operator first, then ours, each on its own
-//! namespace. `--repeat K` measures all of it K times and ends with each overhead ratio's
+//! (`--concurrency`, default 4, to both), one operator after the other, each on its own
+//! namespace, in an order that alternates between the modes and between rounds
+//! ([`go_runs_first`]). Every floor and every run first waits until the control plane is idle
+//! ([`settle`]). `--repeat K` measures all of it K times and ends with each overhead ratio's
 //! median and range over the rounds. The API server restart recovery the issue asks for is
 //! not measured: the bench runs against a shared, already-running control plane whose API
 //! server it does not own.
@@ -534,6 +536,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
             eprintln!("round {round} of {}", args.repeat);
         }
         rounds.push(rt.block_on(run_round(
+            round,
             &cluster,
             plane,
             go.as_deref(),
@@ -551,6 +554,22 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         if args.repeat > 1 {
             println!();
             println!("## Round {} of {}", i + 1, args.repeat);
+        }
+        if go.is_some() {
+            let order: Vec<String> = modes
+                .iter()
+                .enumerate()
+                .map(|(m, mode)| {
+                    let first = if go_runs_first(i as u32 + 1, m) {
+                        "Go"
+                    } else {
+                        "ours"
+                    };
+                    format!("{} {first} first", mode.label())
+                })
+                .collect();
+            println!();
+            println!("Order: {}.", order.join("; "));
         }
         print_round(round, args.against);
     }
@@ -577,6 +596,7 @@ struct Round {
 }
 
 async fn run_round(
+    round: u32,
     cluster: &cluster::Connected,
     plane: Option<&PlaneCpu>,
     go: Option<&Path>,
@@ -612,15 +632,17 @@ async fn run_round(
         }
     }
     let mut rows = Vec::new();
-    for &mode in modes {
+    for (mode_index, &mode) in modes.iter().enumerate() {
         for &count in &args.counts {
-            let go_row = match go {
-                Some(binary) => {
-                    Some(run(cluster, plane, Which::Go, binary, count, mode, args).await?)
-                }
-                None => None,
-            };
+            let go_first = go_runs_first(round, mode_index);
+            let mut go_row = None;
+            if go_first && let Some(binary) = go {
+                go_row = Some(run(cluster, plane, Which::Go, binary, count, mode, args).await?);
+            }
             let ours_row = run(cluster, plane, Which::Ours, ours, count, mode, args).await?;
+            if !go_first && let Some(binary) = go {
+                go_row = Some(run(cluster, plane, Which::Go, binary, count, mode, args).await?);
+            }
             let line = TableRow {
                 mode,
                 count,
@@ -637,6 +659,16 @@ async fn run_round(
         floors,
         service_floors,
     })
+}
+
+/// Whether the Go operator runs before ours in round `round` (from 1), mode `mode_index`.
+/// The control plane gets slower over a round (measured: ours, same binary and settings,
+/// 2.5-4.1 s slower in the storm at N = 300 as the last run of a round than as the second, in
+/// each of three rounds), so whoever always ran second would be measured on a slower plane. The order alternates from one mode to the next and from one round to the
+/// next: every round is balanced across its two modes, and an even `--repeat` balances each
+/// mode too.
+fn go_runs_first(round: u32, mode_index: usize) -> bool {
+    (round as usize + mode_index) % 2 == 1
 }
 
 /// The floors each operator is measured above in the own-objects table: ours' (and the
@@ -1104,6 +1136,48 @@ async fn delete_namespace(client: &kube::Client, ns: &str, tag: &str) -> Result<
     Ok(())
 }
 
+/// The control plane is taken as settled when it spends less than this share of one core
+/// (idle, the local plane spends about 0.03) ...
+const SETTLED_CORES: f64 = 0.15;
+/// ... over a window this long ...
+const SETTLE_WINDOW: Duration = Duration::from_secs(2);
+/// ... and a run starts anyway after this long.
+const SETTLE_AT_MOST: Duration = Duration::from_secs(120);
+
+/// Waits until the local control plane is idle (what the previous run left behind, garbage
+/// collection and namespace finalization, is done), so that no run pays for another's.
+/// Without the plane's processes (a remote cluster) there is nothing to read: returns at once.
+async fn settle(plane: Option<&PlaneCpu>, tag: &str) {
+    let Some(plane) = plane else { return };
+    let started = Instant::now();
+    let mut before = plane.sample();
+    loop {
+        tokio::time::sleep(SETTLE_WINDOW).await;
+        let now = plane.sample();
+        let Some(spent) = PlaneSpent::between(before.as_ref(), now.as_ref()) else {
+            return;
+        };
+        let cores = spent.total() / SETTLE_WINDOW.as_secs_f64();
+        if cores < SETTLED_CORES {
+            if started.elapsed() > SETTLE_WINDOW * 2 {
+                eprintln!(
+                    "{tag} control plane settled after {:.0} s",
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            return;
+        }
+        if started.elapsed() >= SETTLE_AT_MOST {
+            eprintln!(
+                "{tag} control plane still busy ({cores:.2} cores) after {} s; going on",
+                SETTLE_AT_MOST.as_secs()
+            );
+            return;
+        }
+        before = now;
+    }
+}
+
 /// The floor of `count`: N Deployments created directly (with `services`, each with the
 /// Service ours puts in front of its pods, created with it), converged at 1 replica, resized
 /// to 3.
@@ -1116,6 +1190,7 @@ async fn run_floor(
 ) -> Result<Floor> {
     let client = cluster.client.clone();
     let tag = floor_tag(count, services);
+    settle(plane, &tag).await;
     let ns = fresh_namespace(
         &client,
         &format!("bench-floor{}-{count}", if services { "-svc" } else { "" }),
@@ -1258,6 +1333,7 @@ async fn run(
 ) -> Result<Row> {
     let client = cluster.client.clone();
     let tag = format!("[{} {count} {}]", which.name(), mode.label());
+    settle(plane, &tag).await;
     let ns = fresh_namespace(&client, &format!("bench-{}-{count}", which.name())).await?;
 
     let (operator, health_port) = spawn_operator(
@@ -1635,6 +1711,20 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
             overhead_table(&quick, &floors, &floors).lines().nth(2),
             Some("| defaults | 1,000 | 5.0 s / 6.0 s | – / – | – / 2.0 s | –, – |")
         );
+    }
+
+    #[test]
+    fn the_order_alternates_by_mode_and_by_round() {
+        // Round 1 as before the order alternated: Go first at defaults.
+        assert!(go_runs_first(1, 0));
+        assert!(!go_runs_first(1, 1));
+        assert!(!go_runs_first(2, 0));
+        assert!(go_runs_first(2, 1));
+        // Over an even number of rounds each mode has each order equally often.
+        for mode in 0..2 {
+            let firsts = (1..=4).filter(|&r| go_runs_first(r, mode)).count();
+            assert_eq!(firsts, 2, "mode {mode}");
+        }
     }
 
     #[test]
