@@ -44,6 +44,9 @@ pub struct Options {
     pub nodes: usize,
     /// How long to wait for the whole control plane to become ready.
     pub ready_timeout: Duration,
+    /// Serve the API server's `/debug/pprof` (`--profiling`), for finding where it spends
+    /// its CPU; off by default, as in a production cluster's hardening guides.
+    pub profiling: bool,
 }
 
 impl Options {
@@ -52,6 +55,7 @@ impl Options {
             state_dir: state_dir.into(),
             nodes: 3,
             ready_timeout: Duration::from_secs(120),
+            profiling: false,
         }
     }
 }
@@ -381,7 +385,7 @@ impl Starting {
                 // The `kubernetes` Service cannot point at a loopback address; nothing in the
                 // control plane needs its endpoints.
                 "--endpoint-reconciler-type=none".into(),
-                "--profiling=false".into(),
+                format!("--profiling={}", options.profiling),
                 format!("--audit-policy-file={}", p(&audit_policy)),
                 format!("--audit-log-path={}", p(&audit_log)),
                 "--audit-log-maxsize=500".into(),

@@ -22,7 +22,11 @@
 //! what it adds above it, which the overhead table reports. A second floor adds a Service in
 //! front of each Deployment's pods, as ours (and the Go operator with `--same-work`) makes:
 //! the control plane's work on the objects each operator asks for, so that a second table can
-//! report what each operator adds above the floor of its own objects.
+//! report what each operator adds above the floor of its own objects. A third floor is the
+//! same work without an operator: the bench itself creates each Memcached, its finalizer,
+//! Deployment and Service, resizes them and writes each status once when it changes
+//! ([`run_direct_floor`]). What an operator takes above that is what its runtime costs, and
+//! the part of the overhead no runtime can save is the distance between the floors.
 //!
 //! With `--against go` every count runs in two modes, each operator's own defaults (ours
 //! `--concurrency` 4, controller-runtime's MaxConcurrentReconciles 1) and equal concurrency
@@ -593,6 +597,8 @@ struct Round {
     floors: BTreeMap<usize, Floor>,
     /// N Deployments and their Services, by N.
     service_floors: BTreeMap<usize, Floor>,
+    /// The bench doing an operator's writes itself ([`run_direct_floor`]), by N.
+    direct_floors: BTreeMap<usize, Floor>,
 }
 
 async fn run_round(
@@ -606,6 +612,7 @@ async fn run_round(
 ) -> Result<Round> {
     let mut floors = BTreeMap::new();
     let mut service_floors = BTreeMap::new();
+    let mut direct_floors = BTreeMap::new();
     for &count in &args.counts {
         for services in [false, true] {
             let floor = run_floor(cluster, plane, count, services, args).await?;
@@ -630,6 +637,15 @@ async fn run_round(
                 floors.insert(count, floor);
             }
         }
+        let floor = run_direct_floor(cluster, plane, count, args).await?;
+        let tag = direct_tag(count);
+        report_plane(&tag, &floor.plane_converge, &floor.plane_storm);
+        eprintln!(
+            "{tag} converge {:.1} s, storm {:.1} s",
+            floor.converged.as_secs_f64(),
+            floor.storm.as_secs_f64(),
+        );
+        direct_floors.insert(count, floor);
     }
     let mut rows = Vec::new();
     for (mode_index, &mode) in modes.iter().enumerate() {
@@ -658,6 +674,7 @@ async fn run_round(
         rows,
         floors,
         service_floors,
+        direct_floors,
     })
 }
 
@@ -702,6 +719,17 @@ fn print_round(round: &Round, against: Option<Against>) {
     print!(
         "{}",
         overhead_table(rows, own_floors(round, against), &round.service_floors)
+    );
+    println!();
+    println!(
+        "Above the same work without an operator (the bench itself creating each Memcached, its \
+         finalizer, Deployment and Service, resizing them, and writing each status once when \
+         it changes: what no runtime can save):"
+    );
+    println!();
+    print!(
+        "{}",
+        overhead_table(rows, &round.direct_floors, &round.direct_floors)
     );
     let cpu = plane_table(rows, &round.floors);
     if !cpu.is_empty() {
@@ -751,7 +779,7 @@ fn median_range(mut values: Vec<f64>, fmt: impl Fn(f64) -> String) -> String {
 /// with its range over the rounds that have a ratio ([`overhead_ratio`]), and the runs' times.
 fn median_table(rounds: &[Round], against: Option<Against>) -> String {
     let mut out = String::from(
-        "| mode | N | ours / Go converge | ours / Go storm | own objects: ours / Go converge | own objects: ours / Go storm | converge Go / ours | storm Go / ours |\n|---|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| mode | N | ours / Go converge | ours / Go storm | own objects: ours / Go converge | own objects: ours / Go storm | same work, no operator: ours / Go converge | same work, no operator: ours / Go storm | converge Go / ours | storm Go / ours |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     let Some(first) = rounds.first() else {
         return out;
@@ -760,6 +788,7 @@ fn median_table(rounds: &[Round], against: Option<Against>) -> String {
     let s = |v: f64| format!("{v:.1} s");
     for (i, row) in first.rows.iter().enumerate() {
         let (mut c, mut st, mut own_c, mut own_s) = (vec![], vec![], vec![], vec![]);
+        let (mut direct_c, mut direct_s) = (vec![], vec![]);
         let (mut go_c, mut go_s, mut ours_c, mut ours_s) = (vec![], vec![], vec![], vec![]);
         for round in rounds {
             let Some(r) = round.rows.get(i) else { continue };
@@ -783,15 +812,23 @@ fn median_table(rounds: &[Round], against: Option<Against>) -> String {
                 own_c.extend(overhead_ratio(oc, gc));
                 own_s.extend(overhead_ratio(os, gs));
             }
+            if let Some(floor) = round.direct_floors.get(&r.count) {
+                let (oc, os) = overhead(&r.ours, floor);
+                let (gc, gs) = overhead(go, floor);
+                direct_c.extend(overhead_ratio(oc, gc));
+                direct_s.extend(overhead_ratio(os, gs));
+            }
         }
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} / {} | {} / {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} / {} |\n",
             row.mode.label(),
             thousands(row.count as u64),
             median_range(c, x),
             median_range(st, x),
             median_range(own_c, x),
             median_range(own_s, x),
+            median_range(direct_c, x),
+            median_range(direct_s, x),
             median_range(go_c, s),
             median_range(ours_c, s),
             median_range(go_s, s),
@@ -1254,6 +1291,213 @@ async fn run_floor(
         plane_converge: PlaneSpent::between(cpu_start.as_ref(), cpu_converged.as_ref()),
         plane_storm: PlaneSpent::between(cpu_storm.as_ref(), cpu_end.as_ref()),
     })
+}
+
+fn direct_tag(count: usize) -> String {
+    format!("[floor {count}, same work without an operator]")
+}
+
+/// The finalizer the direct floor puts on each Memcached, as an operator would.
+const DIRECT_FINALIZER: &str = "cache.example.com/finalizer";
+
+/// The direct floor of `count`: the bench does itself, with no controller, what a perfect
+/// operator would have to ask of the API server, so that an operator's time above it is what
+/// its runtime costs (watch latency, queueing, extra requests) and nothing the work needs.
+///
+/// Converge: for each Memcached (32 at a time), create it at size 1, add the finalizer, create
+/// its Deployment and Service owned by it; then, polling the Deployments as the operator runs
+/// are timed, write each Memcached's status once its Deployment runs its ready pod (Available,
+/// Progressing done). Storm: for each, resize it to 3, resize its Deployment, write its status
+/// (not Available, updating); then the same report once its Deployment runs three. That is
+/// one write per step, the fewest with ours' (and the same-work Go operator's) status.
+async fn run_direct_floor(
+    cluster: &cluster::Connected,
+    plane: Option<&PlaneCpu>,
+    count: usize,
+    args: &BenchArgs,
+) -> Result<Floor> {
+    let client = cluster.client.clone();
+    let tag = direct_tag(count);
+    settle(plane, &tag).await;
+    let ns = fresh_namespace(&client, &format!("bench-direct-{count}")).await?;
+    let gvk = GroupVersionKind::gvk("cache.example.com", "v1alpha1", "Memcached");
+    let resource = ApiResource::from_gvk(&gvk);
+    let mcs: Api<DynamicObject> = Api::namespaced_with(client.clone(), &ns, &resource);
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
+    let service_api: Api<Service> = Api::namespaced(client.clone(), &ns);
+    let deadline = Duration::from_secs(args.timeout);
+    let names: Vec<String> = (0..count).map(|i| format!("mc-{i:05}")).collect();
+
+    eprintln!("{tag} creating {count} Memcacheds with their Deployments and Services in {ns}");
+    let cpu_start = plane.and_then(PlaneCpu::sample);
+    let start = Instant::now();
+    futures::stream::iter(&names)
+        .map(|name| {
+            let (mcs, deployments, service_api) =
+                (mcs.clone(), deployments.clone(), service_api.clone());
+            let resource = resource.clone();
+            async move {
+                let mut mc = DynamicObject::new(name, &resource);
+                mc.data = serde_json::json!({ "spec": { "size": 1 } });
+                let mc = mcs.create(&PostParams::default(), &mc).await?;
+                let finalizer =
+                    serde_json::json!({ "metadata": { "finalizers": [DIRECT_FINALIZER] } });
+                mcs.patch(name, &PatchParams::default(), &Patch::Merge(finalizer))
+                    .await?;
+                let owner = serde_json::json!([{
+                    "apiVersion": "cache.example.com/v1alpha1",
+                    "kind": "Memcached",
+                    "name": name,
+                    "uid": mc.metadata.uid,
+                    "controller": true,
+                    "blockOwnerDeletion": true,
+                }]);
+                let mut d = floor_deployment(name, 1);
+                d["metadata"]["ownerReferences"] = owner.clone();
+                let d: Deployment = serde_json::from_value(d).expect("a valid Deployment");
+                deployments.create(&PostParams::default(), &d).await?;
+                let mut svc = floor_service(name);
+                svc["metadata"]["ownerReferences"] = owner;
+                let svc: Service = serde_json::from_value(svc).expect("a valid Service");
+                service_api.create(&PostParams::default(), &svc).await?;
+                Ok::<_, kube::Error>(())
+            }
+        })
+        .buffer_unordered(32)
+        .try_collect::<Vec<_>>()
+        .await
+        .context("creating Memcacheds, Deployments and Services")?;
+    let converged = report_when_ready(&tag, &mcs, &deployments, count, 1, start, deadline).await?;
+    let cpu_converged = plane.and_then(PlaneCpu::sample);
+
+    eprintln!("{tag} resizing all {count} to 3");
+    let cpu_storm = plane.and_then(PlaneCpu::sample);
+    let start = Instant::now();
+    futures::stream::iter(&names)
+        .map(|name| {
+            let (mcs, deployments) = (mcs.clone(), deployments.clone());
+            async move {
+                let size = serde_json::json!({ "spec": { "size": 3 } });
+                mcs.patch(name, &PatchParams::default(), &Patch::Merge(size))
+                    .await?;
+                let replicas = serde_json::json!({ "spec": { "replicas": 3 } });
+                deployments
+                    .patch(name, &PatchParams::default(), &Patch::Merge(replicas))
+                    .await?;
+                mcs.patch_status(
+                    name,
+                    &PatchParams::default(),
+                    &Patch::Merge(direct_status(false, 3)),
+                )
+                .await?;
+                Ok::<_, kube::Error>(())
+            }
+        })
+        .buffer_unordered(32)
+        .try_collect::<Vec<_>>()
+        .await
+        .context("resizing Memcacheds and Deployments")?;
+    let storm = report_when_ready(&tag, &mcs, &deployments, count, 3, start, deadline).await?;
+    let cpu_end = plane.and_then(PlaneCpu::sample);
+
+    merge_all(
+        &mcs,
+        count,
+        serde_json::json!({ "metadata": { "finalizers": null } }),
+    )
+    .await
+    .context("removing finalizers")?;
+    delete_namespace(&client, &ns, &tag).await?;
+    Ok(Floor {
+        converged,
+        storm,
+        plane_converge: PlaneSpent::between(cpu_start.as_ref(), cpu_converged.as_ref()),
+        plane_storm: PlaneSpent::between(cpu_storm.as_ref(), cpu_end.as_ref()),
+    })
+}
+
+/// A Memcached status as ours writes it, reduced to its conditions: Available (with `size`
+/// pods ready) or not yet (a resize under way), and Progressing the other way round.
+fn direct_status(available: bool, size: i32) -> serde_json::Value {
+    let now = k8s_openapi::jiff::Timestamp::now().to_string();
+    let (ready, available_reason, progressing, progressing_reason) = if available {
+        (size, "Ready", "False", "Complete")
+    } else {
+        (1, "Updating", "True", "Scaling")
+    };
+    serde_json::json!({ "status": { "conditions": [
+        {
+            "type": "Available",
+            "status": if available { "True" } else { "False" },
+            "reason": available_reason,
+            "message": format!("{ready}/{size} pods are ready"),
+            "lastTransitionTime": now,
+        },
+        {
+            "type": "Progressing",
+            "status": progressing,
+            "reason": progressing_reason,
+            "message": format!("the Deployment runs {ready} of {size} pods"),
+            "lastTransitionTime": now,
+        },
+    ] } })
+}
+
+/// Polls the Deployments as [`wait_converged`] does and, as each reaches `size` ready
+/// replicas, writes its Memcached's status once (Available); returns the time since `start`
+/// when every one has been written.
+async fn report_when_ready(
+    tag: &str,
+    mcs: &Api<DynamicObject>,
+    deployments: &Api<Deployment>,
+    count: usize,
+    size: i32,
+    start: Instant,
+    deadline: Duration,
+) -> Result<Duration> {
+    let poll = Duration::from_secs(if count > 300 { 2 } else { 1 });
+    let mut reported = std::collections::HashSet::new();
+    let mut last_report = Instant::now();
+    loop {
+        let ready: Vec<String> = deployments
+            .list(&ListParams::default())
+            .await?
+            .items
+            .iter()
+            .filter(|d| deployment_at(d, size))
+            .filter_map(|d| d.metadata.name.clone())
+            .filter(|name| !reported.contains(name))
+            .collect();
+        futures::stream::iter(&ready)
+            .map(|name| async move {
+                let status = Patch::Merge(direct_status(true, size));
+                mcs.patch_status(name, &PatchParams::default(), &status)
+                    .await
+            })
+            .buffer_unordered(32)
+            .try_collect::<Vec<_>>()
+            .await
+            .context("writing Memcached statuses")?;
+        reported.extend(ready);
+        if reported.len() == count {
+            return Ok(start.elapsed());
+        }
+        if start.elapsed() > deadline {
+            bail!(
+                "{tag} only {}/{count} ready at size {size} after {deadline:?}",
+                reported.len()
+            );
+        }
+        if last_report.elapsed() >= Duration::from_secs(10) {
+            last_report = Instant::now();
+            eprintln!(
+                "{tag} {}/{count} at size {size} after {:.1} s",
+                reported.len(),
+                start.elapsed().as_secs_f64()
+            );
+        }
+        tokio::time::sleep(poll).await;
+    }
 }
 
 fn spawn_operator(
@@ -1757,7 +2001,8 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
                 },
             )])
         };
-        // Floors 10 / 10 s (Deployments) and 20 / 20 s (with Services) in every round.
+        // Floors 10 / 10 s (Deployments), 20 / 20 s (with Services) and 15 / 15 s (the
+        // same work without an operator) in every round.
         let round = |go: (u64, u64), ours: (u64, u64)| Round {
             rows: vec![TableRow {
                 mode: Mode::Equal(4),
@@ -1767,14 +2012,18 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
             }],
             floors: floor(10, 10),
             service_floors: floor(20, 20),
+            direct_floors: floor(15, 15),
         };
         let rounds = [
             // Above 10 s: Go 20 / 10, ours 10 / 30: 0.5x, 3.0x. Above 20 s: Go 10 / 0,
-            // ours 0 / 20: 0.0x and no ratio (Go added nothing).
+            // ours 0 / 20: 0.0x and no ratio (Go added nothing). Above 15 s: Go 15 / 5,
+            // ours 5 / 25: 0.33x, 5.0x.
             round((30, 20), (20, 40)),
-            // 1.0x, 1.0x; above 20 s: 20 / 10 against 20 / 10: 1.0x, 1.0x.
+            // 1.0x, 1.0x; above 20 s: 20 / 10 against 20 / 10: 1.0x, 1.0x; above 15 s the
+            // same.
             round((40, 30), (40, 30)),
-            // 0.25x, 0.33x; above 20 s: Go 30 / 20, ours 0 / 0: 0.0x, 0.0x.
+            // 0.25x, 0.33x; above 20 s: Go 30 / 20, ours 0 / 0: 0.0x, 0.0x. Above 15 s: Go
+            // 35 / 25, ours 5 / 5: 0.14x, 0.2x.
             round((50, 40), (20, 20)),
         ];
         let text = median_table(&rounds, Some(Against::GoSameWork));
@@ -1784,7 +2033,7 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
         assert_eq!(
             lines[2],
             "| concurrency 4 | 100 | 0.50x (0.25x-1.00x) | 1.00x (0.33x-3.00x) | 0.00x (0.00x-1.00x) | 0.50x (0.00x-1.00x) | \
-             40.0 s (30.0 s-50.0 s) / 20.0 s (20.0 s-40.0 s) | 30.0 s (20.0 s-40.0 s) / 30.0 s (20.0 s-40.0 s) |"
+             0.33x (0.14x-1.00x) | 1.00x (0.20x-5.00x) | 40.0 s (30.0 s-50.0 s) / 20.0 s (20.0 s-40.0 s) | 30.0 s (20.0 s-40.0 s) / 30.0 s (20.0 s-40.0 s) |"
         );
         // Against the tutorial, its own objects are the Deployments alone: Go above 10 s
         // (20 / 10), ours above 20 s (0 / 20).
@@ -1792,7 +2041,7 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
         assert_eq!(
             tutorial.lines().nth(2),
             Some(
-                "| concurrency 4 | 100 | 0.50x | 3.00x | 0.00x | 2.00x | 30.0 s / 20.0 s | 20.0 s / 40.0 s |"
+                "| concurrency 4 | 100 | 0.50x | 3.00x | 0.00x | 2.00x | 0.33x | 5.00x | 30.0 s / 20.0 s | 20.0 s / 40.0 s |"
             )
         );
     }

@@ -23,6 +23,10 @@ pub enum EnvtestCmd {
         /// Simulated (kwok) nodes to create.
         #[arg(long, default_value_t = 3)]
         nodes: usize,
+        /// Serve the API server's profiles at /debug/pprof (off by default), e.g. for
+        /// `go tool pprof` with the admin certificate of target/envtest/pki during a benchmark.
+        #[arg(long)]
+        profiling: bool,
     },
     /// Stop every component started by `up` and remove the control plane's state.
     Down,
@@ -64,9 +68,10 @@ pub fn envtest(cmd: EnvtestCmd) -> Result<ExitCode> {
     let dir = state_dir();
     let rt = runtime()?;
     match cmd {
-        EnvtestCmd::Up { nodes } => {
+        EnvtestCmd::Up { nodes, profiling } => {
             let mut options = Options::new(&dir);
             options.nodes = nodes;
+            options.profiling = profiling;
             match rt.block_on(plane::start(&options))? {
                 Some(plane) => {
                     let state = plane.detach();
@@ -75,7 +80,21 @@ pub fn envtest(cmd: EnvtestCmd) -> Result<ExitCode> {
                         state.kubernetes_version, state.server, nodes
                     );
                 }
-                None => eprintln!("envtest: already running ({})", dir.display()),
+                None => {
+                    eprintln!("envtest: already running ({})", dir.display());
+                    let profiled = plane::read_state(&dir)?.is_some_and(|state| {
+                        state.components.iter().any(|c| {
+                            c.name == "kube-apiserver"
+                                && c.args.iter().any(|a| a == "--profiling=true")
+                        })
+                    });
+                    if profiling && !profiled {
+                        eprintln!(
+                            "envtest: the running API server was started without --profiling; \
+                             `cargo xtask envtest down` first to start one with it"
+                        );
+                    }
+                }
             }
             print_env(&dir)?;
         }
