@@ -108,10 +108,16 @@ pub async fn reconcile(mc: Arc<Memcached>, ctx: Arc<Context>) -> Result<Action, 
     // the runtime's applier sends one only when the object is not as this process last
     // applied it (its spec edited, deleted, or a new desired state), and after the sync
     // period in any case.
-    let deployment = ctx
-        .apply(mc.as_ref(), &resources::deployment(&mc, &ctx.image))
-        .await?;
-    ctx.apply(mc.as_ref(), &resources::service(&mc)).await?;
+    // The two are independent, so they go out together: a reconcile holds one of the
+    // controller's few workers for the time of its requests.
+    let (deployment, service) = (
+        resources::deployment(&mc, &ctx.image),
+        resources::service(&mc),
+    );
+    let (deployment, _) = tokio::try_join!(
+        ctx.apply(mc.as_ref(), &deployment),
+        ctx.apply(mc.as_ref(), &service)
+    )?;
     let applied_ago = deployment.applied_ago();
     let Some(deployment) = deployment.into_object() else {
         unreachable!("Deployments are cached as objects, not metadata");

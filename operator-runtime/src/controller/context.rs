@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::fmt::Debug;
 use std::ops::Deref;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::ObjectReference;
@@ -18,6 +18,7 @@ use kube::runtime::events::{Event, EventType, Recorder, Reporter};
 use kube::{Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tracing::warn;
 
@@ -38,8 +39,8 @@ pub struct Context<T = ()> {
     metrics: Arc<Metrics>,
     settings: ReconcileSettings,
     pub(crate) caches: Caches,
-    recorder: Recorder,
-    objects: Mutex<HashMap<Key, ObjectState>>,
+    events: Events,
+    objects: Objects,
     /// Cancelled once every cache of the controller holds a full list: reconciles wait for
     /// it, so that none computes a status from a cache still filling (controller-runtime's
     /// `WaitForCacheSync`).
@@ -50,6 +51,87 @@ pub struct Context<T = ()> {
     data: T,
 }
 
+type Objects = Arc<Mutex<HashMap<Key, ObjectState>>>;
+
+/// An event's identity for telling news from repeats: (type, reason, note).
+type EventId = (String, String, String);
+
+/// Events go out from a task of their own, in the order published, as controller-runtime's
+/// recorder does: a reconcile does not hold one of the controller's workers while an event
+/// is written. Up to this many wait; a reconcile publishing beyond that waits for room.
+const EVENT_QUEUE: usize = 1024;
+
+/// The recorder and the queue to the task that publishes through it (started by the first
+/// event).
+struct Events {
+    recorder: Recorder,
+    queue: OnceLock<mpsc::Sender<Queued>>,
+}
+
+enum Queued {
+    Event {
+        event: Box<Event>,
+        reference: Box<ObjectReference>,
+        key: Key,
+        id: EventId,
+    },
+    /// Everything queued before this went out.
+    Flush(oneshot::Sender<()>),
+}
+
+impl Events {
+    fn new(recorder: Recorder) -> Self {
+        Self {
+            recorder,
+            queue: OnceLock::new(),
+        }
+    }
+
+    fn queue(&self, objects: &Objects) -> &mpsc::Sender<Queued> {
+        self.queue
+            .get_or_init(|| publisher(self.recorder.clone(), Arc::downgrade(objects)))
+    }
+}
+
+/// Starts the task that publishes the queued events; it ends when the queue's sender (the
+/// context) is gone and the queue is empty. A failed publish is logged and forgotten as the
+/// object's last event, so the same event again is news.
+fn publisher(
+    recorder: Recorder,
+    objects: Weak<Mutex<HashMap<Key, ObjectState>>>,
+) -> mpsc::Sender<Queued> {
+    let (queue, mut queued) = mpsc::channel(EVENT_QUEUE);
+    tokio::spawn(async move {
+        while let Some(next) = queued.recv().await {
+            let (event, reference, key, id) = match next {
+                Queued::Flush(done) => {
+                    let _ = done.send(());
+                    continue;
+                }
+                Queued::Event {
+                    event,
+                    reference,
+                    key,
+                    id,
+                } => (event, reference, key, id),
+            };
+            let Err(e) = recorder.publish(&event, &reference).await else {
+                continue;
+            };
+            warn!(error = %e, reason = %event.reason, "could not publish event");
+            if let Some(objects) = objects.upgrade() {
+                let mut objects = objects.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(state) = objects.get_mut(&key)
+                    && state.last_event.as_ref() == Some(&id)
+                {
+                    state.last_event = None;
+                }
+            }
+        }
+    });
+    queue
+}
+
 /// What the controller remembers of one primary object while it exists.
 #[derive(Debug, Default)]
 struct ObjectState {
@@ -57,8 +139,8 @@ struct ObjectState {
     failures: u32,
     /// Owned objects as this process last applied them, by (kind, namespace, name).
     applied: HashMap<(String, Key), Applied>,
-    /// The last event published about the object: (type, reason, note).
-    last_event: Option<(String, String, String)>,
+    /// The last event published about the object.
+    last_event: Option<EventId>,
     /// When this process last wrote the object's status.
     status_written: Option<Instant>,
 }
@@ -143,14 +225,14 @@ impl<T> Context<T> {
     pub fn new(client: Client, name: impl Into<String>, data: T) -> Self {
         let name = name.into();
         Self {
-            recorder: recorder(&client, &name),
+            events: Events::new(recorder(&client, &name)),
             client,
             field_manager: name.clone(),
             name,
             metrics: Arc::new(Metrics::new()),
             settings: ReconcileSettings::immediate(),
             caches: Caches::default(),
-            objects: Mutex::default(),
+            objects: Objects::default(),
             synced: {
                 let synced = CancellationToken::new();
                 synced.cancel();
@@ -166,14 +248,14 @@ impl<T> Context<T> {
     #[must_use]
     pub fn with_field_manager(mut self, field_manager: impl Into<String>) -> Self {
         self.field_manager = field_manager.into();
-        self.recorder = recorder(&self.client, &self.field_manager);
+        self.events = Events::new(recorder(&self.client, &self.field_manager));
         self
     }
 
     /// Reports events as `reporter` (their `reportingController`).
     #[must_use]
     pub fn with_event_reporter(mut self, reporter: impl Into<String>) -> Self {
-        self.recorder = recorder(&self.client, &reporter.into());
+        self.events = Events::new(recorder(&self.client, &reporter.into()));
         self
     }
 
@@ -380,8 +462,13 @@ impl<T> Context<T> {
 
     /// Publishes an event about `obj`, unless the last event published about it was this one
     /// (same type, reason and note): news, not repeats. The same event after another one
-    /// (lost, recovered, lost again) is news. Whether it published. Best effort: a failure is
-    /// logged, never a reconcile error.
+    /// (lost, recovered, lost again) is news. Whether it was news.
+    ///
+    /// The event is queued and written by a task of the controller's, in order, so the
+    /// reconcile does not wait for the API server (it waits only when a thousand events are
+    /// queued). Best effort: a failure is logged, never a reconcile error, and the same event
+    /// again is then news. When the controller stops, what is queued goes out first (for at
+    /// most five seconds).
     pub async fn publish<K>(
         &self,
         obj: &K,
@@ -393,29 +480,50 @@ impl<T> Context<T> {
         K: Resource<DynamicType = ()>,
     {
         let note = note.into();
-        let event_id = (format!("{type_:?}"), reason.to_string(), note.clone());
+        let id: EventId = (format!("{type_:?}"), reason.to_string(), note.clone());
         let key = key_of(obj);
-        let repeat = self.with_state(&key, |state| state.last_event.as_ref() == Some(&event_id));
-        if repeat {
+        let news = self.with_state(&key, |state| {
+            let news = state.last_event.as_ref() != Some(&id);
+            if news {
+                state.last_event = Some(id.clone());
+            }
+            news
+        });
+        if !news {
             return false;
         }
         let event = Event {
             type_,
             reason: reason.to_string(),
-            note: Some(note.clone()),
+            note: Some(note),
             action: "Reconcile".to_string(),
             secondary: None,
         };
-        let reference: ObjectReference = obj.object_ref(&());
-        match self.recorder.publish(&event, &reference).await {
-            Ok(()) => {
-                self.with_state(&key, |state| state.last_event = Some(event_id));
-                true
+        let queued = Queued::Event {
+            event: Box::new(event),
+            reference: Box::new(obj.object_ref(&())),
+            key,
+            id,
+        };
+        if self.events.queue(&self.objects).send(queued).await.is_err() {
+            warn!(reason, "could not publish event: the publisher stopped");
+        }
+        true
+    }
+
+    /// Waits until every event published so far went out, for at most `limit`.
+    pub(crate) async fn flush_events(&self, limit: Duration) {
+        let Some(queue) = self.events.queue.get() else {
+            return;
+        };
+        let (done, flushed) = oneshot::channel();
+        let flush = async {
+            if queue.send(Queued::Flush(done)).await.is_ok() {
+                let _ = flushed.await;
             }
-            Err(e) => {
-                warn!(error = %e, reason, "could not publish event");
-                false
-            }
+        };
+        if tokio::time::timeout(limit, flush).await.is_err() {
+            warn!(controller = %self.name, "stopping with events not yet published");
         }
     }
 

@@ -38,6 +38,7 @@
 
 mod caches;
 mod context;
+mod finalizer;
 mod scope;
 
 use std::fmt::Debug;
@@ -50,7 +51,6 @@ use futures::{FutureExt as _, StreamExt as _};
 use kube::api::Api;
 use kube::core::PartialObjectMeta;
 use kube::runtime::controller::{self, Action};
-use kube::runtime::finalizer::{self, finalizer};
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt as _, watcher};
 use kube::{Client, Resource};
@@ -84,7 +84,7 @@ pub enum Error<E: std::error::Error + 'static> {
     /// The object has no name, so no finalizer can be patched onto it.
     #[error("the object has no name")]
     UnnamedObject,
-    /// The finalizer name is not a qualified name (`domain/name`).
+    /// The finalizer name is empty.
     #[error("invalid finalizer name {0:?}")]
     InvalidFinalizer(String),
     /// The reconcile (or cleanup) panicked; the message of the panic. Retried with the
@@ -98,23 +98,13 @@ pub enum Error<E: std::error::Error + 'static> {
 }
 
 impl<E: std::error::Error + 'static> Error<E> {
-    fn from_finalizer(e: finalizer::Error<E>, name: &str) -> Self {
-        match e {
-            finalizer::Error::ApplyFailed(e) => Self::Reconcile(e),
-            finalizer::Error::CleanupFailed(e) => Self::Cleanup(e),
-            finalizer::Error::AddFinalizer(e) => Self::AddFinalizer(e),
-            finalizer::Error::RemoveFinalizer(e) => Self::RemoveFinalizer(e),
-            finalizer::Error::UnnamedObject => Self::UnnamedObject,
-            _ => Self::InvalidFinalizer(name.to_string()),
-        }
-    }
-
     /// Whether the error only says that the object is already gone: its finalizer removed
     /// and the object deleted while a copy queued before (from the cache) was reconciled
-    /// again. Nothing is left to do, so it is not a failure to retry.
+    /// again, or deleted before its finalizer could be added. Nothing is left to do, so it is
+    /// not a failure to retry.
     fn already_gone(&self) -> bool {
         match self {
-            Self::RemoveFinalizer(e) => not_found(e),
+            Self::AddFinalizer(e) | Self::RemoveFinalizer(e) => not_found(e),
             Self::Cleanup(e) => {
                 let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
                 while let Some(e) = source {
@@ -416,6 +406,14 @@ where
     /// [`run`](Self::run), with the finalizer `name` on every object: `reconcile` runs while
     /// the object lives (once it carries the finalizer), `cleanup` once it is being deleted,
     /// and the finalizer is removed when `cleanup` succeeds (then the object goes).
+    ///
+    /// A new object is reconciled in the pass that adds the finalizer, with the object the
+    /// API server returned (as a controller-runtime reconcile adds it, updates and goes on),
+    /// not in a later pass behind everything queued meanwhile. The finalizer is added on the
+    /// condition that the object is still as cached; if it is not (the watch is behind), the
+    /// add is tried again after half a second, without counting a failure. The API server
+    /// judges the name: one it refuses (not a qualified name, say) fails the reconcile with
+    /// its reason.
     pub fn run_with_finalizer<R, C, Fut, CFut, E, T>(
         self,
         name: &str,
@@ -545,6 +543,7 @@ where
             Action::requeue(delay)
         };
         let events = ctx.clone();
+        let flush = ctx.clone();
         // kube's controller holds its reconciles until the primary cache is ready and, on a
         // graceful shutdown, waits for them: if a cache never syncs (a watch refused for want
         // of a grant, say), it would wait forever. Stopping before every cache synced ends it
@@ -585,9 +584,13 @@ where
                 () = run => {}
                 () = unsynced_stop => {}
             }
+            flush.flush_events(EVENT_FLUSH).await;
         }
     }
 }
+
+/// How long a stopping controller waits for its queued events to go out.
+const EVENT_FLUSH: Duration = Duration::from_secs(5);
 
 /// The type of the cleanup a controller without a finalizer never calls.
 type NoCleanup<K, T, E> = fn(Arc<K>, Arc<Context<T>>) -> std::future::Ready<Result<Action, E>>;
@@ -624,14 +627,14 @@ where
         match (finalizer_name, cleanup) {
             (Some(name), Some(cleanup)) => {
                 let api: Api<K> = api(ctx.client(), key.0.as_deref());
-                finalizer(&api, &name, obj, |event| async {
-                    match event {
-                        finalizer::Event::Apply(obj) => reconcile(obj, ctx.clone()).await,
-                        finalizer::Event::Cleanup(obj) => cleanup(obj, ctx.clone()).await,
-                    }
-                })
+                finalizer::finalized(
+                    &api,
+                    &name,
+                    obj,
+                    |obj| reconcile(obj, ctx.clone()),
+                    |obj| cleanup(obj, ctx.clone()),
+                )
                 .await
-                .map_err(|e| Error::from_finalizer(e, &name))
             }
             _ => reconcile(obj, ctx.clone()).await.map_err(Error::Reconcile),
         }
@@ -1064,6 +1067,8 @@ mod tests {
     fn only_a_missing_object_at_cleanup_or_finalizer_removal_is_already_gone() {
         assert!(Error::<Wrapped>::RemoveFinalizer(api_error(404)).already_gone());
         assert!(!Error::<Wrapped>::RemoveFinalizer(api_error(409)).already_gone());
+        assert!(Error::<Wrapped>::AddFinalizer(api_error(404)).already_gone());
+        assert!(!Error::<Wrapped>::AddFinalizer(api_error(422)).already_gone());
         assert!(Error::Cleanup(Wrapped(api_error(404))).already_gone());
         assert!(!Error::Cleanup(Wrapped(api_error(500))).already_gone());
         // A missing object while reconciling is the operator's to judge.
