@@ -1243,45 +1243,39 @@ async fn run_floor(
     );
     let cpu_start = plane.and_then(PlaneCpu::sample);
     let start = Instant::now();
-    futures::stream::iter(&names)
-        .map(|name| {
-            let deployments = deployments.clone();
-            let service_api = service_api.clone();
-            async move {
-                let d: Deployment =
-                    serde_json::from_value(floor_deployment(name, 1)).expect("a valid Deployment");
-                deployments.create(&PostParams::default(), &d).await?;
-                if services {
-                    let svc: Service =
-                        serde_json::from_value(floor_service(name)).expect("a valid Service");
-                    service_api.create(&PostParams::default(), &svc).await?;
-                }
-                Ok::<_, kube::Error>(())
+    fan_out(&names, |name| {
+        let deployments = deployments.clone();
+        let service_api = service_api.clone();
+        async move {
+            let d: Deployment =
+                serde_json::from_value(floor_deployment(name, 1)).expect("a valid Deployment");
+            deployments.create(&PostParams::default(), &d).await?;
+            if services {
+                let svc: Service =
+                    serde_json::from_value(floor_service(name)).expect("a valid Service");
+                service_api.create(&PostParams::default(), &svc).await?;
             }
-        })
-        .buffer_unordered(32)
-        .try_collect::<Vec<_>>()
-        .await
-        .context("creating Deployments")?;
+            Ok::<_, kube::Error>(())
+        }
+    })
+    .await
+    .context("creating Deployments")?;
     let converged = wait_converged(&tag, None, &deployments, count, 1, start, deadline).await?;
     let cpu_converged = plane.and_then(PlaneCpu::sample);
     eprintln!("{tag} resizing all {count} to 3");
     let cpu_storm = plane.and_then(PlaneCpu::sample);
     let start = Instant::now();
-    futures::stream::iter(&names)
-        .map(|name| {
-            let deployments = deployments.clone();
-            async move {
-                let patch = serde_json::json!({ "spec": { "replicas": 3 } });
-                deployments
-                    .patch(name, &PatchParams::default(), &Patch::Merge(patch))
-                    .await
-            }
-        })
-        .buffer_unordered(32)
-        .try_collect::<Vec<_>>()
-        .await
-        .context("resizing Deployments")?;
+    fan_out(&names, |name| {
+        let deployments = deployments.clone();
+        async move {
+            let patch = serde_json::json!({ "spec": { "replicas": 3 } });
+            deployments
+                .patch(name, &PatchParams::default(), &Patch::Merge(patch))
+                .await
+        }
+    })
+    .await
+    .context("resizing Deployments")?;
     let storm = wait_converged(&tag, None, &deployments, count, 3, start, deadline).await?;
     let cpu_end = plane.and_then(PlaneCpu::sample);
     delete_namespace(&client, &ns, &tag).await?;
@@ -1331,72 +1325,65 @@ async fn run_direct_floor(
     eprintln!("{tag} creating {count} Memcacheds with their Deployments and Services in {ns}");
     let cpu_start = plane.and_then(PlaneCpu::sample);
     let start = Instant::now();
-    futures::stream::iter(&names)
-        .map(|name| {
-            let (mcs, deployments, service_api) =
-                (mcs.clone(), deployments.clone(), service_api.clone());
-            let resource = resource.clone();
-            async move {
-                let mut mc = DynamicObject::new(name, &resource);
-                mc.data = serde_json::json!({ "spec": { "size": 1 } });
-                let mc = mcs.create(&PostParams::default(), &mc).await?;
-                let finalizer =
-                    serde_json::json!({ "metadata": { "finalizers": [DIRECT_FINALIZER] } });
-                mcs.patch(name, &PatchParams::default(), &Patch::Merge(finalizer))
-                    .await?;
-                let owner = serde_json::json!([{
-                    "apiVersion": "cache.example.com/v1alpha1",
-                    "kind": "Memcached",
-                    "name": name,
-                    "uid": mc.metadata.uid,
-                    "controller": true,
-                    "blockOwnerDeletion": true,
-                }]);
-                let mut d = floor_deployment(name, 1);
-                d["metadata"]["ownerReferences"] = owner.clone();
-                let d: Deployment = serde_json::from_value(d).expect("a valid Deployment");
-                deployments.create(&PostParams::default(), &d).await?;
-                let mut svc = floor_service(name);
-                svc["metadata"]["ownerReferences"] = owner;
-                let svc: Service = serde_json::from_value(svc).expect("a valid Service");
-                service_api.create(&PostParams::default(), &svc).await?;
-                Ok::<_, kube::Error>(())
-            }
-        })
-        .buffer_unordered(32)
-        .try_collect::<Vec<_>>()
-        .await
-        .context("creating Memcacheds, Deployments and Services")?;
+    fan_out(&names, |name| {
+        let (mcs, deployments, service_api) =
+            (mcs.clone(), deployments.clone(), service_api.clone());
+        let resource = resource.clone();
+        async move {
+            let mut mc = DynamicObject::new(name, &resource);
+            mc.data = serde_json::json!({ "spec": { "size": 1 } });
+            let mc = mcs.create(&PostParams::default(), &mc).await?;
+            let finalizer = serde_json::json!({ "metadata": { "finalizers": [DIRECT_FINALIZER] } });
+            mcs.patch(name, &PatchParams::default(), &Patch::Merge(finalizer))
+                .await?;
+            let owner = serde_json::json!([{
+                "apiVersion": "cache.example.com/v1alpha1",
+                "kind": "Memcached",
+                "name": name,
+                "uid": mc.metadata.uid,
+                "controller": true,
+                "blockOwnerDeletion": true,
+            }]);
+            let mut d = floor_deployment(name, 1);
+            d["metadata"]["ownerReferences"] = owner.clone();
+            let d: Deployment = serde_json::from_value(d).expect("a valid Deployment");
+            deployments.create(&PostParams::default(), &d).await?;
+            let mut svc = floor_service(name);
+            svc["metadata"]["ownerReferences"] = owner;
+            let svc: Service = serde_json::from_value(svc).expect("a valid Service");
+            service_api.create(&PostParams::default(), &svc).await?;
+            Ok::<_, kube::Error>(())
+        }
+    })
+    .await
+    .context("creating Memcacheds, Deployments and Services")?;
     let converged = report_when_ready(&tag, &mcs, &deployments, count, 1, start, deadline).await?;
     let cpu_converged = plane.and_then(PlaneCpu::sample);
 
     eprintln!("{tag} resizing all {count} to 3");
     let cpu_storm = plane.and_then(PlaneCpu::sample);
     let start = Instant::now();
-    futures::stream::iter(&names)
-        .map(|name| {
-            let (mcs, deployments) = (mcs.clone(), deployments.clone());
-            async move {
-                let size = serde_json::json!({ "spec": { "size": 3 } });
-                mcs.patch(name, &PatchParams::default(), &Patch::Merge(size))
-                    .await?;
-                let replicas = serde_json::json!({ "spec": { "replicas": 3 } });
-                deployments
-                    .patch(name, &PatchParams::default(), &Patch::Merge(replicas))
-                    .await?;
-                mcs.patch_status(
-                    name,
-                    &PatchParams::default(),
-                    &Patch::Merge(direct_status(false, 3)),
-                )
+    fan_out(&names, |name| {
+        let (mcs, deployments) = (mcs.clone(), deployments.clone());
+        async move {
+            let size = serde_json::json!({ "spec": { "size": 3 } });
+            mcs.patch(name, &PatchParams::default(), &Patch::Merge(size))
                 .await?;
-                Ok::<_, kube::Error>(())
-            }
-        })
-        .buffer_unordered(32)
-        .try_collect::<Vec<_>>()
-        .await
-        .context("resizing Memcacheds and Deployments")?;
+            let replicas = serde_json::json!({ "spec": { "replicas": 3 } });
+            deployments
+                .patch(name, &PatchParams::default(), &Patch::Merge(replicas))
+                .await?;
+            mcs.patch_status(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(direct_status(false, 3)),
+            )
+            .await?;
+            Ok::<_, kube::Error>(())
+        }
+    })
+    .await
+    .context("resizing Memcacheds and Deployments")?;
     let storm = report_when_ready(&tag, &mcs, &deployments, count, 3, start, deadline).await?;
     let cpu_end = plane.and_then(PlaneCpu::sample);
 
@@ -1468,16 +1455,13 @@ async fn report_when_ready(
             .filter_map(|d| d.metadata.name.clone())
             .filter(|name| !reported.contains(name))
             .collect();
-        futures::stream::iter(&ready)
-            .map(|name| async move {
-                let status = Patch::Merge(direct_status(true, size));
-                mcs.patch_status(name, &PatchParams::default(), &status)
-                    .await
-            })
-            .buffer_unordered(32)
-            .try_collect::<Vec<_>>()
-            .await
-            .context("writing Memcached statuses")?;
+        fan_out(&ready, |name| async move {
+            let status = Patch::Merge(direct_status(true, size));
+            mcs.patch_status(name, &PatchParams::default(), &status)
+                .await
+        })
+        .await
+        .context("writing Memcached statuses")?;
         reported.extend(ready);
         if reported.len() == count {
             return Ok(start.elapsed());
@@ -1608,20 +1592,17 @@ async fn run(
     eprintln!("{tag} creating {count} Memcacheds of size 1 in {ns}");
     let cpu_start = plane.and_then(PlaneCpu::sample);
     let start = Instant::now();
-    futures::stream::iter(0..count)
-        .map(|i| {
-            let mcs = mcs.clone();
-            let resource = resource.clone();
-            async move {
-                let mut obj = DynamicObject::new(&format!("mc-{i:05}"), &resource);
-                obj.data = serde_json::json!({ "spec": { "size": 1 } });
-                mcs.create(&PostParams::default(), &obj).await
-            }
-        })
-        .buffer_unordered(32)
-        .try_collect::<Vec<_>>()
-        .await
-        .context("creating Memcacheds")?;
+    fan_out(0..count, |i| {
+        let mcs = mcs.clone();
+        let resource = resource.clone();
+        async move {
+            let mut obj = DynamicObject::new(&format!("mc-{i:05}"), &resource);
+            obj.data = serde_json::json!({ "spec": { "size": 1 } });
+            mcs.create(&PostParams::default(), &obj).await
+        }
+    })
+    .await
+    .context("creating Memcacheds")?;
     eprintln!("{tag} created in {:.1} s", start.elapsed().as_secs_f64());
     let converged =
         wait_converged(&tag, Some(&mcs), &deployments, count, 1, start, deadline).await?;
@@ -1689,28 +1670,41 @@ async fn run(
     })
 }
 
+/// How many requests the bench keeps in flight when it writes objects itself.
+const FAN_OUT: usize = 32;
+
+/// Runs `each` on every item, [`FAN_OUT`] at a time; the first error ends it.
+async fn fan_out<I, F, Fut, T>(items: I, each: F) -> kube::Result<()>
+where
+    I: IntoIterator,
+    F: FnMut(I::Item) -> Fut,
+    Fut: std::future::Future<Output = kube::Result<T>>,
+{
+    futures::stream::iter(items)
+        .map(each)
+        .buffer_unordered(FAN_OUT)
+        .try_for_each(|_| std::future::ready(Ok(())))
+        .await
+}
+
 /// Sends the same merge patch to each of the `count` Memcacheds, 32 at a time.
 async fn merge_all(
     mcs: &Api<DynamicObject>,
     count: usize,
     patch: serde_json::Value,
 ) -> kube::Result<()> {
-    futures::stream::iter(0..count)
-        .map(|i| {
-            let (mcs, patch) = (mcs.clone(), patch.clone());
-            async move {
-                mcs.patch(
-                    &format!("mc-{i:05}"),
-                    &PatchParams::default(),
-                    &Patch::Merge(patch),
-                )
-                .await
-            }
-        })
-        .buffer_unordered(32)
-        .try_collect::<Vec<_>>()
-        .await
-        .map(drop)
+    fan_out(0..count, |i| {
+        let (mcs, patch) = (mcs.clone(), patch.clone());
+        async move {
+            mcs.patch(
+                &format!("mc-{i:05}"),
+                &PatchParams::default(),
+                &Patch::Merge(patch),
+            )
+            .await
+        }
+    })
+    .await
 }
 
 /// Waits until `count` Deployments run `size` ready replicas and, with `mcs` (an operator
