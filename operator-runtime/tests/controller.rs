@@ -15,6 +15,7 @@
 //! Needs a running control plane: `cargo xtask test` provides one (plain `cargo test` skips it).
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -29,10 +30,10 @@ use kube::runtime::controller::Action;
 use kube::runtime::events::EventType;
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
-use kube::{Resource as _, ResourceExt as _};
+use kube::{Client, Resource as _, ResourceExt as _};
 use operator_runtime::controller::{Context, Controller};
-use operator_runtime::manager::{self, ManagerOptions};
-use operator_runtime::{Metrics, ReconcileSettings};
+use operator_runtime::manager::{self, ManagerError, ManagerOptions};
+use operator_runtime::{Metrics, ReconcileSettings, Runtime};
 use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -98,6 +99,38 @@ async fn reconcile(
     Ok(ctx.next_sync(cm.as_ref()))
 }
 
+/// A manager running the test's controller until [`Running::stop`].
+struct Running {
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<Result<(), ManagerError>>,
+}
+
+impl Running {
+    /// Starts a manager of `name` (see [`options`]) running what `controllers` starts.
+    fn start<F, Fut>(client: Client, metrics: Arc<Metrics>, name: &str, controllers: F) -> Self
+    where
+        F: FnOnce(Runtime) -> Fut + Send + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let stop = CancellationToken::new();
+        let run = manager::run(client, metrics, options(name), stop.clone(), controllers);
+        Self {
+            stop,
+            task: tokio::spawn(run),
+        }
+    }
+
+    fn is_finished(&self) -> bool {
+        self.task.is_finished()
+    }
+
+    /// Stops the manager; it must have run without an error.
+    async fn stop(self) {
+        self.stop.cancel();
+        self.task.await.unwrap().unwrap();
+    }
+}
+
 /// A manager of `name` serving nothing, reconciling without debounce.
 fn options(name: &str) -> ManagerOptions {
     ManagerOptions {
@@ -118,14 +151,12 @@ async fn owned_and_watched_kinds_through_the_builder() {
     let ns = ns.name().to_string();
     let seen = Arc::new(Seen::default());
 
-    let stop = CancellationToken::new();
     let data = seen.clone();
     let namespace = ns.clone();
-    let operator = tokio::spawn(manager::run(
+    let operator = Running::start(
         client.clone(),
         Arc::new(Metrics::new()),
-        options("toolkit-test"),
-        stop.clone(),
+        "toolkit-test",
         move |runtime| {
             Controller::<ConfigMap>::new(client, &runtime)
                 .namespace(Some(namespace))
@@ -145,7 +176,7 @@ async fn owned_and_watched_kinds_through_the_builder() {
                 )
                 .run(reconcile, data)
         },
-    ));
+    );
 
     let client = env.client();
     let cms: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
@@ -267,8 +298,7 @@ async fn owned_and_watched_kinds_through_the_builder() {
         assert_eq!(labels.get(OWNER).map(String::as_str), Some("settings"));
     }
 
-    stop.cancel();
-    operator.await.unwrap().unwrap();
+    operator.stop().await;
 }
 
 /// Reconciles begun, by ConfigMap name.
@@ -304,14 +334,12 @@ async fn a_panicking_reconcile_is_retried_and_the_controller_goes_on() {
         Ok(ctx.next_sync(cm.as_ref()))
     }
 
-    let stop = CancellationToken::new();
     let data = attempts.clone();
     let namespace = ns.clone();
-    let operator = tokio::spawn(manager::run(
+    let operator = Running::start(
         client.clone(),
         metrics.clone(),
-        options("toolkit-panic-test"),
-        stop.clone(),
+        "toolkit-panic-test",
         move |runtime| {
             Controller::<ConfigMap>::new(client, &runtime)
                 .named("panicky")
@@ -320,7 +348,7 @@ async fn a_panicking_reconcile_is_retried_and_the_controller_goes_on() {
                 .owns::<Secret>(watcher::Config::default().labels(OWNER))
                 .run(reconcile, data)
         },
-    ));
+    );
 
     let cms: Api<ConfigMap> = Api::namespaced(env.client(), &ns);
     let secrets: Api<Secret> = Api::namespaced(env.client(), &ns);
@@ -353,8 +381,7 @@ async fn a_panicking_reconcile_is_retried_and_the_controller_goes_on() {
     // The retry, and the reconcile its own copy's creation caused.
     assert!(attempts.lock().unwrap()["first"] >= 2);
 
-    stop.cancel();
-    operator.await.unwrap().unwrap();
+    operator.stop().await;
 }
 
 const FINALIZER: &str = "toolkit-test/finalizer";
@@ -403,14 +430,12 @@ async fn a_new_object_is_reconciled_in_the_pass_that_adds_its_finalizer() {
         Ok(Action::await_change())
     }
 
-    let stop = CancellationToken::new();
     let data = passes.clone();
     let namespace = ns.clone();
-    let operator = tokio::spawn(manager::run(
+    let operator = Running::start(
         client.clone(),
         Arc::new(Metrics::new()),
-        options("toolkit-finalizer-test"),
-        stop.clone(),
+        "toolkit-finalizer-test",
         move |runtime| {
             Controller::<ConfigMap>::new(client, &runtime)
                 .named("finalizing")
@@ -419,7 +444,7 @@ async fn a_new_object_is_reconciled_in_the_pass_that_adds_its_finalizer() {
                 .ignore_status_changes()
                 .run_with_finalizer(FINALIZER, reconcile, cleanup, data)
         },
-    ));
+    );
 
     let cms: Api<ConfigMap> = Api::namespaced(env.client(), &ns);
     let cm = ConfigMap {
@@ -488,6 +513,5 @@ async fn a_new_object_is_reconciled_in_the_pass_that_adds_its_finalizer() {
     .await
     .unwrap();
 
-    stop.cancel();
-    operator.await.unwrap().unwrap();
+    operator.stop().await;
 }
