@@ -103,33 +103,38 @@ fn publisher(
     let (queue, mut queued) = mpsc::channel(EVENT_QUEUE);
     tokio::spawn(async move {
         while let Some(next) = queued.recv().await {
-            let (event, reference, key, id) = match next {
+            match next {
                 Queued::Flush(done) => {
                     let _ = done.send(());
-                    continue;
                 }
                 Queued::Event {
                     event,
                     reference,
                     key,
                     id,
-                } => (event, reference, key, id),
-            };
-            let Err(e) = recorder.publish(&event, &reference).await else {
-                continue;
-            };
-            warn!(error = %e, reason = %event.reason, "could not publish event");
-            if let Some(objects) = objects.upgrade() {
-                let mut objects = objects.lock().unwrap_or_else(|e| e.into_inner());
-                if let Some(state) = objects.get_mut(&key)
-                    && state.last_event.as_ref() == Some(&id)
-                {
-                    state.last_event = None;
+                } => {
+                    if let Err(e) = recorder.publish(&event, &reference).await {
+                        warn!(error = %e, reason = %event.reason, "could not publish event");
+                        forget_event(&objects, &key, &id);
+                    }
                 }
             }
         }
     });
     queue
+}
+
+/// Forgets `id` as the last event of the object at `key`, if it still is.
+fn forget_event(objects: &Weak<Mutex<HashMap<Key, ObjectState>>>, key: &Key, id: &EventId) {
+    let Some(objects) = objects.upgrade() else {
+        return;
+    };
+    let mut objects = objects.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(state) = objects.get_mut(key)
+        && state.last_event.as_ref() == Some(id)
+    {
+        state.last_event = None;
+    }
 }
 
 /// What the controller remembers of one primary object while it exists.
