@@ -19,7 +19,7 @@ use kube::runtime::watcher;
 use kube::{Client, ResourceExt};
 use operator_derive::rbac;
 use operator_runtime::Runtime;
-use operator_runtime::controller::{self, Controller};
+use operator_runtime::controller::{self, Controller, Progress};
 use tracing::info;
 
 use crate::api::v1alpha1::{Memcached, MemcachedStatus};
@@ -134,7 +134,10 @@ pub async fn reconcile(mc: Arc<Memcached>, ctx: Arc<Context>) -> Result<Action, 
     {
         return Ok(Action::requeue(left));
     }
-    write_status(&mc, status, &ctx).await?;
+    if write_status(&mc, status, &ctx).await? == Progress::Deferred {
+        // Many rollouts report at once: this one's report waits (its end does not).
+        return Ok(Action::requeue(status::PROGRESS_EVERY));
+    }
     Ok(ctx.next_sync(mc.as_ref()))
 }
 
@@ -151,7 +154,8 @@ pub async fn cleanup(mc: Arc<Memcached>, ctx: Arc<Context>) -> Result<Action, Er
     };
     // A second cleanup of the same deletion (a stale copy from the cache, queued before the
     // finalizer went) finds the status already written and records nothing again.
-    if write_status(&mc, status::desired(&mc, &observed, Timestamp::now()), &ctx).await? {
+    let status = status::desired(&mc, &observed, Timestamp::now());
+    if write_status(&mc, status, &ctx).await? == Progress::Written {
         let note = format!(
             "Memcached {name} is being deleted from namespace {ns}; its Deployment and Service follow by garbage collection"
         );
@@ -163,14 +167,22 @@ pub async fn cleanup(mc: Arc<Memcached>, ctx: Arc<Context>) -> Result<Action, Er
 }
 
 /// Writes `status` if it differs from the Memcached's, with an event when availability
-/// changed in a way worth one; returns whether it wrote.
+/// changed in a way worth one. A report of progress goes through the controller's budget of
+/// them and may be deferred; any other change is written at once.
 async fn write_status(
     mc: &Memcached,
     status: MemcachedStatus,
     ctx: &Context,
-) -> Result<bool, Error> {
-    if !ctx.write_status(mc, &status).await? {
-        return Ok(false);
+) -> Result<Progress, Error> {
+    let written = if status::is_progress(&status) {
+        ctx.write_progress(mc, &status).await?
+    } else if ctx.write_status(mc, &status).await? {
+        Progress::Written
+    } else {
+        Progress::Unchanged
+    };
+    if written != Progress::Written {
+        return Ok(written);
     }
     let previous = mc.status.clone().unwrap_or_default();
     if let Some((warning, reason)) = status::availability_event(&previous, &status) {
@@ -184,7 +196,7 @@ async fn write_status(
         };
         ctx.publish(mc, type_, reason, message).await;
     }
-    Ok(true)
+    Ok(Progress::Written)
 }
 
 /// Names of the Memcached's pods that are not being deleted, from the pod watch's index.

@@ -220,6 +220,18 @@ pub fn report_delay(
     left.filter(|left| !left.is_zero())
 }
 
+/// Whether `status` reports a change the user asked for that is still under way: a new
+/// Memcached being created, a resize catching up. The next write supersedes it, so it may wait
+/// when the controller has many such reports to send (`Context::write_progress`); the end of
+/// a rollout, a failure and a loss of availability never wait.
+pub fn is_progress(status: &MemcachedStatus) -> bool {
+    conditions::is_true(&status.conditions, PROGRESSING)
+        && !conditions::is_true(&status.conditions, DEGRADED)
+        && find(status, AVAILABLE).is_some_and(|c| {
+            c.status == "False" && matches!(c.reason.as_str(), CREATING | UPDATING)
+        })
+}
+
 /// The condition of `type_` in `status`, if any.
 pub fn find<'a>(status: &'a MemcachedStatus, type_: &str) -> Option<&'a Condition> {
     conditions::find(&status.conditions, type_)
@@ -420,8 +432,8 @@ mod tests {
     }
 
     /// Steps a Memcached through `worlds` (size, generation, ready pods), writing each desired
-    /// status back as the reconciler does; returns the Available reason and the event of each.
-    fn walk(worlds: &[(i32, i64, i32)]) -> Vec<(String, Option<(bool, &'static str)>)> {
+    /// status back as the reconciler does; returns the status of each.
+    fn statuses(worlds: &[(i32, i64, i32)]) -> Vec<MemcachedStatus> {
         let mut m = mc(1, 1);
         let mut out = Vec::new();
         for (i, &(size, generation, ready)) in worlds.iter().enumerate() {
@@ -432,15 +444,54 @@ mod tests {
                 deployment: Some(&d),
                 ..Default::default()
             };
-            let before = m.status.clone().unwrap_or_default();
             let after = desired(&m, &observed, t(i as i64));
-            out.push((
-                find(&after, AVAILABLE).unwrap().reason.clone(),
-                availability_event(&before, &after),
-            ));
-            m.status = Some(after);
+            m.status = Some(after.clone());
+            out.push(after);
         }
         out
+    }
+
+    /// The Available reason of each step of [`statuses`] and the event it is worth.
+    fn walk(worlds: &[(i32, i64, i32)]) -> Vec<(String, Option<(bool, &'static str)>)> {
+        let mut before = MemcachedStatus::default();
+        statuses(worlds)
+            .into_iter()
+            .map(|after| {
+                let step = (
+                    find(&after, AVAILABLE).unwrap().reason.clone(),
+                    availability_event(&before, &after),
+                );
+                before = after;
+                step
+            })
+            .collect()
+    }
+
+    #[test]
+    fn creations_and_edits_under_way_are_progress_and_nothing_else_is() {
+        let progress = |worlds: &[(i32, i64, i32)]| -> Vec<bool> {
+            statuses(worlds).iter().map(is_progress).collect()
+        };
+        // Created, then ready.
+        assert_eq!(progress(&[(1, 1, 0), (1, 1, 1)]), [true, false]);
+        // Resized, catching up, done.
+        assert_eq!(
+            progress(&[(1, 1, 1), (3, 2, 1), (3, 2, 3)]),
+            [false, true, false]
+        );
+        // Pods lost with no edit: a state to report at once, as is the recovery.
+        assert_eq!(
+            progress(&[(2, 1, 2), (2, 1, 1), (2, 1, 2)]),
+            [false, false, false]
+        );
+        // Failing or being deleted is never progress.
+        let d = deployment(3, 1, true);
+        let observed = Observed {
+            deployment: Some(&d),
+            finalizing: true,
+            ..Default::default()
+        };
+        assert!(!is_progress(&desired(&mc(3, 2), &observed, t(1))));
     }
 
     #[test]

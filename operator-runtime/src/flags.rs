@@ -81,6 +81,14 @@ pub struct ManagerFlags {
     /// between an object's changes in steady state.
     #[arg(long, env = "RECONCILE_DEBOUNCE", default_value = "500ms", value_parser = parse_duration)]
     pub reconcile_debounce: Duration,
+    /// Progress reports each controller writes per second, all its objects together: status
+    /// writes that tell how far work under way has got (a rollout's "2/3 pods ready"), which
+    /// the next write supersedes. A change of state (done, failed, lost) is always written at
+    /// once; when many objects change at once, most of their interim reports are skipped
+    /// so that the API server spends itself on the changes. `0` writes none.
+    #[arg(long, env = "PROGRESS_REPORTS", value_name = "PER_SECOND",
+          default_value_t = crate::manager::DEFAULT_PROGRESS_REPORTS)]
+    pub progress_reports: u32,
     /// Log format.
     #[arg(long, env = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -185,11 +193,12 @@ impl ManagerFlags {
         })
     }
 
-    /// `--sync-period` and `--reconcile-debounce`.
+    /// `--sync-period`, `--reconcile-debounce` and `--progress-reports`.
     pub fn reconcile_settings(&self) -> crate::ReconcileSettings {
         crate::ReconcileSettings {
             sync_period: self.sync_period(),
             debounce: self.reconcile_debounce,
+            progress_reports: self.progress_reports,
         }
     }
 
@@ -328,6 +337,9 @@ mod tests {
         assert_eq!(flags.reconcile_debounce, Duration::from_millis(500));
         let flags = parse(&["--reconcile-debounce", "0"]);
         assert_eq!(flags.reconcile_debounce, Duration::ZERO);
+        assert_eq!(parse(&[]).reconcile_settings().progress_reports, 5);
+        let flags = parse(&["--progress-reports", "0"]);
+        assert_eq!(flags.reconcile_settings().progress_reports, 0);
     }
 
     #[derive(Parser, Debug)]

@@ -61,6 +61,9 @@ pub struct ManagerOptions {
     pub reconcile: ReconcileSettings,
 }
 
+/// `--progress-reports`' default: progress reports per second, per controller.
+pub const DEFAULT_PROGRESS_REPORTS: u32 = 5;
+
 /// How controllers reconcile, from the manager's flags: each controller takes them from
 /// [`Runtime::reconcile`], builds its `Controller` with [`controller_config`](Self::controller_config)
 /// and ends a successful reconcile with [`requeue`](Self::requeue).
@@ -72,14 +75,21 @@ pub struct ReconcileSettings {
     /// Quiet time after an object's last event before it is reconciled: a burst of events
     /// (a rollout, pods starting) makes one reconcile instead of one per event.
     pub debounce: Duration,
+    /// Progress reports ([`Context::write_progress`](crate::controller::Context::write_progress))
+    /// a controller sends per second, all its objects together (a second's worth at once);
+    /// 0 sends none. What a report says is superseded by the next write, so under a storm
+    /// of changes most wait, and the API server spends itself on the changes.
+    pub progress_reports: u32,
 }
 
 impl Default for ReconcileSettings {
-    /// The flags' defaults: a 10-hour sync period, 500 ms of debounce.
+    /// The flags' defaults: a 10-hour sync period, 500 ms of debounce, 5 progress reports a
+    /// second.
     fn default() -> Self {
         Self {
             sync_period: Some(Duration::from_secs(10 * 3600)),
             debounce: Duration::from_millis(500),
+            progress_reports: DEFAULT_PROGRESS_REPORTS,
         }
     }
 }
@@ -90,6 +100,7 @@ impl ReconcileSettings {
         Self {
             sync_period: None,
             debounce: Duration::ZERO,
+            progress_reports: DEFAULT_PROGRESS_REPORTS,
         }
     }
 

@@ -24,6 +24,7 @@ use tracing::warn;
 
 use super::caches::{Caches, Key, key_of};
 use super::scope::{ScopeApi, api};
+use super::throttle::Throttle;
 use crate::{Metrics, ReconcileSettings};
 
 /// What a reconcile gets besides its object: the client, the controller's caches and quiet
@@ -41,6 +42,8 @@ pub struct Context<T = ()> {
     pub(crate) caches: Caches,
     events: Events,
     objects: Objects,
+    /// The budget of [`write_progress`](Context::write_progress).
+    progress: Throttle,
     /// Cancelled once every cache of the controller holds a full list: reconciles wait for
     /// it, so that none computes a status from a cache still filling (controller-runtime's
     /// `WaitForCacheSync`).
@@ -158,6 +161,17 @@ struct Applied {
     at: Instant,
 }
 
+/// The outcome of [`Context::write_progress`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// The report was written.
+    Written,
+    /// The status already says it: nothing to write.
+    Unchanged,
+    /// Not written: the controller has sent its progress reports for now.
+    Deferred,
+}
+
 /// The outcome of [`Context::apply`].
 #[derive(Debug)]
 pub struct Apply<C> {
@@ -236,6 +250,7 @@ impl<T> Context<T> {
             name,
             metrics: Arc::new(Metrics::new()),
             settings: ReconcileSettings::immediate(),
+            progress: Throttle::per_second(ReconcileSettings::immediate().progress_reports),
             caches: Caches::default(),
             objects: Objects::default(),
             synced: {
@@ -271,10 +286,11 @@ impl<T> Context<T> {
         self
     }
 
-    /// Reconciles with `settings` (sync period, debounce).
+    /// Reconciles with `settings` (sync period, debounce, progress reports).
     #[must_use]
     pub fn with_settings(mut self, settings: ReconcileSettings) -> Self {
         self.settings = settings;
+        self.progress = Throttle::per_second(settings.progress_reports);
         self
     }
 
@@ -453,6 +469,36 @@ impl<T> Context<T> {
             state.status_written = Some(Instant::now())
         });
         Ok(true)
+    }
+
+    /// Writes `status` as [`write_status`](Self::write_status) does, for a report of work
+    /// under way that the next write supersedes (a rollout's "2 of 3 pods ready"): only when
+    /// the controller's budget of progress reports allows (`--progress-reports` a second,
+    /// all objects together). When many objects change at once, most of their interim
+    /// reports are then not written, and the API server's time goes to the changes; the
+    /// reconciler writes a change of state (done, failed, lost) with `write_status`, at
+    /// once, and tries a [`Progress::Deferred`] report again later (a requeue).
+    pub async fn write_progress<K>(
+        &self,
+        obj: &K,
+        status: &K::Status,
+    ) -> Result<Progress, kube::Error>
+    where
+        K: Resource<DynamicType = ()> + HasStatus + Clone + Debug + DeserializeOwned,
+        K::Status: Serialize + PartialEq,
+        K::Scope: ScopeApi,
+    {
+        if obj.status() == Some(status) {
+            return Ok(Progress::Unchanged);
+        }
+        if !self.progress.try_take() {
+            return Ok(Progress::Deferred);
+        }
+        Ok(if self.write_status(obj, status).await? {
+            Progress::Written
+        } else {
+            Progress::Unchanged
+        })
     }
 
     /// How long ago this process last wrote `obj`'s status through
@@ -655,6 +701,92 @@ mod tests {
         );
         assert_eq!(merge_patch(&json!(null), &after), after);
         assert_eq!(merge_patch(&after, &after), json!({}));
+    }
+
+    /// A namespaced kind with a status, for writers that need one.
+    #[derive(Clone, Debug, Default, serde::Deserialize, Serialize)]
+    struct Gauge {
+        metadata: kube::api::ObjectMeta,
+        status: Option<String>,
+    }
+
+    impl k8s_openapi::Resource for Gauge {
+        const API_VERSION: &'static str = "test.example.com/v1";
+        const GROUP: &'static str = "test.example.com";
+        const KIND: &'static str = "Gauge";
+        const VERSION: &'static str = "v1";
+        const URL_PATH_SEGMENT: &'static str = "gauges";
+        type Scope = k8s_openapi::NamespaceResourceScope;
+    }
+
+    impl k8s_openapi::Metadata for Gauge {
+        type Ty = kube::api::ObjectMeta;
+
+        fn metadata(&self) -> &Self::Ty {
+            &self.metadata
+        }
+
+        fn metadata_mut(&mut self) -> &mut Self::Ty {
+            &mut self.metadata
+        }
+    }
+
+    impl HasStatus for Gauge {
+        type Status = String;
+
+        fn status(&self) -> Option<&String> {
+            self.status.as_ref()
+        }
+
+        fn status_mut(&mut self) -> &mut Option<String> {
+            &mut self.status
+        }
+    }
+
+    #[tokio::test]
+    async fn progress_reports_beyond_the_budget_wait_and_send_nothing() {
+        // An API server that answers every request with an error, counting them.
+        let requests = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = requests.clone();
+        let service = tower::service_fn(move |_: http::Request<kube::client::Body>| {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            async {
+                Ok::<_, std::convert::Infallible>(
+                    http::Response::builder()
+                        .status(500)
+                        .body(kube::client::Body::empty())
+                        .unwrap(),
+                )
+            }
+        });
+        let ctx = Context::new(Client::new(service, "default"), "gauges", ()).with_settings(
+            ReconcileSettings {
+                progress_reports: 1,
+                ..ReconcileSettings::immediate()
+            },
+        );
+        let gauge = Gauge {
+            metadata: kube::api::ObjectMeta {
+                name: Some("g".into()),
+                namespace: Some("default".into()),
+                ..Default::default()
+            },
+            status: Some("1/3".into()),
+        };
+        let sent = || requests.load(std::sync::atomic::Ordering::SeqCst);
+
+        let same = ctx.write_progress(&gauge, &"1/3".to_string()).await;
+        assert_eq!(same.unwrap(), Progress::Unchanged);
+        assert_eq!(sent(), 0, "nothing to write, no budget spent");
+        // The one report of the second is sent (and fails here, as a write does).
+        assert!(ctx.write_progress(&gauge, &"2/3".to_string()).await.is_err());
+        assert_eq!(sent(), 1);
+        let next = ctx.write_progress(&gauge, &"2/3".to_string()).await;
+        assert_eq!(next.unwrap(), Progress::Deferred);
+        assert_eq!(sent(), 1, "a deferred report sends nothing");
+        // A change of state does not wait for the budget.
+        assert!(ctx.write_status(&gauge, &"3/3".to_string()).await.is_err());
+        assert_eq!(sent(), 2);
     }
 
     #[test]

@@ -40,6 +40,7 @@ mod caches;
 mod context;
 mod finalizer;
 mod scope;
+mod throttle;
 
 use std::fmt::Debug;
 use std::future::Future;
@@ -59,7 +60,7 @@ use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument as _, debug, info_span, warn};
 
-pub use self::context::{Apply, Backoff, Context, merge_patch};
+pub use self::context::{Apply, Backoff, Context, Progress, merge_patch};
 pub use self::scope::{ScopeApi, api};
 
 use self::caches::{Cache, Caches, Key, RelatedIndex, key_of};
