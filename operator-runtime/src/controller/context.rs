@@ -779,7 +779,11 @@ mod tests {
         assert_eq!(same.unwrap(), Progress::Unchanged);
         assert_eq!(sent(), 0, "nothing to write, no budget spent");
         // The one report of the second is sent (and fails here, as a write does).
-        assert!(ctx.write_progress(&gauge, &"2/3".to_string()).await.is_err());
+        assert!(
+            ctx.write_progress(&gauge, &"2/3".to_string())
+                .await
+                .is_err()
+        );
         assert_eq!(sent(), 1);
         let next = ctx.write_progress(&gauge, &"2/3".to_string()).await;
         assert_eq!(next.unwrap(), Progress::Deferred);
