@@ -85,6 +85,7 @@ pub struct Metrics {
     reconcile_errors: Family<ControllerLabels, Counter>,
     reconcile_panics: Family<ControllerLabels, Counter>,
     reconcile_timeouts: Family<ControllerLabels, Counter>,
+    progress_deferred: Family<ControllerLabels, Counter>,
     reconcile_time: Family<ControllerLabels, Histogram>,
     max_concurrent: Family<ControllerLabels, Gauge>,
     active_workers: Family<ControllerLabels, Gauge>,
@@ -113,6 +114,7 @@ impl Metrics {
         let reconcile_errors = Family::<ControllerLabels, Counter>::default();
         let reconcile_panics = Family::<ControllerLabels, Counter>::default();
         let reconcile_timeouts = Family::<ControllerLabels, Counter>::default();
+        let progress_deferred = Family::<ControllerLabels, Counter>::default();
         let max_concurrent = Family::<ControllerLabels, Gauge>::default();
         // controller-runtime's buckets run from 5ms to about a minute.
         let reconcile_time = Family::<ControllerLabels, Histogram>::new_with_constructor(
@@ -180,6 +182,11 @@ impl Metrics {
             reconcile_timeouts.clone(),
         );
         registry.register(
+            "operator_progress_reports_deferred",
+            "Progress reports a controller did not write for want of budget (--progress-reports)",
+            progress_deferred.clone(),
+        );
+        registry.register(
             "controller_runtime_max_concurrent_reconciles",
             "Maximum number of concurrent reconciles per controller",
             max_concurrent.clone(),
@@ -215,6 +222,7 @@ impl Metrics {
             reconcile_errors,
             reconcile_panics,
             reconcile_timeouts,
+            progress_deferred,
             reconcile_time,
             max_concurrent,
             active_workers,
@@ -302,6 +310,7 @@ impl Metrics {
             &self.reconcile_errors,
             &self.reconcile_panics,
             &self.reconcile_timeouts,
+            &self.progress_deferred,
         ] {
             counter.get_or_create(&labels).inc_by(0);
         }
@@ -319,6 +328,11 @@ impl Metrics {
     /// A reconcile of `controller` ran over its time limit and was stopped.
     pub fn reconcile_timed_out(&self, controller: &str) {
         count(&self.reconcile_timeouts, controller);
+    }
+
+    /// A progress report of `controller` was deferred: its budget was spent.
+    pub fn progress_deferred(&self, controller: &str) {
+        count(&self.progress_deferred, controller);
     }
 
     /// Records one finished reconcile.
@@ -519,6 +533,7 @@ mod tests {
         m.reconcile_panicked("widget");
         m.reconcile_timed_out("widget");
         m.reconcile_timed_out("widget");
+        m.progress_deferred("widget");
         let text = m.encode();
         for line in [
             "controller_runtime_reconcile_total{controller=\"widget\",result=\"success\"} 0",
@@ -528,6 +543,7 @@ mod tests {
             "controller_runtime_max_concurrent_reconciles{controller=\"widget\"} 4",
             "controller_runtime_reconcile_panics_total{controller=\"widget\"} 1",
             "controller_runtime_reconcile_timeouts_total{controller=\"widget\"} 2",
+            "operator_progress_reports_deferred_total{controller=\"widget\"} 1",
         ] {
             assert!(text.contains(line), "{line} missing from\n{text}");
         }

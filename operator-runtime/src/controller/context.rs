@@ -492,6 +492,7 @@ impl<T> Context<T> {
             return Ok(Progress::Unchanged);
         }
         if !self.progress.try_take() {
+            self.metrics.progress_deferred(&self.name);
             return Ok(Progress::Deferred);
         }
         Ok(if self.write_status(obj, status).await? {
@@ -788,6 +789,8 @@ mod tests {
         let next = ctx.write_progress(&gauge, &"2/3".to_string()).await;
         assert_eq!(next.unwrap(), Progress::Deferred);
         assert_eq!(sent(), 1, "a deferred report sends nothing");
+        let deferred = "operator_progress_reports_deferred_total{controller=\"gauges\"} 1";
+        assert!(ctx.metrics().encode().contains(deferred));
         // A change of state does not wait for the budget.
         assert!(ctx.write_status(&gauge, &"3/3".to_string()).await.is_err());
         assert_eq!(sent(), 2);
