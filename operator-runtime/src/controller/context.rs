@@ -447,6 +447,17 @@ impl<T> Context<T> {
         if obj.status() == Some(status) {
             return Ok(false);
         }
+        self.patch_status(obj, status).await?;
+        Ok(true)
+    }
+
+    /// Sends `status` to `obj` as a merge patch of what differs, and notes when.
+    async fn patch_status<K>(&self, obj: &K, status: &K::Status) -> Result<(), kube::Error>
+    where
+        K: Resource<DynamicType = ()> + HasStatus + Clone + Debug + DeserializeOwned,
+        K::Status: Serialize,
+        K::Scope: ScopeApi,
+    {
         let before = match obj.status() {
             Some(previous) => serde_json::to_value(previous).map_err(kube::Error::SerdeError)?,
             None => serde_json::Value::Null,
@@ -468,7 +479,7 @@ impl<T> Context<T> {
         self.with_state(&key_of(obj), |state| {
             state.status_written = Some(Instant::now())
         });
-        Ok(true)
+        Ok(())
     }
 
     /// Writes `status` as [`write_status`](Self::write_status) does, for a report of work
@@ -495,11 +506,8 @@ impl<T> Context<T> {
             self.metrics.progress_deferred(&self.name);
             return Ok(Progress::Deferred);
         }
-        Ok(if self.write_status(obj, status).await? {
-            Progress::Written
-        } else {
-            Progress::Unchanged
-        })
+        self.patch_status(obj, status).await?;
+        Ok(Progress::Written)
     }
 
     /// How long ago this process last wrote `obj`'s status through
