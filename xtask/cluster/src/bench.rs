@@ -33,7 +33,9 @@
 //! (`--concurrency`, default 4, to both), one operator after the other, each on its own
 //! namespace, in an order that alternates between the modes and between rounds
 //! ([`go_runs_first`]). Every floor and every run first waits until the control plane is idle
-//! ([`settle`]). `--repeat K` measures all of it K times and ends with each overhead ratio's
+//! ([`settle`]); with `--fresh-plane` each takes place on a local control plane started for
+//! it alone and stopped after it ([`Venue`]), so that none inherits what the ones before it
+//! left in etcd and in the API server's memory. `--repeat K` measures all of it K times and ends with each overhead ratio's
 //! median and range over the rounds. The API server restart recovery the issue asks for is
 //! not measured: the bench runs against a shared, already-running control plane whose API
 //! server it does not own.
@@ -86,6 +88,13 @@ pub struct BenchArgs {
     /// small machine one round's ratio can swing by more than the difference it measures.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
     repeat: u32,
+    /// Start a local control plane of its own for every floor and every operator run, and
+    /// stop it after: each begins on an empty database and a newly started API server, so
+    /// that none is measured on a plane the runs before it have grown (etcd's database, the
+    /// API server's heap and caches) and the order of the runs stops counting. Not with
+    /// --kubeconfig.
+    #[arg(long, conflicts_with = "kubeconfig")]
+    fresh_plane: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,6 +195,11 @@ impl PlaneCpu {
         if cluster.kubeconfig.as_deref() != Some(state.kubeconfig.as_path()) {
             return None;
         }
+        Self::of_state(&state)
+    }
+
+    /// The processes of the control plane `state` records.
+    fn of_state(state: &envtest::State) -> Option<Self> {
         let pids: Vec<(String, i32)> = state
             .components
             .iter()
@@ -521,9 +535,20 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         vec![args.concurrency.map_or(Mode::Defaults, Mode::Equal)]
     };
     let rt = tokio::runtime::Runtime::new()?;
-    let cluster = rt.block_on(cluster::connect(&args.target))?;
-    rt.block_on(cluster::install_crds(&cluster.client))?;
-    eprintln!("benchmarking against {}", cluster.source);
+    let venue = if args.fresh_plane {
+        let dir = target_dir()?.join("bench-operator").join("plane");
+        eprintln!(
+            "benchmarking on a local control plane started for each run in {}",
+            dir.display()
+        );
+        Venue::Fresh { dir }
+    } else {
+        let cluster = rt.block_on(cluster::connect(&args.target))?;
+        rt.block_on(cluster::install_crds(&cluster.client))?;
+        eprintln!("benchmarking against {}", cluster.source);
+        let plane = PlaneCpu::of(&cluster);
+        Venue::Shared { cluster, plane }
+    };
     if args.against == Some(Against::GoSameWork) {
         println!(
             "Go: the tutorial's operator with --same-work (a Service per Memcached, \
@@ -532,22 +557,12 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         );
     }
     let load_before = load_average();
-    let plane = PlaneCpu::of(&cluster);
-    let plane = plane.as_ref();
     let mut rounds = Vec::new();
     for round in 1..=args.repeat {
         if args.repeat > 1 {
             eprintln!("round {round} of {}", args.repeat);
         }
-        rounds.push(rt.block_on(run_round(
-            round,
-            &cluster,
-            plane,
-            go.as_deref(),
-            &ours,
-            &modes,
-            args,
-        ))?);
+        rounds.push(rt.block_on(run_round(round, &venue, go.as_deref(), &ours, &modes, args))?);
     }
     println!();
     println!(
@@ -603,8 +618,7 @@ struct Round {
 
 async fn run_round(
     round: u32,
-    cluster: &cluster::Connected,
-    plane: Option<&PlaneCpu>,
+    venue: &Venue,
     go: Option<&Path>,
     ours: &Path,
     modes: &[Mode],
@@ -615,8 +629,10 @@ async fn run_round(
     let mut direct_floors = BTreeMap::new();
     for &count in &args.counts {
         for services in [false, true] {
-            let floor = run_floor(cluster, plane, count, services, args).await?;
             let tag = floor_tag(count, services);
+            let stage = venue.enter(&tag).await?;
+            let floor = run_floor(&stage, count, services, args).await;
+            let floor = stage.leave(floor).await?;
             report_plane(&tag, &floor.plane_converge, &floor.plane_storm);
             eprintln!(
                 "{tag} converge {:.1} s, storm {:.1} s{}",
@@ -637,8 +653,10 @@ async fn run_round(
                 floors.insert(count, floor);
             }
         }
-        let floor = run_direct_floor(cluster, plane, count, args).await?;
         let tag = direct_tag(count);
+        let stage = venue.enter(&tag).await?;
+        let floor = run_direct_floor(&stage, count, args).await;
+        let floor = stage.leave(floor).await?;
         report_plane(&tag, &floor.plane_converge, &floor.plane_storm);
         eprintln!(
             "{tag} converge {:.1} s, storm {:.1} s",
@@ -653,11 +671,11 @@ async fn run_round(
             let go_first = go_runs_first(round, mode_index);
             let mut go_row = None;
             if go_first && let Some(binary) = go {
-                go_row = Some(run(cluster, plane, Which::Go, binary, count, mode, args).await?);
+                go_row = Some(run(venue, Which::Go, binary, count, mode, args).await?);
             }
-            let ours_row = run(cluster, plane, Which::Ours, ours, count, mode, args).await?;
+            let ours_row = run(venue, Which::Ours, ours, count, mode, args).await?;
             if !go_first && let Some(binary) = go {
-                go_row = Some(run(cluster, plane, Which::Go, binary, count, mode, args).await?);
+                go_row = Some(run(venue, Which::Go, binary, count, mode, args).await?);
             }
             let line = TableRow {
                 mode,
@@ -1173,6 +1191,98 @@ async fn delete_namespace(client: &kube::Client, ns: &str, tag: &str) -> Result<
     Ok(())
 }
 
+/// Where the floors and the runs take place.
+enum Venue {
+    /// The target cluster, shared by every run; each cleans up after itself.
+    Shared {
+        cluster: cluster::Connected,
+        plane: Option<PlaneCpu>,
+    },
+    /// A local control plane started in `dir` for each floor and run, and stopped after it
+    /// (`--fresh-plane`).
+    Fresh { dir: PathBuf },
+}
+
+impl Venue {
+    /// The cluster for the floor or run `tag`: the shared one, or a control plane started
+    /// for it with the CRDs installed.
+    async fn enter(&self, tag: &str) -> Result<Stage> {
+        let dir = match self {
+            Venue::Shared { cluster, plane } => {
+                return Ok(Stage {
+                    cluster: cluster.clone(),
+                    plane: plane.clone(),
+                    own: None,
+                });
+            }
+            Venue::Fresh { dir } => dir,
+        };
+        // One a crashed run left behind would be reused by `start`, not fresh.
+        envtest::plane::stop(dir)
+            .await
+            .with_context(|| format!("stopping the control plane left in {}", dir.display()))?;
+        eprintln!("{tag} starting a control plane of its own");
+        let started = Instant::now();
+        let own = envtest::plane::start(&envtest::Options::new(dir))
+            .await?
+            .with_context(|| format!("no control plane started in {}", dir.display()))?;
+        let stage = async {
+            let target = Target {
+                kubeconfig: Some(own.kubeconfig().to_path_buf()),
+            };
+            let cluster = cluster::connect(&target).await?;
+            cluster::install_crds(&cluster.client).await?;
+            anyhow::Ok(cluster)
+        }
+        .await;
+        let cluster = match stage {
+            Ok(cluster) => cluster,
+            Err(err) => {
+                let _ = own.stop().await;
+                return Err(err);
+            }
+        };
+        eprintln!(
+            "{tag} control plane up in {:.1} s at {}",
+            started.elapsed().as_secs_f64(),
+            own.state.server
+        );
+        Ok(Stage {
+            plane: PlaneCpu::of_state(&own.state),
+            cluster,
+            own: Some(own),
+        })
+    }
+}
+
+/// The cluster one floor or run takes place on.
+struct Stage {
+    cluster: cluster::Connected,
+    plane: Option<PlaneCpu>,
+    /// The control plane started for this floor or run alone, stopped by [`Stage::leave`].
+    own: Option<envtest::ControlPlane>,
+}
+
+impl Stage {
+    /// Whether the control plane is this stage's own, to be thrown away after it (so there is
+    /// nothing to clean up).
+    fn is_own(&self) -> bool {
+        self.own.is_some()
+    }
+
+    /// Ends the stage once its work has `result`: stops its own control plane, if it has
+    /// one, whether the work succeeded or not.
+    async fn leave<T>(self, result: Result<T>) -> Result<T> {
+        if let Some(own) = self.own {
+            let stopped = own.stop().await;
+            if result.is_ok() {
+                stopped.context("stopping the control plane")?;
+            }
+        }
+        result
+    }
+}
+
 /// The control plane is taken as settled when it spends less than this share of one core
 /// (idle, the local plane spends about 0.03) ...
 const SETTLED_CORES: f64 = 0.15;
@@ -1218,14 +1328,9 @@ async fn settle(plane: Option<&PlaneCpu>, tag: &str) {
 /// The floor of `count`: N Deployments created directly (with `services`, each with the
 /// Service ours puts in front of its pods, created with it), converged at 1 replica, resized
 /// to 3.
-async fn run_floor(
-    cluster: &cluster::Connected,
-    plane: Option<&PlaneCpu>,
-    count: usize,
-    services: bool,
-    args: &BenchArgs,
-) -> Result<Floor> {
-    let client = cluster.client.clone();
+async fn run_floor(stage: &Stage, count: usize, services: bool, args: &BenchArgs) -> Result<Floor> {
+    let client = stage.cluster.client.clone();
+    let plane = stage.plane.as_ref();
     let tag = floor_tag(count, services);
     settle(plane, &tag).await;
     let ns = fresh_namespace(
@@ -1278,7 +1383,9 @@ async fn run_floor(
     .context("resizing Deployments")?;
     let storm = wait_converged(&tag, None, &deployments, count, 3, start, deadline).await?;
     let cpu_end = plane.and_then(PlaneCpu::sample);
-    delete_namespace(&client, &ns, &tag).await?;
+    if !stage.is_own() {
+        delete_namespace(&client, &ns, &tag).await?;
+    }
     Ok(Floor {
         converged,
         storm,
@@ -1304,13 +1411,9 @@ const DIRECT_FINALIZER: &str = "cache.example.com/finalizer";
 /// Progressing done). Storm: for each, resize it to 3, resize its Deployment, write its status
 /// (not Available, updating); then the same report once its Deployment runs three. That is
 /// one write per step, the fewest with ours' (and the same-work Go operator's) status.
-async fn run_direct_floor(
-    cluster: &cluster::Connected,
-    plane: Option<&PlaneCpu>,
-    count: usize,
-    args: &BenchArgs,
-) -> Result<Floor> {
-    let client = cluster.client.clone();
+async fn run_direct_floor(stage: &Stage, count: usize, args: &BenchArgs) -> Result<Floor> {
+    let client = stage.cluster.client.clone();
+    let plane = stage.plane.as_ref();
     let tag = direct_tag(count);
     settle(plane, &tag).await;
     let ns = fresh_namespace(&client, &format!("bench-direct-{count}")).await?;
@@ -1387,14 +1490,16 @@ async fn run_direct_floor(
     let storm = report_when_ready(&tag, &mcs, &deployments, count, 3, start, deadline).await?;
     let cpu_end = plane.and_then(PlaneCpu::sample);
 
-    merge_all(
-        &mcs,
-        count,
-        serde_json::json!({ "metadata": { "finalizers": null } }),
-    )
-    .await
-    .context("removing finalizers")?;
-    delete_namespace(&client, &ns, &tag).await?;
+    if !stage.is_own() {
+        merge_all(
+            &mcs,
+            count,
+            serde_json::json!({ "metadata": { "finalizers": null } }),
+        )
+        .await
+        .context("removing finalizers")?;
+        delete_namespace(&client, &ns, &tag).await?;
+    }
     Ok(Floor {
         converged,
         storm,
@@ -1551,17 +1656,32 @@ fn count_problems(which: Which, log: &str) -> usize {
 }
 
 async fn run(
-    cluster: &cluster::Connected,
-    plane: Option<&PlaneCpu>,
+    venue: &Venue,
     which: Which,
     binary: &Path,
     count: usize,
     mode: Mode,
     args: &BenchArgs,
 ) -> Result<Row> {
-    let client = cluster.client.clone();
     let tag = format!("[{} {count} {}]", which.name(), mode.label());
-    settle(plane, &tag).await;
+    let stage = venue.enter(&tag).await?;
+    let row = run_on(&stage, &tag, which, binary, count, mode, args).await;
+    stage.leave(row).await
+}
+
+async fn run_on(
+    stage: &Stage,
+    tag: &str,
+    which: Which,
+    binary: &Path,
+    count: usize,
+    mode: Mode,
+    args: &BenchArgs,
+) -> Result<Row> {
+    let cluster = &stage.cluster;
+    let plane = stage.plane.as_ref();
+    let client = cluster.client.clone();
+    settle(plane, tag).await;
     let ns = fresh_namespace(&client, &format!("bench-{}-{count}", which.name())).await?;
 
     let (operator, health_port) = spawn_operator(
@@ -1605,7 +1725,7 @@ async fn run(
     .context("creating Memcacheds")?;
     eprintln!("{tag} created in {:.1} s", start.elapsed().as_secs_f64());
     let converged =
-        wait_converged(&tag, Some(&mcs), &deployments, count, 1, start, deadline).await?;
+        wait_converged(tag, Some(&mcs), &deployments, count, 1, start, deadline).await?;
     let cpu_converged = plane.and_then(PlaneCpu::sample);
     eprintln!("{tag} all converged in {:.1} s", converged.as_secs_f64());
 
@@ -1621,12 +1741,12 @@ async fn run(
     merge_all(&mcs, count, serde_json::json!({ "spec": { "size": 3 } }))
         .await
         .context("resizing Memcacheds")?;
-    let storm = wait_converged(&tag, Some(&mcs), &deployments, count, 3, start, deadline).await?;
+    let storm = wait_converged(tag, Some(&mcs), &deployments, count, 3, start, deadline).await?;
     let cpu_end = plane.and_then(PlaneCpu::sample);
     eprintln!("{tag} storm converged in {:.1} s", storm.as_secs_f64());
     let plane_converge = PlaneSpent::between(cpu_start.as_ref(), cpu_converged.as_ref());
     let plane_storm = PlaneSpent::between(cpu_storm.as_ref(), cpu_end.as_ref());
-    report_plane(&tag, &plane_converge, &plane_storm);
+    report_plane(tag, &plane_converge, &plane_storm);
 
     let metrics = operator.metrics()?;
     let peak_rss_kib = parse_vm_hwm_kib(&operator.proc_file("status")?)
@@ -1637,22 +1757,25 @@ async fn run(
     // Clean up without the operator: finalizing N objects at the Go operator's client rate
     // limit would take minutes and measures nothing. Then wait until the namespace is gone, so
     // that the garbage collection of this run does not load the API server during the next.
-    eprintln!("{tag} cleaning up");
     let log = operator.log.clone();
     operator.stop();
-    merge_all(
-        &mcs,
-        count,
-        serde_json::json!({ "metadata": { "finalizers": null } }),
-    )
-    .await
-    .context("removing finalizers")?;
-    let cleanup = Instant::now();
-    delete_namespace(&client, &ns, &tag).await?;
-    eprintln!(
-        "{tag} namespace gone in {:.1} s",
-        cleanup.elapsed().as_secs_f64()
-    );
+    // A plane of the run's own is stopped whole after it: nothing to clean.
+    if !stage.is_own() {
+        eprintln!("{tag} cleaning up");
+        merge_all(
+            &mcs,
+            count,
+            serde_json::json!({ "metadata": { "finalizers": null } }),
+        )
+        .await
+        .context("removing finalizers")?;
+        let cleanup = Instant::now();
+        delete_namespace(&client, &ns, tag).await?;
+        eprintln!(
+            "{tag} namespace gone in {:.1} s",
+            cleanup.elapsed().as_secs_f64()
+        );
+    }
     let problems = count_problems(which, &std::fs::read_to_string(&log).unwrap_or_default());
     Ok(Row {
         converged,
@@ -1799,6 +1922,32 @@ controller_runtime_reconcile_total{controller="memcached",result="success"} 400
 process_cpu_seconds_total 1.5
 weird{label="a \"quoted\", value, }"} 3 1700000000
 "#;
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        bench: BenchArgs,
+    }
+
+    /// A plane of each run's own is the local one: with another cluster named the command
+    /// is refused before anything runs.
+    #[test]
+    fn a_fresh_plane_is_not_taken_with_a_kubeconfig() {
+        use clap::Parser as _;
+        let args = Cli::try_parse_from(["bench", "--fresh-plane"]).expect("parses");
+        assert!(args.bench.fresh_plane);
+        assert!(
+            !Cli::try_parse_from(["bench"])
+                .expect("parses")
+                .bench
+                .fresh_plane
+        );
+        let err = Cli::try_parse_from(["bench", "--fresh-plane", "--kubeconfig", "k.yaml"])
+            .err()
+            .expect("refused");
+        assert_eq!(err.kind(), clap::error::ErrorKind::ArgumentConflict);
+        assert!(err.to_string().contains("--kubeconfig"), "{err}");
+    }
 
     #[test]
     fn metrics_are_summed_by_label() {

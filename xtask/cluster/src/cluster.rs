@@ -161,6 +161,7 @@ fn print_env(dir: &Path) -> Result<()> {
 
 /// A client for the target cluster, with the kubeconfig path it came from (if any) and a
 /// description for messages. Fails with what to do when nothing is configured or reachable.
+#[derive(Clone)]
 pub struct Connected {
     pub client: Client,
     pub kubeconfig: Option<PathBuf>,
