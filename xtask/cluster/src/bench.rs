@@ -1213,6 +1213,7 @@ impl Venue {
                     cluster: cluster.clone(),
                     plane: plane.clone(),
                     own: None,
+                    tag: tag.to_string(),
                 });
             }
             Venue::Fresh { dir } => dir,
@@ -1251,6 +1252,7 @@ impl Venue {
             plane: PlaneCpu::of_state(&own.state),
             cluster,
             own: Some(own),
+            tag: tag.to_string(),
         })
     }
 }
@@ -1261,6 +1263,8 @@ struct Stage {
     plane: Option<PlaneCpu>,
     /// The control plane started for this floor or run alone, stopped by [`Stage::leave`].
     own: Option<envtest::ControlPlane>,
+    /// The floor's or run's tag, for messages and the name of its plane's kept logs.
+    tag: String,
 }
 
 impl Stage {
@@ -1272,8 +1276,17 @@ impl Stage {
 
     /// Ends the stage once its work has `result`: stops its own control plane, if it has
     /// one, whether the work succeeded or not.
+    /// Its components' logs are kept first (stopping removes the plane's directory), beside
+    /// the operators' logs.
     async fn leave<T>(self, result: Result<T>) -> Result<T> {
         if let Some(own) = self.own {
+            match keep_plane_logs(&own.state, &self.tag) {
+                Ok(kept) => eprintln!("{} the control plane's logs: {}", self.tag, kept.display()),
+                Err(err) => eprintln!(
+                    "{} the control plane's logs were not kept: {err:#}",
+                    self.tag
+                ),
+            }
             let stopped = own.stop().await;
             if result.is_ok() {
                 stopped.context("stopping the control plane")?;
@@ -1281,6 +1294,43 @@ impl Stage {
         }
         result
     }
+}
+
+/// Copies the logs of the control plane `state` records to
+/// `target/bench-operator/<seconds since the epoch>-<slug of tag>-plane/`; returns that
+/// directory.
+fn keep_plane_logs(state: &envtest::State, tag: &str) -> Result<PathBuf> {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?;
+    let kept =
+        target_dir()?
+            .join("bench-operator")
+            .join(format!("{}-{}-plane", now.as_secs(), slug(tag)));
+    std::fs::create_dir_all(&kept).with_context(|| format!("creating {}", kept.display()))?;
+    let logs = state.state_dir.join("logs");
+    for entry in std::fs::read_dir(&logs).with_context(|| format!("reading {}", logs.display()))? {
+        let entry = entry?;
+        if entry.file_type()?.is_file() {
+            std::fs::copy(entry.path(), kept.join(entry.file_name()))
+                .with_context(|| format!("copying {}", entry.path().display()))?;
+        }
+    }
+    Ok(kept)
+}
+
+/// A tag as a file name: "[floor 1000, same work without an operator]" is
+/// "floor-1000-same-work-without-an-operator".
+fn slug(tag: &str) -> String {
+    tag.chars()
+        .filter_map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' => Some(c.to_ascii_lowercase()),
+            ' ' | ',' | '-' => Some('-'),
+            _ => None,
+        })
+        .collect::<String>()
+        .split('-')
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
 }
 
 /// The control plane is taken as settled when it spends less than this share of one core
@@ -1947,6 +1997,16 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
             .expect("refused");
         assert_eq!(err.kind(), clap::error::ErrorKind::ArgumentConflict);
         assert!(err.to_string().contains("--kubeconfig"), "{err}");
+    }
+
+    #[test]
+    fn a_tag_becomes_a_file_name() {
+        assert_eq!(
+            slug("[floor 1000, same work without an operator]"),
+            "floor-1000-same-work-without-an-operator"
+        );
+        assert_eq!(slug("[go 1000 concurrency 4]"), "go-1000-concurrency-4");
+        assert_eq!(slug("[ours 30 defaults]"), "ours-30-defaults");
     }
 
     #[test]
