@@ -1175,6 +1175,35 @@ async fn fresh_namespace(client: &kube::Client, prefix: &str) -> Result<String> 
     Ok(ns)
 }
 
+/// Removes the finalizers of the `count` Memcacheds in `ns` and deletes the namespace, waiting
+/// until it is gone; nothing on a plane of the stage's own, which is stopped whole after it.
+async fn clean_up(
+    stage: &Stage,
+    mcs: &Api<DynamicObject>,
+    count: usize,
+    ns: &str,
+    tag: &str,
+) -> Result<()> {
+    if stage.is_own() {
+        return Ok(());
+    }
+    eprintln!("{tag} cleaning up");
+    merge_all(
+        mcs,
+        count,
+        serde_json::json!({ "metadata": { "finalizers": null } }),
+    )
+    .await
+    .context("removing finalizers")?;
+    let cleanup = Instant::now();
+    delete_namespace(&stage.cluster.client, ns, tag).await?;
+    eprintln!(
+        "{tag} namespace gone in {:.1} s",
+        cleanup.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
 /// Deletes `ns` and waits until it is gone (five minutes at most), so that one run's garbage
 /// collection does not load the API server during the next.
 async fn delete_namespace(client: &kube::Client, ns: &str, tag: &str) -> Result<()> {
@@ -1540,16 +1569,7 @@ async fn run_direct_floor(stage: &Stage, count: usize, args: &BenchArgs) -> Resu
     let storm = report_when_ready(&tag, &mcs, &deployments, count, 3, start, deadline).await?;
     let cpu_end = plane.and_then(PlaneCpu::sample);
 
-    if !stage.is_own() {
-        merge_all(
-            &mcs,
-            count,
-            serde_json::json!({ "metadata": { "finalizers": null } }),
-        )
-        .await
-        .context("removing finalizers")?;
-        delete_namespace(&client, &ns, &tag).await?;
-    }
+    clean_up(stage, &mcs, count, &ns, &tag).await?;
     Ok(Floor {
         converged,
         storm,
@@ -1809,23 +1829,7 @@ async fn run_on(
     // that the garbage collection of this run does not load the API server during the next.
     let log = operator.log.clone();
     operator.stop();
-    // A plane of the run's own is stopped whole after it: nothing to clean.
-    if !stage.is_own() {
-        eprintln!("{tag} cleaning up");
-        merge_all(
-            &mcs,
-            count,
-            serde_json::json!({ "metadata": { "finalizers": null } }),
-        )
-        .await
-        .context("removing finalizers")?;
-        let cleanup = Instant::now();
-        delete_namespace(&client, &ns, tag).await?;
-        eprintln!(
-            "{tag} namespace gone in {:.1} s",
-            cleanup.elapsed().as_secs_f64()
-        );
-    }
+    clean_up(stage, &mcs, count, &ns, tag).await?;
     let problems = count_problems(which, &std::fs::read_to_string(&log).unwrap_or_default());
     Ok(Row {
         converged,
