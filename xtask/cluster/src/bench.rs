@@ -669,13 +669,19 @@ async fn run_round(
     for (mode_index, &mode) in modes.iter().enumerate() {
         for &count in &args.counts {
             let go_first = go_runs_first(round, mode_index);
+            let measure = async |which: Which, binary: &Path| -> Result<Row> {
+                let tag = format!("[{} {count} {}]", which.name(), mode.label());
+                let stage = venue.enter(&tag).await?;
+                let row = run(&stage, &tag, which, binary, count, mode, args).await;
+                stage.leave(row).await
+            };
             let mut go_row = None;
             if go_first && let Some(binary) = go {
-                go_row = Some(run(venue, Which::Go, binary, count, mode, args).await?);
+                go_row = Some(measure(Which::Go, binary).await?);
             }
-            let ours_row = run(venue, Which::Ours, ours, count, mode, args).await?;
+            let ours_row = measure(Which::Ours, ours).await?;
             if !go_first && let Some(binary) = go {
-                go_row = Some(run(venue, Which::Go, binary, count, mode, args).await?);
+                go_row = Some(measure(Which::Go, binary).await?);
             }
             let line = TableRow {
                 mode,
@@ -1726,20 +1732,6 @@ fn count_problems(which: Which, log: &str) -> usize {
 }
 
 async fn run(
-    venue: &Venue,
-    which: Which,
-    binary: &Path,
-    count: usize,
-    mode: Mode,
-    args: &BenchArgs,
-) -> Result<Row> {
-    let tag = format!("[{} {count} {}]", which.name(), mode.label());
-    let stage = venue.enter(&tag).await?;
-    let row = run_on(&stage, &tag, which, binary, count, mode, args).await;
-    stage.leave(row).await
-}
-
-async fn run_on(
     stage: &Stage,
     tag: &str,
     which: Which,
