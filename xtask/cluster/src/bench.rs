@@ -770,6 +770,17 @@ fn print_round(round: &Round, against: Option<Against>) {
         "{}",
         overhead_table(rows, &round.direct_floors, &round.direct_floors)
     );
+    let target = target_table(round);
+    if !target.is_empty() {
+        println!();
+        println!(
+            "What the target asks (ours' overhead above the Deployments floor at most half of \
+             Go's): the time ours had to stay within, beside ours' and the floors under ours' \
+             own work, converge / storm:"
+        );
+        println!();
+        print!("{target}");
+    }
     let cpu = plane_table(rows, &round.floors);
     if !cpu.is_empty() {
         println!();
@@ -1071,6 +1082,51 @@ fn overhead_table(
             secs(ours_s),
             ratio(ours_c, go_c),
             ratio(ours_s, go_s),
+        ));
+    }
+    out
+}
+
+/// For each row with a Go run, the target as a time: the Deployments floor plus half of
+/// what Go added above it, converge and storm. Beside it ours' time and the two floors no
+/// runtime gets under: the control plane alone with ours' Deployments and Services, and the
+/// same work without an operator. When a floor is above the target, no operator doing that
+/// work meets it on that plane. Empty without Go runs.
+fn target_table(round: &Round) -> String {
+    let mut out = String::new();
+    let secs = |d: Duration| format!("{:.1} s", d.as_secs_f64());
+    let pair = |c: Duration, s: Duration| format!("{} / {}", secs(c), secs(s));
+    let verdict = |ours: Duration, target: Duration| {
+        if ours <= target { "met" } else { "not met" }
+    };
+    for row in &round.rows {
+        let (Some(go), Some(floor)) = (&row.go, round.floors.get(&row.count)) else {
+            continue;
+        };
+        let half_above =
+            |go: Duration, floor: Duration| floor + go.checked_sub(floor).unwrap_or_default() / 2;
+        let target_c = half_above(go.converged, floor.converged);
+        let target_s = half_above(go.storm, floor.storm);
+        let of = |floors: &BTreeMap<usize, Floor>| {
+            floors
+                .get(&row.count)
+                .map_or("–".to_string(), |f| pair(f.converged, f.storm))
+        };
+        if out.is_empty() {
+            out.push_str(
+                "| mode | N | target: ours at most | ours | floor of ours' objects | same work, no operator | converge, storm |\n|---|---:|---:|---:|---:|---:|---|\n",
+            );
+        }
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {}, {} |\n",
+            row.mode.label(),
+            thousands(row.count as u64),
+            pair(target_c, target_s),
+            pair(row.ours.converged, row.ours.storm),
+            of(&round.service_floors),
+            of(&round.direct_floors),
+            verdict(row.ours.converged, target_c),
+            verdict(row.ours.storm, target_s),
         ));
     }
     out
@@ -2258,6 +2314,48 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
                 "| concurrency 4 | 100 | 0.50x | 3.00x | 0.00x | 2.00x | 0.33x | 5.00x | 30.0 s / 20.0 s | 20.0 s / 40.0 s |"
             )
         );
+    }
+
+    #[test]
+    fn the_target_is_a_time_beside_the_floors_under_ours() {
+        let secs = Duration::from_secs;
+        let row = |converged, storm| Row {
+            converged: secs(converged),
+            storm: secs(storm),
+            ..Row::default()
+        };
+        let floor = |converged, storm| {
+            BTreeMap::from([(
+                100,
+                Floor {
+                    converged: secs(converged),
+                    storm: secs(storm),
+                    ..Floor::default()
+                },
+            )])
+        };
+        let round = |go: Option<(u64, u64)>| Round {
+            rows: vec![TableRow {
+                mode: Mode::Equal(4),
+                count: 100,
+                go: go.map(|(c, s)| row(c, s)),
+                ours: row(20, 40),
+            }],
+            floors: floor(10, 10),
+            service_floors: floor(18, 25),
+            direct_floors: floor(19, 30),
+        };
+        // Go added 20 s converging and 10 s in the storm: ours may take 10 + 10 and 10 + 5.
+        assert_eq!(
+            target_table(&round(Some((30, 20)))).lines().nth(2),
+            Some(
+                "| concurrency 4 | 100 | 20.0 s / 15.0 s | 20.0 s / 40.0 s | 18.0 s / 25.0 s | 19.0 s / 30.0 s | met, not met |"
+            )
+        );
+        // Go faster than the floor: the target is the floor itself.
+        assert!(target_table(&round(Some((8, 9)))).contains("| 10.0 s / 10.0 s |"));
+        // Without Go there is no target.
+        assert_eq!(target_table(&round(None)), "");
     }
 
     #[test]
