@@ -47,6 +47,11 @@ pub struct ContainerAttrs {
     /// `remote = "..."`: the type mirrors another one for `#[serde(with = "ThisType")]`;
     /// its own fields are that type's wire format.
     pub remote: bool,
+    /// `deny_unknown_fields`: a field serde does not know is an error when reading (for an
+    /// enum: in its variants' fields too).
+    pub deny_unknown_fields: bool,
+    /// The name serde writes for the type: a struct's `tag` value.
+    pub written_name: String,
 }
 
 /// What a field's `#[serde(...)]` says.
@@ -173,7 +178,11 @@ pub fn read(item: &TypeItem<'_>, file: usize) -> Result<SerdeShape, Vec<syn::Err
 /// field and variant by its Rust name (a raw identifier without its `r#`) and nothing else
 /// changes: most types of an API, read without building serde's model.
 fn without_serde_attributes(item: &TypeItem<'_>) -> Option<SerdeShape> {
-    let is_serde = |attrs: &[syn::Attribute]| attrs.iter().any(|a| a.path().is_ident("serde"));
+    let is_serde = |attrs: &[syn::Attribute]| {
+        attrs
+            .iter()
+            .any(|a| a.path().is_ident("serde") || a.path().is_ident("cfg_attr"))
+    };
     let plain_fields = |fields: &syn::Fields| -> Option<Vec<FieldAttrs>> {
         fields
             .iter()
@@ -241,13 +250,39 @@ fn lean(
     out
 }
 
-/// The attributes serde_derive_internals reads: `serde`, and `repr` (for `packed`).
+/// The attributes serde_derive_internals reads: `serde`, and `repr` (for `packed`); also
+/// those inside `#[cfg_attr(predicate, serde(...))]`, which are read as if the predicate
+/// held, as every `#[cfg]` is (a crate with optional serde support writes its renames that
+/// way, and the CRD describes the build that serializes the type).
 fn serde_only(attrs: &[syn::Attribute]) -> Vec<syn::Attribute> {
-    attrs
-        .iter()
-        .filter(|a| a.path().is_ident("serde") || a.path().is_ident("repr"))
-        .cloned()
-        .collect()
+    let wanted = |path: &syn::Path| path.is_ident("serde") || path.is_ident("repr");
+    let mut out = Vec::new();
+    for attr in attrs {
+        if wanted(attr.path()) {
+            out.push(attr.clone());
+        } else if attr.path().is_ident("cfg_attr")
+            && let syn::Meta::List(list) = &attr.meta
+            && let Ok(metas) = list.parse_args_with(
+                syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+            )
+        {
+            // The first is the predicate; a `cfg_attr` that does not parse is the compiler's
+            // to report.
+            out.extend(
+                metas
+                    .into_iter()
+                    .skip(1)
+                    .filter(|m| wanted(m.path()))
+                    .map(|meta| syn::Attribute {
+                        pound_token: attr.pound_token,
+                        style: attr.style,
+                        bracket_token: attr.bracket_token,
+                        meta,
+                    }),
+            );
+        }
+    }
+    out
 }
 
 fn lean_fields(fields: &syn::Fields) -> syn::Fields {
@@ -311,6 +346,8 @@ fn lower(c: &ast::Container<'_>, file: usize) -> SerdeShape {
         untagged,
         conversions,
         remote: a.remote().is_some(),
+        deny_unknown_fields: a.deny_unknown_fields(),
+        written_name: a.name().serialize_name().to_string(),
     };
     let (fields, variants) = match &c.data {
         ast::Data::Struct(_, fields) => {

@@ -127,6 +127,14 @@ pub struct Case {
     pub kind: String,
     pub group: String,
     pub structs: Vec<StructDef>,
+    /// A shape written by hand (`shapes.rs`) instead of drawn structs.
+    pub fixed: Option<Fixed>,
+}
+
+/// A case's types as written (`DERIVE` for the derives) and its probes.
+pub struct Fixed {
+    pub types: &'static str,
+    pub probes: Vec<Value>,
 }
 
 impl Case {
@@ -137,6 +145,7 @@ impl Case {
             kind: format!("Wire{seed}"),
             group: format!("s{seed}.wire.example.com"),
             structs: Vec::new(),
+            fixed: None,
         };
         case.draw_struct(&mut rng, 0);
         case
@@ -257,6 +266,10 @@ impl Case {
                 self.group, self.kind, self.kind, self.kind
             );
         }
+        if let Some(fixed) = &self.fixed {
+            s.push_str(&fixed.types.replace("DERIVE", derive));
+            return s;
+        }
         for def in &self.structs {
             let _ = writeln!(s, "{derive}\npub struct {} {{", def.name);
             for (rust, json, ty) in &def.fields {
@@ -325,6 +338,9 @@ impl Case {
     /// Probes: edits of the valid spec, each a path (JSON keys and indexes) and the value to
     /// put there (`None`: leave the key out).
     pub fn probes(&self) -> Vec<Value> {
+        if let Some(fixed) = &self.fixed {
+            return fixed.probes.clone();
+        }
         let base = self.valid_struct(0);
         let mut edits = Vec::new();
         self.struct_edits(0, &mut Vec::new(), &mut edits);

@@ -83,7 +83,7 @@ impl<'m> SchemaBuilder<'m> {
             variants.push((json_name, variant, attrs));
         }
         if container.untagged {
-            return self.untagged_enum(site, item, &variants);
+            return self.untagged_enum(site, item, &variants, container);
         }
         match &container.tag {
             None => self.externally_tagged_enum(site, item, &variants),
@@ -170,6 +170,7 @@ impl<'m> SchemaBuilder<'m> {
         site: Site<'m>,
         item: &'m TypeDef,
         variants: &[Variant<'m>],
+        container: &ContainerAttrs,
     ) -> Option<JSONSchemaProps> {
         if let Some((_, unit, _)) = variants.iter().find(|(_, v, _)| is_unit(v)) {
             self.error(
@@ -197,37 +198,61 @@ impl<'m> SchemaBuilder<'m> {
             }
         }
         let mut union = object(BTreeMap::new());
-        let mut alternatives = Vec::new();
-        for (_, variant, attrs) in variants {
+        let mut forms = Vec::new();
+        for (json_name, variant, attrs) in variants {
             let fields = self.variant_object(site, item, variant, attrs)?;
-            alternatives.push(fields.required.clone().unwrap_or_default());
+            forms.push(Form {
+                name: json_name,
+                unit: false,
+                required: fields.required.clone().unwrap_or_default(),
+                own: fields.properties.iter().flatten().map(|(k, _)| k.clone()).collect(),
+                denies: self.variant_denies_unknown(site, variant, container),
+            });
             self.merge_variant_fields(item, variant, &mut union, fields)?;
         }
-        // A variant without required fields matches any object: then there is nothing to check.
-        if alternatives.iter().all(|r| !r.is_empty()) {
-            let has_all = |fields: &[String]| {
-                fields
+        let all_fields: Vec<String> = union.properties.iter().flatten().map(|(k, _)| k.clone()).collect();
+        // Each form: its required fields, and (where serde refuses fields it does not name)
+        // none of the other forms' fields.
+        let alternatives: Vec<(Vec<String>, Vec<String>)> = forms
+            .iter()
+            .map(|f| {
+                let others = if f.denies { f.others(&all_fields) } else { Vec::new() };
+                (f.required.clone(), others)
+            })
+            .collect();
+        // A form that requires nothing and refuses nothing matches any object: then there is
+        // nothing to check.
+        if alternatives.iter().all(|(r, o)| !r.is_empty() || !o.is_empty()) {
+            let check = |(required, others): &(Vec<String>, Vec<String>)| {
+                required
                     .iter()
                     .map(|f| format!("has(self.{})", cel_field(f)))
+                    .chain(others.iter().map(|f| format!("!has(self.{})", cel_field(f))))
                     .collect::<Vec<_>>()
                     .join(" && ")
+            };
+            let say = |(required, others): &(Vec<String>, Vec<String>)| {
+                let mut parts = Vec::new();
+                if !required.is_empty() {
+                    parts.push(required.join(" and "));
+                }
+                if !others.is_empty() {
+                    parts.push(format!("none of {}", others.join(", ")));
+                }
+                parts.join(" and ")
             };
             push_rule(
                 &mut union,
                 &CelRule {
                     rule: alternatives
                         .iter()
-                        .map(|r| format!("({})", has_all(r)))
+                        .map(|a| format!("({})", check(a)))
                         .collect::<Vec<_>>()
                         .join(" || "),
                     message: Some(format!(
                         "must be one of the forms of {}: with {}",
                         item.name,
-                        alternatives
-                            .iter()
-                            .map(|r| r.join(" and "))
-                            .collect::<Vec<_>>()
-                            .join(", or with ")
+                        alternatives.iter().map(say).collect::<Vec<_>>().join(", or with ")
                     )),
                     ..Default::default()
                 },
@@ -260,7 +285,15 @@ impl<'m> SchemaBuilder<'m> {
         let mut properties = BTreeMap::new();
         for (json_name, variant, attrs) in variants {
             let mut schema = match &variant.fields {
-                Fields::Unnamed(u) => self.type_schema(site, &u[0].ty)?,
+                Fields::Unnamed(u) => {
+                    let mut schema = self.type_schema(site, &u[0].ty)?;
+                    // serde writes `A(None)` as `{"A": null}`: the null must stay, or the
+                    // object is left with no variant.
+                    if super::is_optional(&u[0].ty) {
+                        schema.nullable = Some(true);
+                    }
+                    schema
+                }
                 _ => self.variant_object(site, item, variant, attrs)?,
             };
             if let Some(doc) = &variant.doc {
@@ -277,7 +310,10 @@ impl<'m> SchemaBuilder<'m> {
 
     /// Internally (`tag`) or adjacently (`tag` + `content`) tagged: an object whose tag names
     /// the variant, next to (or with `content` holding) the union of the variants' fields,
-    /// and a CEL rule per variant requiring its fields when the tag names it.
+    /// and a CEL rule per variant requiring its fields when the tag names it. Where serde
+    /// refuses fields a variant does not name (`deny_unknown_fields` on the enum, or on a
+    /// newtype variant's struct), the rule also refuses the other variants' fields; an
+    /// adjacently tagged unit variant takes no content.
     fn tagged_enum(
         &mut self,
         site: Site<'m>,
@@ -287,27 +323,61 @@ impl<'m> SchemaBuilder<'m> {
         tag: &str,
     ) -> Option<JSONSchemaProps> {
         let mut union = object(BTreeMap::new());
-        let mut rules = Vec::new();
+        let mut forms = Vec::new();
         for (json_name, variant, attrs) in variants {
-            let mut checks: Vec<String> = Vec::new();
-            let mut required = Vec::new();
-            if !is_unit(variant) {
-                let fields = self.variant_object(site, item, variant, attrs)?;
-                required = fields.required.clone().unwrap_or_default();
-                self.merge_variant_fields(item, variant, &mut union, fields)?;
-                if let Some(content) = &container.content {
-                    checks.push(format!("has(self.{})", cel_field(content)));
-                }
+            if is_unit(variant) {
+                forms.push(Form::unit(json_name));
+                continue;
             }
+            let fields = self.variant_object(site, item, variant, attrs)?;
+            forms.push(Form {
+                name: json_name,
+                unit: false,
+                required: fields.required.clone().unwrap_or_default(),
+                own: fields.properties.iter().flatten().map(|(k, _)| k.clone()).collect(),
+                denies: self.variant_denies_unknown(site, variant, container),
+            });
+            self.merge_variant_fields(item, variant, &mut union, fields)?;
+        }
+        let all_fields: Vec<String> = union.properties.iter().flatten().map(|(k, _)| k.clone()).collect();
+        let mut rules = Vec::new();
+        for form in &forms {
+            let mut checks: Vec<String> = Vec::new();
+            let mut needs = Vec::new();
             let prefix = container
                 .content
                 .as_ref()
                 .map_or(String::new(), |c| format!("{}.", cel_field(c)));
+            match &container.content {
+                // serde reads an adjacently tagged unit variant from no content (or null).
+                Some(content) if form.unit && !all_fields.is_empty() => {
+                    checks.push(format!("!has(self.{})", cel_field(content)));
+                    needs.push(format!("no {content}"));
+                }
+                Some(_) if form.unit => {}
+                Some(content) => {
+                    checks.push(format!("has(self.{})", cel_field(content)));
+                    needs.push(content.clone());
+                }
+                None => {}
+            }
             checks.extend(
-                required
+                form.required
                     .iter()
                     .map(|f| format!("has(self.{prefix}{})", cel_field(f))),
             );
+            if !form.required.is_empty() {
+                needs.push(form.required.join(", "));
+            }
+            let others = form.others(&all_fields);
+            if form.denies && !others.is_empty() {
+                checks.extend(
+                    others
+                        .iter()
+                        .map(|f| format!("!has(self.{prefix}{})", cel_field(f))),
+                );
+                needs.push(format!("none of {}", others.join(", ")));
+            }
             if checks.is_empty() {
                 continue;
             }
@@ -315,17 +385,10 @@ impl<'m> SchemaBuilder<'m> {
                 rule: format!(
                     "self.{} != {} || ({})",
                     cel_field(tag),
-                    super::apply::cel_string(json_name),
+                    super::apply::cel_string(form.name),
                     checks.join(" && ")
                 ),
-                message: Some(format!(
-                    "{tag} {json_name} needs {}",
-                    match (&container.content, required.is_empty()) {
-                        (Some(c), true) => c.clone(),
-                        (Some(c), false) => format!("{c} with {}", required.join(", ")),
-                        (None, _) => required.join(", "),
-                    }
-                )),
+                message: Some(format!("{tag} {} needs {}", form.name, needs.join("; "))),
                 ..Default::default()
             });
         }
@@ -333,6 +396,8 @@ impl<'m> SchemaBuilder<'m> {
         // Rules of the variants' own types stay with their fields: on `content`, or, when the
         // fields sit next to the tag, on the enum's object after the tag rules.
         let mut carried_rules = Vec::new();
+        // A variant's flattened map of any JSON keeps the fields no variant names.
+        let mut preserve_unknown = None;
         match &container.content {
             Some(content) => {
                 if union.properties.is_some() {
@@ -341,6 +406,7 @@ impl<'m> SchemaBuilder<'m> {
             }
             None => {
                 carried_rules = union.x_kubernetes_validations.take().unwrap_or_default();
+                preserve_unknown = union.x_kubernetes_preserve_unknown_fields;
                 for (name, prop) in union.properties.take().unwrap_or_default() {
                     if properties.insert(name.clone(), prop).is_some() {
                         self.error(
@@ -357,6 +423,7 @@ impl<'m> SchemaBuilder<'m> {
         }
         let mut schema = JSONSchemaProps {
             required: Some(vec![tag.to_string()]),
+            x_kubernetes_preserve_unknown_fields: preserve_unknown,
             ..object(properties)
         };
         for rule in &rules {
@@ -443,6 +510,9 @@ impl<'m> SchemaBuilder<'m> {
                 }
             }
         }
+        if fields.x_kubernetes_preserve_unknown_fields == Some(true) {
+            union.x_kubernetes_preserve_unknown_fields = Some(true);
+        }
         for rule in fields.x_kubernetes_validations.unwrap_or_default() {
             union
                 .x_kubernetes_validations
@@ -451,6 +521,51 @@ impl<'m> SchemaBuilder<'m> {
         }
         Some(())
     }
+}
+
+/// One variant's form in a tagged or untagged enum's object: its JSON name, its required
+/// and its own fields, and whether serde refuses fields it does not name.
+struct Form<'a> {
+    name: &'a str,
+    unit: bool,
+    required: Vec<String>,
+    own: Vec<String>,
+    denies: bool,
+}
+
+impl<'a> Form<'a> {
+    fn unit(name: &'a str) -> Self {
+        Form {
+            name,
+            unit: true,
+            required: Vec::new(),
+            own: Vec::new(),
+            denies: false,
+        }
+    }
+
+    /// The fields of the union this form does not have.
+    fn others(&self, all: &[String]) -> Vec<String> {
+        all.iter().filter(|f| !self.own.contains(f)).cloned().collect()
+    }
+}
+
+impl<'m> SchemaBuilder<'m> {
+    /// Whether serde refuses a field this variant does not name: a struct variant when the
+    /// enum says `deny_unknown_fields`, a newtype variant when its struct does.
+    fn variant_denies_unknown(
+        &self,
+        site: Site<'m>,
+        variant: &VariantDef,
+        container: &ContainerAttrs,
+    ) -> bool {
+        match &variant.fields {
+            Fields::Named(_) => container.deny_unknown_fields,
+            Fields::Unnamed(u) => self.denies_unknown(site, &u[0].ty),
+            Fields::Unit => false,
+        }
+    }
+
 }
 
 fn is_unit(variant: &VariantDef) -> bool {

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::api::apiextensions::v1::JSONSchemaProps;
+use crate::api::apiextensions::v1::{JSON, JSONSchemaProps, ValidationRule};
 
 mod apply;
 mod enums;
@@ -334,9 +334,24 @@ impl<'m> SchemaBuilder<'m> {
                     None => None,
                 }
             }
-            Body::Struct(Fields::Named(fields)) => {
-                self.struct_schema(site, fields, &shape.fields, &shape.container, false)
-            }
+            Body::Struct(Fields::Named(fields)) => self
+                .struct_schema(site, fields, &shape.fields, &shape.container, false)
+                .map(|mut schema| {
+                    // `#[serde(tag = "...")]` on a struct writes its name under the tag.
+                    if let Some(tag) = &shape.container.tag {
+                        schema.properties.get_or_insert_with(BTreeMap::new).insert(
+                            tag.clone(),
+                            JSONSchemaProps {
+                                type_: Some("string".into()),
+                                enum_: Some(vec![JSON(serde_json::Value::String(
+                                    shape.container.written_name.clone(),
+                                ))]),
+                                ..Default::default()
+                            },
+                        );
+                    }
+                    schema
+                }),
             Body::Struct(Fields::Unnamed(fields)) if fields.len() == 1 => {
                 match shape.fields.first().filter(|a| !a.swaps.is_empty()) {
                     Some(a) => self.swapped_field_schema(site, &fields[0], a, &Default::default()),
@@ -393,6 +408,8 @@ impl<'m> SchemaBuilder<'m> {
         let mut once_set = Vec::new();
         // A flattened map of any JSON takes the fields no other field names.
         let mut preserve_unknown = false;
+        // The rules of flattened types, which now test this object's fields.
+        let mut carried = Vec::new();
         let mut ok = true;
         for (field, attrs) in fields.iter().zip(serde) {
             let Some((_, ident_at)) = &field.ident else {
@@ -411,6 +428,8 @@ impl<'m> SchemaBuilder<'m> {
             if attrs.flatten {
                 match self.type_schema(site, &field.ty) {
                     Some(inner) if inner.properties.is_some() => {
+                        let optional = is_optional(&field.ty);
+                        carried.extend(flattened_rules(&inner, optional));
                         for (name, schema) in inner.properties.unwrap_or_default() {
                             // serde writes both keys and reads the first; the schema can
                             // hold one, so one of the fields would vanish from the CRD.
@@ -424,8 +443,11 @@ impl<'m> SchemaBuilder<'m> {
                                 ok = false;
                             }
                         }
-                        if !is_optional(&field.ty) {
+                        if !optional {
                             required.extend(inner.required.unwrap_or_default());
+                        }
+                        if inner.x_kubernetes_preserve_unknown_fields == Some(true) {
+                            preserve_unknown = true;
                         }
                     }
                     // A struct whose fields are all skipped adds nothing.
@@ -559,8 +581,71 @@ impl<'m> SchemaBuilder<'m> {
                 },
             );
         }
+        if !carried.is_empty() {
+            schema
+                .x_kubernetes_validations
+                .get_or_insert_with(Vec::new)
+                .extend(carried);
+        }
         Some(schema)
     }
+}
+
+/// What a flattened type's own object checked that its fields, now among the enclosing
+/// object's, no longer get from it: its CEL rules (an internally tagged enum's per-variant
+/// rules) and its property counts (an externally tagged enum's one variant), as rules on the
+/// enclosing object. For an `Option` serde reads `None` from none of the fields, so only the
+/// upper count holds there; the rules of an optional flattened type are not carried (they
+/// would fail on the absent fields), which leaves such a type's own rules unchecked.
+fn flattened_rules(inner: &JSONSchemaProps, optional: bool) -> Vec<ValidationRule> {
+    let mut rules = Vec::new();
+    let names: Vec<&String> = inner.properties.iter().flatten().map(|(k, _)| k).collect();
+    let present = format!(
+        "[{}]",
+        names
+            .iter()
+            .map(|n| format!("has(self.{})", cel_field(n)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let listed = names
+        .iter()
+        .map(|n| n.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (min, max) = (
+        inner.min_properties.filter(|_| !optional),
+        inner.max_properties,
+    );
+    let rule = |rule: String, message: String| ValidationRule {
+        rule,
+        message: Some(message),
+        ..Default::default()
+    };
+    match (min, max) {
+        (Some(1), Some(1)) => rules.push(rule(
+            format!("{present}.exists_one(x, x)"),
+            format!("exactly one of {listed} must be set"),
+        )),
+        (min, max) => {
+            if let Some(min) = min.filter(|m| *m > 0) {
+                rules.push(rule(
+                    format!("{present}.filter(x, x).size() >= {min}"),
+                    format!("at least {min} of {listed} must be set"),
+                ));
+            }
+            if let Some(max) = max.filter(|m| (*m as usize) < names.len()) {
+                rules.push(rule(
+                    format!("{present}.filter(x, x).size() <= {max}"),
+                    format!("at most {max} of {listed} may be set"),
+                ));
+            }
+        }
+    }
+    if !optional {
+        rules.extend(inner.x_kubernetes_validations.iter().flatten().cloned());
+    }
+    rules
 }
 
 /// Whether a flattened value of this schema reads every field a struct does not name, as

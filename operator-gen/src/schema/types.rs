@@ -18,6 +18,32 @@ impl<'m> SchemaBuilder<'m> {
     /// Whether `ty` (under `Option`, `Box` and references) names a type with a schema of its
     /// own: a type declared in the sources or a Kubernetes type. controller-gen refers to
     /// those by reference instead of inlining them.
+    /// Whether `ty` is a struct of the sources whose serde refuses fields it does not name
+    /// (`#[serde(deny_unknown_fields)]`), also behind a `Box`.
+    pub(super) fn denies_unknown(&self, site: Site<'m>, ty: &Ty) -> bool {
+        let TyKind::Path {
+            absolute,
+            segments,
+            args,
+        } = &ty.kind
+        else {
+            return false;
+        };
+        let Some(last) = segments.last() else {
+            return false;
+        };
+        if WRAPPERS.contains(&last.as_str()) {
+            return args.first().is_some_and(|inner| self.denies_unknown(site, inner));
+        }
+        match self.resolve(site, *absolute, segments) {
+            Resolved::Local(id) => self.types.defs[id]
+                .serde
+                .as_ref()
+                .is_ok_and(|s| s.container.deny_unknown_fields),
+            _ => false,
+        }
+    }
+
     pub(super) fn is_named(&self, site: Site<'m>, ty: &Ty) -> bool {
         match &ty.kind {
             TyKind::Reference(inner) => self.is_named(site, inner),
