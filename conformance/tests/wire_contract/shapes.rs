@@ -135,6 +135,36 @@ pub struct NestedExtraMeta {
 }
 "#,
     ),
+    (
+        "Times",
+        r#"
+DERIVE
+pub struct TimesSpec {
+    pub at: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
+    pub ts: k8s_openapi::jiff::Timestamp,
+}
+"#,
+    ),
+    (
+        "Keys",
+        r#"
+DERIVE
+pub struct KeysSpec {
+    MAX8
+    pub small: BTreeMap<i8, String>,
+    MAX8
+    pub port: BTreeMap<u16, String>,
+    MAX8
+    pub wide: BTreeMap<u64, String>,
+    MAX8
+    pub signed: BTreeMap<i64, String>,
+    MAX8
+    pub nonzero: BTreeMap<std::num::NonZeroU32, String>,
+    MAX8
+    pub flags: BTreeMap<bool, String>,
+}
+"#,
+    ),
 ];
 
 /// The probes of each shape: what serde reads, and what it refuses.
@@ -205,6 +235,61 @@ fn probes(kind: &str) -> Vec<Value> {
             json!({"name": "n", "version": "v"}),
             json!({"name": "n", "version": "v", "foo": 1, "bar": {"b": [true]}}),
         ],
+        "Times" => {
+            let at = |t: &str| json!({"at": t, "ts": "2024-01-01T00:00:00Z"});
+            let ts = |t: &str| json!({"at": "2024-01-01T00:00:00Z", "ts": t});
+            let mut out = Vec::new();
+            for t in [
+                "2024-01-01T00:00:00Z",
+                "2024-01-01T00:00:00+02:00",
+                "2024-01-01T00:00:00.123456789Z",
+                "2024-01-01T00:00:00",
+                "2024-01-01 00:00:00Z",
+                "2024-01-01t00:00:00z",
+                "2024-01-01",
+                "2024-01-01T00:00Z",
+                "2024-01-01T00:00:00+0200",
+            ] {
+                out.push(at(t));
+                out.push(ts(t));
+            }
+            out
+        }
+        "Keys" => {
+            let base = json!({
+                "small": {"-128": "a", "127": "b"},
+                "port": {"0": "a", "65535": "b"},
+                "wide": {"18446744073709551615": "a"},
+                "signed": {"-9223372036854775808": "a", "9223372036854775807": "b"},
+                "nonzero": {"1": "a", "4294967295": "b"},
+                "flags": {"true": "a", "false": "b"},
+            });
+            let mut out = vec![base.clone()];
+            for (field, key) in [
+                ("small", "128"),
+                ("small", "-129"),
+                ("small", "+1"),
+                ("small", "01"),
+                ("small", "-0"),
+                ("small", "1.0"),
+                ("port", "65536"),
+                ("port", "-1"),
+                ("port", "x"),
+                ("port", ""),
+                ("wide", "18446744073709551616"),
+                ("signed", "9223372036854775808"),
+                ("signed", "-9223372036854775809"),
+                ("nonzero", "0"),
+                ("nonzero", "4294967296"),
+                ("flags", "True"),
+                ("flags", "1"),
+            ] {
+                let mut spec = base.clone();
+                spec[field][key] = json!("z");
+                out.push(spec);
+            }
+            out
+        }
         _ => unreachable!("a shape without probes: {kind}"),
     }
 }

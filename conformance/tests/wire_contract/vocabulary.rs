@@ -267,7 +267,12 @@ impl Case {
             );
         }
         if let Some(fixed) = &self.fixed {
-            s.push_str(&fixed.types.replace("DERIVE", derive));
+            let bound = if markers {
+                "#[validation(max_properties = 8)]"
+            } else {
+                ""
+            };
+            s.push_str(&fixed.types.replace("DERIVE", derive).replace("MAX8", bound));
             return s;
         }
         for def in &self.structs {

@@ -205,29 +205,50 @@ impl<'m> SchemaBuilder<'m> {
                 name: json_name,
                 unit: false,
                 required: fields.required.clone().unwrap_or_default(),
-                own: fields.properties.iter().flatten().map(|(k, _)| k.clone()).collect(),
+                own: fields
+                    .properties
+                    .iter()
+                    .flatten()
+                    .map(|(k, _)| k.clone())
+                    .collect(),
                 denies: self.variant_denies_unknown(site, variant, container),
             });
             self.merge_variant_fields(item, variant, &mut union, fields)?;
         }
-        let all_fields: Vec<String> = union.properties.iter().flatten().map(|(k, _)| k.clone()).collect();
+        let all_fields: Vec<String> = union
+            .properties
+            .iter()
+            .flatten()
+            .map(|(k, _)| k.clone())
+            .collect();
         // Each form: its required fields, and (where serde refuses fields it does not name)
         // none of the other forms' fields.
         let alternatives: Vec<(Vec<String>, Vec<String>)> = forms
             .iter()
             .map(|f| {
-                let others = if f.denies { f.others(&all_fields) } else { Vec::new() };
+                let others = if f.denies {
+                    f.others(&all_fields)
+                } else {
+                    Vec::new()
+                };
                 (f.required.clone(), others)
             })
             .collect();
         // A form that requires nothing and refuses nothing matches any object: then there is
         // nothing to check.
-        if alternatives.iter().all(|(r, o)| !r.is_empty() || !o.is_empty()) {
+        if alternatives
+            .iter()
+            .all(|(r, o)| !r.is_empty() || !o.is_empty())
+        {
             let check = |(required, others): &(Vec<String>, Vec<String>)| {
                 required
                     .iter()
                     .map(|f| format!("has(self.{})", cel_field(f)))
-                    .chain(others.iter().map(|f| format!("!has(self.{})", cel_field(f))))
+                    .chain(
+                        others
+                            .iter()
+                            .map(|f| format!("!has(self.{})", cel_field(f))),
+                    )
                     .collect::<Vec<_>>()
                     .join(" && ")
             };
@@ -252,7 +273,11 @@ impl<'m> SchemaBuilder<'m> {
                     message: Some(format!(
                         "must be one of the forms of {}: with {}",
                         item.name,
-                        alternatives.iter().map(say).collect::<Vec<_>>().join(", or with ")
+                        alternatives
+                            .iter()
+                            .map(say)
+                            .collect::<Vec<_>>()
+                            .join(", or with ")
                     )),
                     ..Default::default()
                 },
@@ -334,12 +359,22 @@ impl<'m> SchemaBuilder<'m> {
                 name: json_name,
                 unit: false,
                 required: fields.required.clone().unwrap_or_default(),
-                own: fields.properties.iter().flatten().map(|(k, _)| k.clone()).collect(),
+                own: fields
+                    .properties
+                    .iter()
+                    .flatten()
+                    .map(|(k, _)| k.clone())
+                    .collect(),
                 denies: self.variant_denies_unknown(site, variant, container),
             });
             self.merge_variant_fields(item, variant, &mut union, fields)?;
         }
-        let all_fields: Vec<String> = union.properties.iter().flatten().map(|(k, _)| k.clone()).collect();
+        let all_fields: Vec<String> = union
+            .properties
+            .iter()
+            .flatten()
+            .map(|(k, _)| k.clone())
+            .collect();
         let mut rules = Vec::new();
         for form in &forms {
             let mut checks: Vec<String> = Vec::new();
@@ -546,7 +581,10 @@ impl<'a> Form<'a> {
 
     /// The fields of the union this form does not have.
     fn others(&self, all: &[String]) -> Vec<String> {
-        all.iter().filter(|f| !self.own.contains(f)).cloned().collect()
+        all.iter()
+            .filter(|f| !self.own.contains(f))
+            .cloned()
+            .collect()
     }
 }
 
@@ -565,7 +603,6 @@ impl<'m> SchemaBuilder<'m> {
             Fields::Unit => false,
         }
     }
-
 }
 
 fn is_unit(variant: &VariantDef) -> bool {

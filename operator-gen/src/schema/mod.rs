@@ -418,7 +418,29 @@ impl<'m> SchemaBuilder<'m> {
             if attrs.skip_serializing && attrs.skip_deserializing {
                 continue;
             }
-            let json_name = attrs.name.clone();
+            // Written, never read: where serde refuses fields it does not read, the API
+            // server must not keep this one (it prunes it), or the operator could not read
+            // back an object it wrote.
+            if attrs.skip_deserializing && container.deny_unknown_fields {
+                continue;
+            }
+            let json_name = match &attrs.written_name {
+                // Written, never read: the schema holds what serde writes.
+                Some(written) if attrs.skip_deserializing => written.clone(),
+                Some(written) if !attrs.skip_serializing => {
+                    self.error(
+                        *ident_at,
+                        Misfit::from(format!(
+                            "serde writes this field as `{written}` and reads it as `{}`; a CRD field has one name, so the API server would drop (or refuse) what the operator writes",
+                            attrs.name
+                        ))
+                        .with_help("give it one name (`#[serde(rename = \"...\")]`); to go on reading an old name too, add `#[serde(alias = \"...\")]`"),
+                    );
+                    ok = false;
+                    continue;
+                }
+                _ => attrs.name.clone(),
+            };
             if is_root && json_name == "metadata" {
                 continue;
             }
@@ -600,13 +622,14 @@ impl<'m> SchemaBuilder<'m> {
 fn flattened_rules(inner: &JSONSchemaProps, optional: bool) -> Vec<ValidationRule> {
     let mut rules = Vec::new();
     let names: Vec<&String> = inner.properties.iter().flatten().map(|(k, _)| k).collect();
-    let present = format!(
-        "[{}]",
+    // Counted as one-of groups count (`exactly_one_of`), which is how controller-gen writes them.
+    let count = format!(
+        "[{}].filter(x,x==true).size()",
         names
             .iter()
             .map(|n| format!("has(self.{})", cel_field(n)))
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(",")
     );
     let listed = names
         .iter()
@@ -624,19 +647,19 @@ fn flattened_rules(inner: &JSONSchemaProps, optional: bool) -> Vec<ValidationRul
     };
     match (min, max) {
         (Some(1), Some(1)) => rules.push(rule(
-            format!("{present}.exists_one(x, x)"),
+            format!("{count} == 1"),
             format!("exactly one of {listed} must be set"),
         )),
         (min, max) => {
             if let Some(min) = min.filter(|m| *m > 0) {
                 rules.push(rule(
-                    format!("{present}.filter(x, x).size() >= {min}"),
+                    format!("{count} >= {min}"),
                     format!("at least {min} of {listed} must be set"),
                 ));
             }
             if let Some(max) = max.filter(|m| (*m as usize) < names.len()) {
                 rules.push(rule(
-                    format!("{present}.filter(x, x).size() <= {max}"),
+                    format!("{count} <= {max}"),
                     format!("at most {max} of {listed} may be set"),
                 ));
             }
@@ -1260,6 +1283,241 @@ mod tests {
         assert_eq!(
             rule.message.as_deref(),
             Some("exactly one of the fields in [max-surge namespace] must be set")
+        );
+    }
+
+    /// serde_json writes integer and bool map keys as strings and reads back only the
+    /// strings it writes: the keys are held to that.
+    #[test]
+    fn integer_and_bool_map_keys_are_held_to_what_serde_json_reads() {
+        let generated = generate_kind(
+            r#"
+            use std::collections::BTreeMap;
+            #[derive(Schema)]
+            pub struct ThingSpec {
+                #[validation(max_properties = 8)]
+                pub ports: BTreeMap<u16, String>,
+                #[validation(max_properties = 8)]
+                pub small: BTreeMap<i8, String>,
+                #[validation(max_properties = 8)]
+                pub wide: BTreeMap<i64, String>,
+                #[validation(max_properties = 8)]
+                pub flags: BTreeMap<bool, String>,
+            }
+            "#,
+        )
+        .unwrap();
+        let spec = spec_properties(&generated);
+        let rule = |field: &str| spec[field]["x-kubernetes-validations"][0]["rule"].clone();
+        assert_eq!(
+            rule("ports"),
+            "self.all(k, k.matches('^(0|[1-9][0-9]*)$') && uint(k) <= 65535u)"
+        );
+        assert_eq!(
+            rule("small"),
+            "self.all(k, k.matches('^(0|-?[1-9][0-9]*)$') && int(k) >= -128 && int(k) <= 127)"
+        );
+        assert_eq!(
+            rule("wide"),
+            "self.all(k, k.matches('^(0|-?[1-9][0-9]*)$') && int(k) <= 9223372036854775807)"
+        );
+        assert_eq!(rule("flags"), "self.all(k, k in ['true', 'false'])");
+        assert_eq!(
+            spec["ports"]["x-kubernetes-validations"][0]["message"],
+            "keys must be integers from 0 to 65535, in decimal without leading zeros"
+        );
+    }
+
+    /// Where serde refuses fields a variant does not name, the variant's rule refuses the
+    /// other variants' fields; an adjacently tagged unit variant takes no content.
+    #[test]
+    fn enum_rules_refuse_what_serde_refuses() {
+        let generated = generate_kind(
+            r#"
+            #[derive(Schema)]
+            pub struct ThingSpec { pub backend: Backend, pub action: Action, pub auth: Auth }
+            #[derive(Schema)]
+            #[serde(tag = "type", deny_unknown_fields)]
+            pub enum Backend { S3 { bucket: String }, Gcs { project: String } }
+            #[derive(Schema)]
+            #[serde(tag = "kind", content = "params")]
+            pub enum Action { Restart, Scale(Scale), Run { command: Vec<String> } }
+            #[derive(Schema)]
+            #[serde(deny_unknown_fields)]
+            pub struct Scale { pub replicas: i32 }
+            #[derive(Schema)]
+            #[serde(untagged, deny_unknown_fields)]
+            pub enum Auth { Token { token: String }, Basic { username: String, password: String } }
+            "#,
+        )
+        .unwrap();
+        let spec = spec_properties(&generated);
+        let rules = |field: &str| {
+            spec[field]["x-kubernetes-validations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["rule"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            rules("backend"),
+            [
+                "self.type != 'S3' || (has(self.bucket) && !has(self.project))",
+                "self.type != 'Gcs' || (has(self.project) && !has(self.bucket))",
+            ]
+        );
+        assert_eq!(
+            rules("action"),
+            [
+                "self.kind != 'Restart' || (!has(self.params))",
+                "self.kind != 'Scale' || (has(self.params) && has(self.params.replicas) && !has(self.params.command))",
+                // Run's fields are the enum's: without deny_unknown_fields on it, serde
+                // ignores the others.
+                "self.kind != 'Run' || (has(self.params) && has(self.params.command))",
+            ]
+        );
+        assert_eq!(
+            rules("auth"),
+            [
+                "(has(self.token) && !has(self.password) && !has(self.username)) || (has(self.password) && has(self.username) && !has(self.token))"
+            ]
+        );
+        assert_eq!(
+            spec["backend"]["x-kubernetes-validations"][0]["message"],
+            "type S3 needs bucket; none of project"
+        );
+    }
+
+    /// A flattened enum's fields join the struct's; what its own object checked (one
+    /// variant of an externally tagged enum, an internally tagged one's variant rules)
+    /// moves with them.
+    #[test]
+    fn flattened_enums_keep_their_checks() {
+        let generated = generate_kind(
+            r#"
+            #[derive(Schema)]
+            pub struct ThingSpec {
+                pub name: String,
+                #[serde(flatten)]
+                pub source: Source,
+                #[serde(flatten)]
+                pub store: Store,
+                #[serde(flatten)]
+                pub meta: Meta,
+            }
+            #[derive(Schema)]
+            #[serde(rename_all = "camelCase")]
+            pub enum Source { Git { url: String }, Helm { chart: String } }
+            #[derive(Schema)]
+            #[serde(tag = "storeType")]
+            pub enum Store { Disk { path: String }, Memory { size: i32 } }
+            #[derive(Schema)]
+            pub struct Meta {
+                pub version: String,
+                #[serde(flatten)]
+                pub extra: serde_json::Map<String, serde_json::Value>,
+            }
+            "#,
+        )
+        .unwrap();
+        let spec = crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
+            ["openAPIV3Schema"]["properties"]["spec"]
+            .clone();
+        let rules: Vec<&str> = spec["x-kubernetes-validations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["rule"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            rules,
+            [
+                "[has(self.git),has(self.helm)].filter(x,x==true).size() == 1",
+                "self.storeType != 'Disk' || (has(self.path))",
+                "self.storeType != 'Memory' || (has(self.size))",
+            ]
+        );
+        assert_eq!(spec["x-kubernetes-preserve-unknown-fields"], true);
+        assert_eq!(
+            spec["required"],
+            serde_json::json!(["name", "storeType", "version"])
+        );
+    }
+
+    /// What serde writes and reads, also where the attributes say it unusually.
+    #[test]
+    fn serde_attributes_that_name_fields_unusually() {
+        let generated = generate_kind(
+            r#"
+            #[derive(Schema)]
+            #[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+            pub struct ThingSpec {
+                pub some_field: String,
+                #[cfg_attr(feature = "serde", serde(default))]
+                pub other_field: Vec<String>,
+                pub inner: Inner,
+                pub strict: Strict,
+                pub choices: Vec<Choice>,
+                pub at: chrono::DateTime<chrono::Utc>,
+            }
+            #[derive(Schema)]
+            #[serde(tag = "kind", rename = "inner")]
+            pub struct Inner { pub a: String }
+            #[derive(Schema)]
+            #[serde(deny_unknown_fields)]
+            pub struct Strict {
+                pub kept: String,
+                #[serde(skip_deserializing)]
+                pub written_only: String,
+            }
+            #[derive(Schema)]
+            pub enum Choice { A(Option<String>), B { x: i32 } }
+            "#,
+        )
+        .unwrap();
+        let spec = spec_properties(&generated);
+        let names =
+            |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        assert_eq!(
+            names(&spec),
+            [
+                "at",
+                "choices",
+                "inner",
+                "otherField",
+                "someField",
+                "strict"
+            ]
+        );
+        assert_eq!(
+            spec["inner"]["properties"]["kind"],
+            serde_json::json!({"type": "string", "enum": ["inner"]})
+        );
+        assert_eq!(names(&spec["strict"]["properties"]), ["kept"]);
+        assert_eq!(
+            spec["choices"]["items"]["properties"]["A"]["nullable"],
+            true
+        );
+        assert_eq!(
+            spec["at"],
+            serde_json::json!({"type": "string", "format": "date-time"})
+        );
+
+        let err = generate_kind(
+            r#"
+            #[derive(Schema)]
+            pub struct ThingSpec {
+                #[serde(rename(serialize = "outName", deserialize = "inName"))]
+                pub name: String,
+            }
+            "#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("src/lib.rs:5:21: error: serde writes this field as `outName` and reads it as `inName`"),
+            "{err}"
         );
     }
 }

@@ -33,7 +33,9 @@ impl<'m> SchemaBuilder<'m> {
             return false;
         };
         if WRAPPERS.contains(&last.as_str()) {
-            return args.first().is_some_and(|inner| self.denies_unknown(site, inner));
+            return args
+                .first()
+                .is_some_and(|inner| self.denies_unknown(site, inner));
         }
         match self.resolve(site, *absolute, segments) {
             Resolved::Local(id) => self.types.defs[id]
@@ -258,14 +260,25 @@ impl<'m> SchemaBuilder<'m> {
             ("BTreeMap" | "HashMap" | "IndexMap", [key, value])
             | ("HashMap" | "IndexMap", [key, value, _]) => {
                 let key_schema = self.type_schema(site, key)?;
-                if key_schema.type_.as_deref() != Some("string") {
-                    self.error(
-                        key.at,
-                        "map keys must serialize as strings (String or a string enum)",
-                    );
-                    return None;
-                }
-                let keys = match key_rule(&key_schema) {
+                let keys = match key_schema.type_.as_deref() {
+                    Some("string") => key_rule(&key_schema),
+                    // serde_json writes integer and bool keys as strings, and reads them
+                    // back from the strings it writes.
+                    Some("integer") => integer_key_rule(&key_schema).map(Some),
+                    Some("boolean") => Ok(Some(CelRule {
+                        rule: format!("{KEY_RULE}k in ['true', 'false'])"),
+                        message: Some(format!("{KEY_MESSAGE}be true or false")),
+                        ..Default::default()
+                    })),
+                    _ => {
+                        self.error(
+                            key.at,
+                            "map keys must be strings on the wire: JSON object keys are (String, a string enum or newtype, an integer or bool, which serde_json writes as strings)",
+                        );
+                        return None;
+                    }
+                };
+                let keys = match keys {
                     Ok(rule) => rule,
                     Err(why) => {
                         self.error(key.at, why);
@@ -311,6 +324,14 @@ impl<'m> SchemaBuilder<'m> {
                     required: Some(vec!["nanos".into(), "secs".into()]),
                     ..Default::default()
                 })
+            }
+            // chrono's DateTime and jiff's Timestamp are RFC 3339 strings to serde, as
+            // metav1.Time is.
+            ("DateTime", [_]) if full_path.first().is_some_and(|p| p == "chrono") => {
+                scalar("string", Some("date-time"))
+            }
+            ("Timestamp", []) if full_path.iter().any(|p| p == "jiff") => {
+                scalar("string", Some("date-time"))
             }
             // serde_json's map of any JSON: an object whose fields the API server keeps.
             ("Map", [_, _]) if full_path.first().is_some_and(|p| p == "serde_json") => {
@@ -436,6 +457,52 @@ fn key_rule(key: &JSONSchemaProps) -> Result<Option<CelRule>, Misfit> {
         message: Some(format!("{KEY_MESSAGE}{}", says.join(" and "))),
         ..Default::default()
     }))
+}
+
+/// The key rule of a map keyed by an integer type: serde_json writes the key as the decimal
+/// number in a string and reads back only that form (a JSON number: no `+`, no leading
+/// zero) within the type's bounds. CEL's `int()` and `uint()` fail on a number out of
+/// 64-bit range, which refuses the object as the type would.
+fn integer_key_rule(key: &JSONSchemaProps) -> Result<CelRule, Misfit> {
+    if key.x_kubernetes_validations.is_some() || key.enum_.is_some() {
+        return Err(Misfit::from("the key type of this map takes only some integers (an enum, or CEL rules of its own), which the API server cannot check on a map's keys").with_help("use a plain integer type as the key"));
+    }
+    let (min, max) = match (key.minimum, key.maximum, key.format.as_deref()) {
+        (Some(min), Some(max), _) => (Some(min as i128), Some(max as i128)),
+        (Some(min), None, _) => (Some(min as i128), Some(u64::MAX as i128)),
+        (None, None, Some("int32")) => (Some(i32::MIN as i128), Some(i32::MAX as i128)),
+        (None, max, _) => (None, max.map(|m| m as i128)),
+    };
+    let unsigned = min.is_some_and(|m| m >= 0);
+    let (pattern, mut checks) = if unsigned {
+        ("^(0|[1-9][0-9]*)$", Vec::new())
+    } else {
+        ("^(0|-?[1-9][0-9]*)$", Vec::new())
+    };
+    checks.push(format!("k.matches({})", cel_string(pattern)));
+    if unsigned {
+        let min = min.unwrap_or(0);
+        if min > 0 {
+            checks.push(format!("uint(k) >= {min}u"));
+        }
+        checks.push(format!("uint(k) <= {}u", max.unwrap_or(u64::MAX as i128)));
+    } else {
+        if let Some(min) = min.filter(|m| *m > i64::MIN as i128) {
+            checks.push(format!("int(k) >= {min}"));
+        }
+        checks.push(format!("int(k) <= {}", max.unwrap_or(i64::MAX as i128)));
+    }
+    let range = match (min, max) {
+        (Some(min), Some(max)) => format!(" from {min} to {max}"),
+        _ => " of 64 bits".to_string(),
+    };
+    Ok(CelRule {
+        rule: format!("{KEY_RULE}{})", checks.join(" && ")),
+        message: Some(format!(
+            "{KEY_MESSAGE}be integers{range}, in decimal without leading zeros"
+        )),
+        ..Default::default()
+    })
 }
 
 /// How a key rule begins, and its message.
