@@ -554,6 +554,14 @@ pub(super) fn cel_string(text: &str) -> String {
     out
 }
 
+/// Whether CEL in the API server can name the property `name` at all (escaped or not): a
+/// name that starts with a letter, `_`, `.`, `-` or `/` and holds only those and digits.
+pub(super) fn cel_can_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    let word = |c: char| c.is_ascii_alphabetic() || matches!(c, '_' | '.' | '-' | '/');
+    chars.next().is_some_and(word) && chars.all(|c| word(c) || c.is_ascii_digit())
+}
+
 /// A property name as CEL in the API server spells it: names that are not identifiers, or
 /// are CEL keywords, are escaped (`__dash__`, `__dot__`, `__slash__`, `__underscores__`,
 /// `__namespace__`, ...).

@@ -197,30 +197,7 @@ impl<'m> SchemaBuilder<'m> {
                 };
             }
         }
-        let mut union = object(BTreeMap::new());
-        let mut forms = Vec::new();
-        for (json_name, variant, attrs) in variants {
-            let fields = self.variant_object(site, item, variant, attrs)?;
-            forms.push(Form {
-                name: json_name,
-                unit: false,
-                required: fields.required.clone().unwrap_or_default(),
-                own: fields
-                    .properties
-                    .iter()
-                    .flatten()
-                    .map(|(k, _)| k.clone())
-                    .collect(),
-                denies: self.variant_denies_unknown(site, variant, container),
-            });
-            self.merge_variant_fields(item, variant, &mut union, fields)?;
-        }
-        let all_fields: Vec<String> = union
-            .properties
-            .iter()
-            .flatten()
-            .map(|(k, _)| k.clone())
-            .collect();
+        let (mut union, forms, all_fields) = self.forms(site, item, variants, container)?;
         // Each form: its required fields, and (where serde refuses fields it does not name)
         // none of the other forms' fields.
         let alternatives: Vec<(Vec<String>, Vec<String>)> = forms
@@ -347,53 +324,39 @@ impl<'m> SchemaBuilder<'m> {
         container: &ContainerAttrs,
         tag: &str,
     ) -> Option<JSONSchemaProps> {
-        let mut union = object(BTreeMap::new());
-        let mut forms = Vec::new();
-        for (json_name, variant, attrs) in variants {
-            if is_unit(variant) {
-                forms.push(Form::unit(json_name));
-                continue;
-            }
-            let fields = self.variant_object(site, item, variant, attrs)?;
-            forms.push(Form {
-                name: json_name,
-                unit: false,
-                required: fields.required.clone().unwrap_or_default(),
-                own: fields
-                    .properties
-                    .iter()
-                    .flatten()
-                    .map(|(k, _)| k.clone())
-                    .collect(),
-                denies: self.variant_denies_unknown(site, variant, container),
-            });
-            self.merge_variant_fields(item, variant, &mut union, fields)?;
-        }
-        let all_fields: Vec<String> = union
-            .properties
-            .iter()
+        let (mut union, forms, all_fields) = self.forms(site, item, variants, container)?;
+        // (Unit variants alone get no rules.)
+        if let Some(name) = [Some(tag), container.content.as_deref()]
+            .into_iter()
             .flatten()
-            .map(|(k, _)| k.clone())
-            .collect();
+            .find(|n| !super::apply::cel_can_name(n))
+            && forms.iter().any(|f| !f.unit)
+        {
+            self.error(
+                item.at,
+                format!(
+                    "operator-gen checks the variants of `{}` with CEL rules on its tag and content, and CEL cannot name `{name}` (a name must start with a letter, `_`, `.`, `-` or `/` and hold only those and digits); rename it",
+                    item.name
+                ),
+            );
+            return None;
+        }
         let mut rules = Vec::new();
         for form in &forms {
             let mut checks: Vec<String> = Vec::new();
-            let mut needs = Vec::new();
             let prefix = container
                 .content
                 .as_ref()
                 .map_or(String::new(), |c| format!("{}.", cel_field(c)));
+            let mut takes_no_content = None;
             match &container.content {
                 // serde reads an adjacently tagged unit variant from no content (or null).
                 Some(content) if form.unit && !all_fields.is_empty() => {
                     checks.push(format!("!has(self.{})", cel_field(content)));
-                    needs.push(format!("no {content}"));
+                    takes_no_content = Some(content);
                 }
                 Some(_) if form.unit => {}
-                Some(content) => {
-                    checks.push(format!("has(self.{})", cel_field(content)));
-                    needs.push(content.clone());
-                }
+                Some(content) => checks.push(format!("has(self.{})", cel_field(content))),
                 None => {}
             }
             checks.extend(
@@ -401,21 +364,39 @@ impl<'m> SchemaBuilder<'m> {
                     .iter()
                     .map(|f| format!("has(self.{prefix}{})", cel_field(f))),
             );
-            if !form.required.is_empty() {
-                needs.push(form.required.join(", "));
-            }
             let others = form.others(&all_fields);
-            if form.denies && !others.is_empty() {
+            let refused = if form.denies && !others.is_empty() {
                 checks.extend(
                     others
                         .iter()
                         .map(|f| format!("!has(self.{prefix}{})", cel_field(f))),
                 );
-                needs.push(format!("none of {}", others.join(", ")));
-            }
+                others
+            } else {
+                Vec::new()
+            };
             if checks.is_empty() {
                 continue;
             }
+            let needs = match (&container.content, form.required.is_empty()) {
+                (_, _) if form.unit => None,
+                (Some(c), true) => Some(c.clone()),
+                (Some(c), false) => Some(format!("{c} with {}", form.required.join(", "))),
+                (None, true) => None,
+                (None, false) => Some(form.required.join(", ")),
+            };
+            let message = match (needs, takes_no_content, refused.is_empty()) {
+                (_, Some(content), _) => format!("{tag} {} takes no {content}", form.name),
+                (Some(needs), None, true) => format!("{tag} {} needs {needs}", form.name),
+                (Some(needs), None, false) => format!(
+                    "{tag} {} needs {needs}, and none of {}",
+                    form.name,
+                    refused.join(", ")
+                ),
+                (None, None, _) => {
+                    format!("{tag} {} takes none of {}", form.name, refused.join(", "))
+                }
+            };
             rules.push(CelRule {
                 rule: format!(
                     "self.{} != {} || ({})",
@@ -423,7 +404,7 @@ impl<'m> SchemaBuilder<'m> {
                     super::apply::cel_string(form.name),
                     checks.join(" && ")
                 ),
-                message: Some(format!("{tag} {} needs {}", form.name, needs.join("; "))),
+                message: Some(message),
                 ..Default::default()
             });
         }
@@ -589,6 +570,65 @@ impl<'a> Form<'a> {
 }
 
 impl<'m> SchemaBuilder<'m> {
+    /// The variants' forms, the union of their fields (with the rules of the variants' own
+    /// types) and the union's field names. A field the rules of the form must name but CEL
+    /// cannot (a JSON name that starts with a digit, or holds a character other than
+    /// letters, digits, `_`, `.`, `-` and `/`) is an error at its variant.
+    fn forms<'v>(
+        &mut self,
+        site: Site<'m>,
+        item: &'m TypeDef,
+        variants: &'v [Variant<'m>],
+        container: &ContainerAttrs,
+    ) -> Option<(JSONSchemaProps, Vec<Form<'v>>, Vec<String>)> {
+        let mut union = object(BTreeMap::new());
+        let mut forms = Vec::new();
+        for (json_name, variant, attrs) in variants {
+            if is_unit(variant) {
+                forms.push(Form::unit(json_name));
+                continue;
+            }
+            let fields = self.variant_object(site, item, variant, attrs)?;
+            forms.push(Form {
+                name: json_name,
+                unit: false,
+                required: fields.required.clone().unwrap_or_default(),
+                own: fields
+                    .properties
+                    .iter()
+                    .flatten()
+                    .map(|(k, _)| k.clone())
+                    .collect(),
+                denies: self.variant_denies_unknown(site, variant, container),
+            });
+            self.merge_variant_fields(item, variant, &mut union, fields)?;
+        }
+        let all_fields: Vec<String> = union
+            .properties
+            .iter()
+            .flatten()
+            .map(|(k, _)| k.clone())
+            .collect();
+        for (form, (_, variant, _)) in forms.iter().zip(variants) {
+            let named = form.required.iter().chain(if form.denies {
+                all_fields.iter()
+            } else {
+                [].iter()
+            });
+            if let Some(name) = named.into_iter().find(|n| !super::apply::cel_can_name(n)) {
+                self.error(
+                    variant.at,
+                    format!(
+                        "operator-gen checks the fields of `{}`'s variants with CEL rules, and CEL cannot name the field `{name}` (a name must start with a letter, `_`, `.`, `-` or `/` and hold only those and digits); rename it",
+                        item.name
+                    ),
+                );
+                return None;
+            }
+        }
+        Some((union, forms, all_fields))
+    }
+
     /// Whether serde refuses a field this variant does not name: a struct variant when the
     /// enum says `deny_unknown_fields`, a newtype variant when its struct does.
     fn variant_denies_unknown(

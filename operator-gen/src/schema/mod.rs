@@ -1385,7 +1385,7 @@ mod tests {
         );
         assert_eq!(
             spec["backend"]["x-kubernetes-validations"][0]["message"],
-            "type S3 needs bucket; none of project"
+            "type S3 needs bucket, and none of project"
         );
     }
 
@@ -1519,5 +1519,40 @@ mod tests {
             err.contains("src/lib.rs:5:21: error: serde writes this field as `outName` and reads it as `inName`"),
             "{err}"
         );
+    }
+
+    /// A field the variant rules must name but CEL cannot is an error at its variant, not
+    /// a rule that does not compile.
+    #[test]
+    fn a_variant_field_cel_cannot_name_is_refused_at_the_variant() {
+        let err = generate_kind(
+            r#"
+            #[derive(Schema)]
+            pub struct ThingSpec { pub value: Value }
+            #[derive(Schema)]
+            #[serde(tag = "type")]
+            pub enum Value {
+                A { #[serde(rename = "return")] ret: String },
+                B { #[serde(rename = "1st")] first: String },
+            }
+            "#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("src/lib.rs:8:17: error: operator-gen checks the fields of `Value`'s variants with CEL rules, and CEL cannot name the field `1st`"),
+            "{err}"
+        );
+        // A keyword is escaped, not refused.
+        generate_kind(
+            r#"
+            #[derive(Schema)]
+            pub struct ThingSpec { pub value: Value }
+            #[derive(Schema)]
+            #[serde(tag = "type")]
+            pub enum Value { A { #[serde(rename = "return")] ret: String } }
+            "#,
+        )
+        .unwrap();
     }
 }

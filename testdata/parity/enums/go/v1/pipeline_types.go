@@ -60,6 +60,7 @@ type RetryParams struct {
 }
 
 // Retry is how failures are retried.
+// +kubebuilder:validation:XValidation:rule="self.policy != 'Never' || (!has(self.params))",message="policy Never takes no params"
 // +kubebuilder:validation:XValidation:rule="self.policy != 'Backoff' || (has(self.params) && has(self.params.limit))",message="policy Backoff needs params with limit"
 type Retry struct {
 	// +kubebuilder:validation:Enum=Never;Backoff
