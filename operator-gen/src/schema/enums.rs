@@ -486,10 +486,21 @@ impl<'m> SchemaBuilder<'m> {
             Fields::Unit => return Some(object(BTreeMap::new())),
         };
         if schema.type_.as_deref() != Some("object") || schema.additional_properties.is_some() {
+            let container = item.serde.as_ref().map(|s| &s.container).ok();
+            let why = match container {
+                Some(c) if c.untagged => "an untagged enum's variants share one object schema: the API server has no structural schema for a value that is a string or a number in one form and an object in another (one integer and one string variant alone make an int-or-string)".to_string(),
+                Some(ContainerAttrs {
+                    content: Some(content),
+                    ..
+                }) => format!(
+                    "the variants' contents share one object schema under `{content}`, which cannot also be a string, a number, a list or a map"
+                ),
+                _ => "its fields become the object's fields, next to the tag".to_string(),
+            };
             self.error(
                 variant.at,
                 format!(
-                    "variant `{}` of `{}` must carry a struct with named fields in this enum representation (its fields become the object's fields)",
+                    "variant `{}` of `{}` must carry a struct with named fields in this enum representation: {why}",
                     variant.name, item.name
                 ),
             );

@@ -1460,6 +1460,10 @@ mod tests {
                 pub strict: Strict,
                 pub choices: Vec<Choice>,
                 pub at: chrono::DateTime<chrono::Utc>,
+                // What the error for a type of another crate advises.
+                #[schema(schemaless)]
+                #[validation(type = "string", format = "date")]
+                pub day: chrono::NaiveDate,
             }
             #[derive(Schema)]
             #[serde(tag = "kind", rename = "inner")]
@@ -1484,6 +1488,7 @@ mod tests {
             [
                 "at",
                 "choices",
+                "day",
                 "inner",
                 "otherField",
                 "someField",
@@ -1493,6 +1498,10 @@ mod tests {
         assert_eq!(
             spec["inner"]["properties"]["kind"],
             serde_json::json!({"type": "string", "enum": ["inner"]})
+        );
+        assert_eq!(
+            spec["day"],
+            serde_json::json!({"type": "string", "format": "date"})
         );
         assert_eq!(names(&spec["strict"]["properties"]), ["kept"]);
         assert_eq!(

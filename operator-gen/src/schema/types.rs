@@ -382,6 +382,21 @@ impl<'m> SchemaBuilder<'m> {
                         return None;
                     }
                     message
+                } else if let [krate, _, ..] = full_path.as_slice()
+                    && matches!(krate.as_str(), "std" | "core" | "alloc")
+                {
+                    format!(
+                        "cannot generate a schema for `{}`: operator-gen has no schema for this standard type; give the field #[schema(schemaless)] with markers that say what goes over the wire (for example #[validation(type = \"string\")] for what serde writes as a string), or use a type operator-gen knows",
+                        full_path.join("::")
+                    )
+                } else if let [krate, _, ..] = full_path.as_slice()
+                    && !matches!(krate.as_str(), "crate" | "self" | "super")
+                {
+                    // A type of another crate: its serde impl is that crate's, unread here.
+                    format!(
+                        "cannot generate a schema for `{}`: operator-gen reads this crate's sources, not `{krate}`'s, and does not know how it serializes; give the field #[schema(schemaless)] with markers that say what goes over the wire (for example #[validation(type = \"string\", format = \"...\")]), or use a type operator-gen knows (if `{krate}` is a module of this crate, add its file to the generator's paths)",
+                        full_path.join("::")
+                    )
                 } else {
                     format!(
                         "cannot generate a schema for `{}`: it is not declared in the scanned sources and is not a supported Kubernetes or standard type; add the file that declares it to the generator's paths",
