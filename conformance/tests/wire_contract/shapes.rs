@@ -165,6 +165,17 @@ pub struct KeysSpec {
 }
 "#,
     ),
+    (
+        "AnyJson",
+        r#"
+DERIVE
+pub struct AnyJsonSpec {
+    pub values: serde_json::Value,
+    pub maybe: Option<serde_json::Value>,
+    pub list: Vec<serde_json::Value>,
+}
+"#,
+    ),
 ];
 
 /// The probes of each shape: what serde reads, and what it refuses.
@@ -290,6 +301,12 @@ fn probes(kind: &str) -> Vec<Value> {
             }
             out
         }
+        "AnyJson" => vec![
+            json!({"values": null, "list": []}),
+            json!({"values": {"a": [1, null]}, "maybe": null, "list": [null, 1, "x"]}),
+            json!({"values": 1, "maybe": {"b": true}, "list": [{}]}),
+            json!({"list": []}),
+        ],
         _ => unreachable!("a shape without probes: {kind}"),
     }
 }

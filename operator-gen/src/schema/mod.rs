@@ -566,6 +566,17 @@ impl<'m> SchemaBuilder<'m> {
                     || container.default
                     || attrs.skip_deserializing)
             };
+            // A required `serde_json::Value` (any JSON, untyped): serde writes `Value::Null`
+            // as `null`, which the API server would prune and then miss as a required
+            // field. (An optional one reads a pruned `null` as `None` anyway.)
+            if is_required
+                && !schemaless
+                && schema.type_.is_none()
+                && schema.x_kubernetes_preserve_unknown_fields == Some(true)
+                && schema.x_kubernetes_int_or_string.is_none()
+            {
+                schema.nullable = Some(true);
+            }
             if is_required {
                 required.push(json_name.clone());
             } else if markers.immutable.is_some() {
