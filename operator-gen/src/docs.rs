@@ -17,7 +17,7 @@ pub fn description(attrs: &[syn::Attribute]) -> Option<String> {
                 ..
             }) = &nv.value
         {
-            for line in crate::markers::lit_str_value(s).split('\n') {
+            for line in block_lines(&crate::markers::lit_str_value(s)) {
                 raw.push(
                     line.strip_prefix(' ')
                         .unwrap_or(line)
@@ -28,6 +28,33 @@ pub fn description(attrs: &[syn::Attribute]) -> Option<String> {
         }
     }
     clean(raw)
+}
+
+/// The lines of one doc attribute. A block doc comment (`/** ... */`, the only kind whose
+/// text spans lines) loses what rustdoc removes: a first line that is blank, a last line
+/// that is blank, and the column of `*` that starts every line (but a first line without
+/// one), with what precedes it.
+fn block_lines(text: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if lines.len() < 2 {
+        return lines;
+    }
+    if lines.first().is_some_and(|l| l.trim().is_empty()) {
+        lines.remove(0);
+    }
+    if lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    let starred = |l: &&str| l.trim_start().starts_with('*');
+    let first_plain = lines.first().is_some_and(|l| !starred(l));
+    let rest = if first_plain { &lines[1..] } else { &lines[..] };
+    if !rest.is_empty() && rest.iter().all(starred) {
+        let from = usize::from(first_plain);
+        for line in &mut lines[from..] {
+            *line = &line.trim_start()[1..];
+        }
+    }
+    lines
 }
 
 fn clean(lines: Vec<String>) -> Option<String> {
@@ -86,6 +113,25 @@ mod tests {
 
     fn doc(lines: &[&str]) -> Option<String> {
         clean(lines.iter().map(|l| l.to_string()).collect())
+    }
+
+    #[test]
+    fn block_doc_comments_lose_their_stars() {
+        let item: syn::ItemStruct =
+            syn::parse_str("/**\n * Block doc\n * with stars.\n */\nstruct A;").unwrap();
+        assert_eq!(
+            description(&item.attrs).as_deref(),
+            Some("Block doc\nwith stars.")
+        );
+        let item: syn::ItemStruct =
+            syn::parse_str("/** Block doc\n * with stars */\nstruct A;").unwrap();
+        assert_eq!(
+            description(&item.attrs).as_deref(),
+            Some("Block doc\nwith stars")
+        );
+        // Lines without the column of stars are kept as written.
+        let item: syn::ItemStruct = syn::parse_str("/** One\n   two */\nstruct A;").unwrap();
+        assert_eq!(description(&item.attrs).as_deref(), Some("One\n  two"));
     }
 
     #[test]
