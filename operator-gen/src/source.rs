@@ -170,7 +170,14 @@ pub fn parse_items(text: &str) -> Result<syn::File, Diagnostic> {
         .as_deref()
         .unwrap_or(content)
         .parse()
-        .map_err(|e: proc_macro2::LexError| syntax_error(e.into()))?;
+        .map_err(|e: proc_macro2::LexError| {
+            // proc-macro2 says only "cannot parse string into token stream".
+            Diagnostic::new(
+                e.span(),
+                "Rust syntax error: the file does not split into tokens: a `(`, `[` or `{` that is never closed (or a closing one without its opening one), or a string, character or block comment that never ends",
+                crate::Origin::Source,
+            )
+        })?;
     // The nesting is checked on syn's own buffer of the tokens, before syn parses them.
     let mut too_deep = None;
     let parsed = syn::parse::Parser::parse2(
@@ -625,7 +632,12 @@ mod tests {
         let err = syntax("pub struct A {\n  x: i32,\n  y: ,\n}\n");
         assert_eq!(err.at.start().line, 3);
         let err = syntax("fn f() {\n");
-        assert!(err.message.contains("cannot parse"), "{}", err.message);
+        assert!(
+            err.message
+                .contains("a `(`, `[` or `{` that is never closed"),
+            "{}",
+            err.message
+        );
         // Statements are not parsed, so an error inside a body is the compiler's to report.
         assert!(parse_items("fn f() { let = ; }").is_ok());
     }
