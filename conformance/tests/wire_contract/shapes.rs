@@ -176,6 +176,19 @@ pub struct AnyJsonSpec {
 }
 "#,
     ),
+    (
+        "FlatOptional",
+        r#"
+DERIVE
+pub struct FlatOptionalSpec {
+    pub name: String,
+    #[serde(flatten)]
+    pub pair: Option<FlatOptionalPair>,
+}
+DERIVE
+pub struct FlatOptionalPair { pub x: String, pub y: String, pub z: Option<String> }
+"#,
+    ),
 ];
 
 /// The probes of each shape: what serde reads, and what it refuses.
@@ -306,6 +319,13 @@ fn probes(kind: &str) -> Vec<Value> {
             json!({"values": {"a": [1, null]}, "maybe": null, "list": [null, 1, "x"]}),
             json!({"values": 1, "maybe": {"b": true}, "list": [{}]}),
             json!({"list": []}),
+        ],
+        "FlatOptional" => vec![
+            json!({"name": "n"}),
+            json!({"name": "n", "x": "a", "y": "b"}),
+            json!({"name": "n", "x": "a", "y": "b", "z": "c"}),
+            json!({"name": "n", "x": "a"}),
+            json!({"name": "n", "z": "c"}),
         ],
         _ => unreachable!("a shape without probes: {kind}"),
     }

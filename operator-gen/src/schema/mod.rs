@@ -679,6 +679,24 @@ fn flattened_rules(inner: &JSONSchemaProps, optional: bool) -> Vec<ValidationRul
     if !optional {
         rules.extend(inner.x_kubernetes_validations.iter().flatten().cloned());
     }
+    // serde reads an `Option` flattened as `None` unless all its required fields are there,
+    // and then drops the ones that are: so any of its fields comes with all required ones.
+    let required = inner.required.as_deref().unwrap_or_default();
+    if optional && !required.is_empty() {
+        let has = |n: &String| format!("has(self.{})", cel_field(n));
+        rules.push(rule(
+            format!(
+                "({}) || !({})",
+                required.iter().map(has).collect::<Vec<_>>().join(" && "),
+                names
+                    .iter()
+                    .map(|n| has(n))
+                    .collect::<Vec<_>>()
+                    .join(" || ")
+            ),
+            format!("{} must be set with any of {listed}", required.join(", ")),
+        ));
+    }
     rules
 }
 
@@ -1454,6 +1472,29 @@ mod tests {
             spec["required"],
             serde_json::json!(["name", "storeType", "version"])
         );
+
+        // An optional flattened struct: serde reads `None` (and drops what is there) unless
+        // all its required fields are there.
+        let generated = generate_kind(
+            r#"
+            #[derive(Schema)]
+            pub struct ThingSpec { pub name: String, #[serde(flatten)] pub pair: Option<Pair> }
+            #[derive(Schema)]
+            pub struct Pair { pub x: String, pub y: String, pub z: Option<String> }
+            "#,
+        )
+        .unwrap();
+        let spec = crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
+            ["openAPIV3Schema"]["properties"]["spec"]
+            .clone();
+        assert_eq!(
+            spec["x-kubernetes-validations"],
+            serde_json::json!([{
+                "rule": "(has(self.x) && has(self.y)) || !(has(self.x) || has(self.y) || has(self.z))",
+                "message": "x, y must be set with any of x, y, z"
+            }])
+        );
+        assert_eq!(spec["required"], serde_json::json!(["name"]));
     }
 
     /// What serde writes and reads, also where the attributes say it unusually.
