@@ -79,6 +79,10 @@ pub struct FieldAttrs {
 pub struct VariantAttrs {
     /// The JSON name of the variant.
     pub name: String,
+    /// The JSON name serde writes, when it is not `name`.
+    pub written_name: Option<String>,
+    /// `skip_serializing` (or `skip`): never written.
+    pub skip_serializing: bool,
     /// `skip_deserializing` (or `skip`): never read.
     pub skip_deserializing: bool,
     /// `untagged`: told apart by its content alone.
@@ -358,6 +362,10 @@ fn lower(c: &ast::Container<'_>, file: usize) -> SerdeShape {
             variants
                 .iter()
                 .map(|v| VariantAttrs {
+                    written_name: (v.attrs.name().serialize_name()
+                        != v.attrs.name().deserialize_name())
+                    .then(|| v.attrs.name().serialize_name().to_string()),
+                    skip_serializing: v.attrs.skip_serializing(),
                     name: v.attrs.name().deserialize_name().to_string(),
                     skip_deserializing: v.attrs.skip_deserializing(),
                     untagged: v.attrs.untagged(),

@@ -189,6 +189,51 @@ DERIVE
 pub struct FlatOptionalPair { pub x: String, pub y: String, pub z: Option<String> }
 "#,
     ),
+    (
+        "FlatInVariant",
+        r#"
+DERIVE
+pub struct FlatInVariantSpec { pub o: FlatInVariantOuter, pub u: FlatInVariantLoose, pub a: FlatInVariantAdj }
+DERIVE
+#[serde(tag = "type")]
+pub enum FlatInVariantOuter {
+    A { name: String, #[serde(flatten)] src: FlatInVariantSource },
+    B { other: String },
+}
+DERIVE
+#[serde(untagged)]
+pub enum FlatInVariantLoose {
+    A { name: String, #[serde(flatten)] store: FlatInVariantStore },
+    B { other: String },
+}
+DERIVE
+#[serde(tag = "kind", content = "with")]
+pub enum FlatInVariantAdj {
+    A { name: String, #[serde(flatten)] src: FlatInVariantSource },
+    B { other: String },
+}
+DERIVE
+#[serde(rename_all = "camelCase")]
+pub enum FlatInVariantSource { Git { url: String }, Helm { chart: String } }
+DERIVE
+#[serde(tag = "storeType")]
+pub enum FlatInVariantStore { Disk { path: String }, Memory { size: i32 } }
+"#,
+    ),
+    (
+        "OptFlatTagged",
+        r#"
+DERIVE
+pub struct OptFlatTaggedSpec {
+    pub name: String,
+    #[serde(flatten)]
+    pub source: Option<OptFlatTaggedSource>,
+}
+DERIVE
+#[serde(tag = "sourceType", rename_all = "camelCase")]
+pub enum OptFlatTaggedSource { Git { url: String }, Helm { chart: String } }
+"#,
+    ),
 ];
 
 /// The probes of each shape: what serde reads, and what it refuses.
@@ -277,6 +322,16 @@ fn probes(kind: &str) -> Vec<Value> {
                 out.push(at(t));
                 out.push(ts(t));
             }
+            // What the API server's date-time admits and jiff does not read (k8s-openapi's
+            // `Time` holds a jiff Timestamp too, but keeps controller-gen's schema).
+            for t in [
+                "2024-01-01T00:00:00.1234567891Z",
+                "2024-01-01T00:00:00,5Z",
+                "2024-01-01T00:00:00+24:00",
+                "2024-01-01T00:00:00.999999999-23:59",
+            ] {
+                out.push(ts(t));
+            }
             out
         }
         "Keys" => {
@@ -326,6 +381,33 @@ fn probes(kind: &str) -> Vec<Value> {
             json!({"name": "n", "x": "a", "y": "b", "z": "c"}),
             json!({"name": "n", "x": "a"}),
             json!({"name": "n", "z": "c"}),
+        ],
+        "FlatInVariant" => {
+            let b = json!({"type": "B", "other": "x"});
+            let ub = json!({"other": "x"});
+            let ab = json!({"kind": "B", "with": {"other": "x"}});
+            let spec = |o: Value, u: Value, a: Value| json!({"o": o, "u": u, "a": a});
+            vec![
+                spec(b.clone(), ub.clone(), ab.clone()),
+                spec(
+                    json!({"type": "A", "name": "n", "git": {"url": "u"}}),
+                    json!({"name": "n", "storeType": "Disk", "path": "p"}),
+                    json!({"kind": "A", "with": {"name": "n", "helm": {"chart": "c"}}}),
+                ),
+                spec(json!({"type": "A", "name": "n"}), ub.clone(), ab.clone()),
+                spec(
+                    b.clone(),
+                    json!({"name": "n", "storeType": "Disk"}),
+                    ab.clone(),
+                ),
+                spec(b, ub, json!({"kind": "A", "with": {"name": "n"}})),
+            ]
+        }
+        "OptFlatTagged" => vec![
+            json!({"name": "n"}),
+            json!({"name": "n", "sourceType": "git", "url": "u"}),
+            json!({"name": "n", "sourceType": "git"}),
+            json!({"name": "n", "url": "u"}),
         ],
         _ => unreachable!("a shape without probes: {kind}"),
     }

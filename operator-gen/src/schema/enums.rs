@@ -5,7 +5,7 @@
 use crate::diagnostics::Misfit;
 use std::collections::BTreeMap;
 
-use crate::api::apiextensions::v1::{JSON, JSONSchemaProps};
+use crate::api::apiextensions::v1::{JSON, JSONSchemaProps, ValidationRule};
 
 use super::apply::{cel_field, push_rule};
 use super::{SchemaBuilder, Site, object};
@@ -66,6 +66,21 @@ impl<'m> SchemaBuilder<'m> {
                         "variant `{}` serializes as a JSON array, which has no structural schema; use named fields",
                         variant.name
                     ),
+                );
+                return None;
+            }
+            if let Some(written) = attrs
+                .written_name
+                .as_ref()
+                .filter(|_| !attrs.skip_serializing)
+            {
+                self.error(
+                    variant.at,
+                    Misfit::from(format!(
+                        "serde writes variant `{}` as `{written}` and reads it as `{}`; the schema can name it once, so the API server would refuse (or drop) what the operator writes",
+                        variant.name, attrs.name
+                    ))
+                    .with_help("give it one name (`#[serde(rename = \"...\")]`); to go on reading an old name too, add `#[serde(alias = \"...\")]`"),
                 );
                 return None;
             }
@@ -198,6 +213,14 @@ impl<'m> SchemaBuilder<'m> {
             }
         }
         let (mut union, forms, all_fields) = self.forms(site, item, variants, container)?;
+        for form in &forms {
+            for rule in form.guarded_by_fields() {
+                union
+                    .x_kubernetes_validations
+                    .get_or_insert_with(Vec::new)
+                    .push(rule);
+            }
+        }
         // Each form: its required fields, and (where serde refuses fields it does not name)
         // none of the other forms' fields.
         let alternatives: Vec<(Vec<String>, Vec<String>)> = forms
@@ -416,12 +439,30 @@ impl<'m> SchemaBuilder<'m> {
         let mut preserve_unknown = None;
         match &container.content {
             Some(content) => {
+                // The content object cannot see the tag: a variant's rules hold where its
+                // required fields are.
+                for form in &forms {
+                    for rule in form.guarded_by_fields() {
+                        union
+                            .x_kubernetes_validations
+                            .get_or_insert_with(Vec::new)
+                            .push(rule);
+                    }
+                }
                 if union.properties.is_some() {
                     properties.insert(content.clone(), union);
                 }
             }
             None => {
-                carried_rules = union.x_kubernetes_validations.take().unwrap_or_default();
+                // Next to the tag, a variant's rules hold where the tag names it.
+                for form in &forms {
+                    let unless = format!(
+                        "self.{} != {}",
+                        cel_field(tag),
+                        super::apply::cel_string(form.name)
+                    );
+                    carried_rules.extend(form.rules.iter().map(|r| guarded(r, &unless)));
+                }
                 preserve_unknown = union.x_kubernetes_preserve_unknown_fields;
                 for (name, prop) in union.properties.take().unwrap_or_default() {
                     if properties.insert(name.clone(), prop).is_some() {
@@ -558,6 +599,9 @@ struct Form<'a> {
     required: Vec<String>,
     own: Vec<String>,
     denies: bool,
+    /// The rules of the variant's own object (its type's, its flattened fields', its
+    /// optional immutable fields'): they hold for this variant only.
+    rules: Vec<ValidationRule>,
 }
 
 impl<'a> Form<'a> {
@@ -568,7 +612,27 @@ impl<'a> Form<'a> {
             required: Vec::new(),
             own: Vec::new(),
             denies: false,
+            rules: Vec::new(),
         }
+    }
+
+    /// `rules` kept to this form, in an object where the form is known by its required
+    /// fields (untagged, or the content of an adjacently tagged enum): each holds when they
+    /// are all there. (serde takes the first form that reads.)
+    fn guarded_by_fields(&self) -> Vec<ValidationRule> {
+        if self.required.is_empty() {
+            return self.rules.clone();
+        }
+        let present = self
+            .required
+            .iter()
+            .map(|f| format!("has(self.{})", cel_field(f)))
+            .collect::<Vec<_>>()
+            .join(" && ");
+        self.rules
+            .iter()
+            .map(|r| guarded(r, &format!("!({present})")))
+            .collect()
     }
 
     /// The fields of the union this form does not have.
@@ -599,8 +663,10 @@ impl<'m> SchemaBuilder<'m> {
                 forms.push(Form::unit(json_name));
                 continue;
             }
-            let fields = self.variant_object(site, item, variant, attrs)?;
+            let mut fields = self.variant_object(site, item, variant, attrs)?;
+            let rules = fields.x_kubernetes_validations.take().unwrap_or_default();
             forms.push(Form {
+                rules,
                 name: json_name,
                 unit: false,
                 required: fields.required.clone().unwrap_or_default(),
@@ -627,8 +693,15 @@ impl<'m> SchemaBuilder<'m> {
                 [].iter()
             });
             if let Some(name) = named.into_iter().find(|n| !super::apply::cel_can_name(n)) {
+                // At the variant the field is of (another variant's, for a variant that
+                // refuses the others' fields).
+                let owner = forms
+                    .iter()
+                    .zip(variants)
+                    .find(|(f, _)| f.own.contains(name))
+                    .map_or(*variant, |(_, (_, v, _))| *v);
                 self.error(
-                    variant.at,
+                    owner.at,
                     format!(
                         "operator-gen checks the fields of `{}`'s variants with CEL rules, and CEL cannot name the field `{name}` (a name must start with a letter, `_`, `.`, `-` or `/` and hold only those and digits); rename it",
                         item.name
@@ -653,6 +726,14 @@ impl<'m> SchemaBuilder<'m> {
             Fields::Unnamed(u) => self.denies_unknown(site, &u[0].ty),
             Fields::Unit => false,
         }
+    }
+}
+
+/// `rule`, holding only where `unless` is false.
+fn guarded(rule: &ValidationRule, unless: &str) -> ValidationRule {
+    ValidationRule {
+        rule: format!("{unless} || ({})", rule.rule),
+        ..rule.clone()
     }
 }
 

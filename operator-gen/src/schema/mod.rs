@@ -338,7 +338,13 @@ impl<'m> SchemaBuilder<'m> {
                 .struct_schema(site, fields, &shape.fields, &shape.container, false)
                 .map(|mut schema| {
                     // `#[serde(tag = "...")]` on a struct writes its name under the tag.
-                    if let Some(tag) = &shape.container.tag {
+                    // (Not with `deny_unknown_fields`: then serde refuses the tag it wrote.)
+                    if let Some(tag) = shape
+                        .container
+                        .tag
+                        .as_ref()
+                        .filter(|_| !shape.container.deny_unknown_fields)
+                    {
                         schema.properties.get_or_insert_with(BTreeMap::new).insert(
                             tag.clone(),
                             JSONSchemaProps {
@@ -451,7 +457,18 @@ impl<'m> SchemaBuilder<'m> {
                 match self.type_schema(site, &field.ty) {
                     Some(inner) if inner.properties.is_some() => {
                         let optional = is_optional(&field.ty);
-                        carried.extend(flattened_rules(&inner, optional));
+                        match flattened_rules(&inner, optional) {
+                            Ok(rules) => carried.extend(rules),
+                            Err(name) => {
+                                self.error(
+                                    field.ty.at,
+                                    format!(
+                                        "the fields of this flattened type are checked with CEL rules on this struct, and CEL cannot name its field `{name}` (a name must start with a letter, `_`, `.`, `-` or `/` and hold only those and digits); rename it"
+                                    ),
+                                );
+                                ok = false;
+                            }
+                        }
                         for (name, schema) in inner.properties.unwrap_or_default() {
                             // serde writes both keys and reads the first; the schema can
                             // hold one, so one of the fields would vanish from the CRD.
@@ -630,9 +647,25 @@ impl<'m> SchemaBuilder<'m> {
 /// enclosing object. For an `Option` serde reads `None` from none of the fields, so only the
 /// upper count holds there; the rules of an optional flattened type are not carried (they
 /// would fail on the absent fields), which leaves such a type's own rules unchecked.
-fn flattened_rules(inner: &JSONSchemaProps, optional: bool) -> Vec<ValidationRule> {
+fn flattened_rules(inner: &JSONSchemaProps, optional: bool) -> Result<Vec<ValidationRule>, String> {
     let mut rules = Vec::new();
     let names: Vec<&String> = inner.properties.iter().flatten().map(|(k, _)| k).collect();
+    let required = inner.required.as_deref().unwrap_or_default();
+    let counted = inner.min_properties.is_some_and(|m| m > 0 && !optional)
+        || inner
+            .max_properties
+            .is_some_and(|m| (m as usize) < names.len());
+    // The rules written here name the type's fields (all of them, or the required ones).
+    let named: Vec<&String> = if counted {
+        names.clone()
+    } else if optional {
+        required.iter().collect()
+    } else {
+        Vec::new()
+    };
+    if let Some(name) = named.iter().find(|n| !apply::cel_can_name(n)) {
+        return Err((*name).clone());
+    }
     // Counted as one-of groups count (`exactly_one_of`), which is how controller-gen writes them.
     let count = format!(
         "[{}].filter(x,x==true).size()",
@@ -676,18 +709,29 @@ fn flattened_rules(inner: &JSONSchemaProps, optional: bool) -> Vec<ValidationRul
             }
         }
     }
-    if !optional {
+    let has = |n: &String| format!("has(self.{})", cel_field(n));
+    let all_required = required.iter().map(has).collect::<Vec<_>>().join(" && ");
+    if !optional || required.is_empty() {
         rules.extend(inner.x_kubernetes_validations.iter().flatten().cloned());
+    } else {
+        // An `Option`'s own rules hold where serde reads `Some`: all its required fields there.
+        rules.extend(
+            inner
+                .x_kubernetes_validations
+                .iter()
+                .flatten()
+                .map(|r| ValidationRule {
+                    rule: format!("!({all_required}) || ({})", r.rule),
+                    ..r.clone()
+                }),
+        );
     }
     // serde reads an `Option` flattened as `None` unless all its required fields are there,
     // and then drops the ones that are: so any of its fields comes with all required ones.
-    let required = inner.required.as_deref().unwrap_or_default();
     if optional && !required.is_empty() {
-        let has = |n: &String| format!("has(self.{})", cel_field(n));
         rules.push(rule(
             format!(
-                "({}) || !({})",
-                required.iter().map(has).collect::<Vec<_>>().join(" && "),
+                "({all_required}) || !({})",
                 names
                     .iter()
                     .map(|n| has(n))
@@ -697,7 +741,7 @@ fn flattened_rules(inner: &JSONSchemaProps, optional: bool) -> Vec<ValidationRul
             format!("{} must be set with any of {listed}", required.join(", ")),
         ));
     }
-    rules
+    Ok(rules)
 }
 
 /// Whether a flattened value of this schema reads every field a struct does not name, as
@@ -1560,9 +1604,13 @@ mod tests {
             spec["choices"]["items"]["properties"]["A"]["nullable"],
             true
         );
-        assert_eq!(
-            spec["at"],
-            serde_json::json!({"type": "string", "format": "date-time"})
+        assert_eq!(spec["at"]["type"], "string");
+        assert_eq!(spec["at"]["format"], "date-time");
+        assert!(
+            spec["at"]["pattern"]
+                .as_str()
+                .unwrap()
+                .contains("(Z|[+-]([01][0-9]|2[0-3])")
         );
 
         let err = generate_kind(
@@ -1615,5 +1663,121 @@ mod tests {
             "#,
         )
         .unwrap();
+    }
+
+    /// The rules of a variant's own object (here a flattened enum's) hold for that variant
+    /// only: where the tag names it, or where its required fields are.
+    #[test]
+    fn a_variants_own_rules_hold_for_that_variant() {
+        let generated = generate_kind(
+            r#"
+            #[derive(Schema)]
+            pub struct ThingSpec { pub tagged: Tagged, pub loose: Loose, pub source: Option<Src> }
+            #[derive(Schema)]
+            #[serde(tag = "type")]
+            pub enum Tagged { A { name: String, #[serde(flatten)] src: Source }, B { other: String } }
+            #[derive(Schema)]
+            #[serde(untagged)]
+            pub enum Loose { A { name: String, #[serde(flatten)] src: Source }, B { other: String } }
+            #[derive(Schema)]
+            pub enum Source { Git { url: String }, Helm { chart: String } }
+            #[derive(Schema)]
+            pub struct Src { pub name: String, #[serde(flatten)] pub kind: Option<Kind> }
+            #[derive(Schema)]
+            #[serde(tag = "kind")]
+            pub enum Kind { Git { url: String } }
+            "#,
+        )
+        .unwrap();
+        let spec = spec_properties(&generated);
+        let rules = |v: &serde_json::Value| {
+            v["x-kubernetes-validations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["rule"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            rules(&spec["tagged"]),
+            [
+                "self.type != 'A' || (has(self.name))",
+                "self.type != 'B' || (has(self.other))",
+                "self.type != 'A' || ([has(self.Git),has(self.Helm)].filter(x,x==true).size() == 1)",
+            ]
+        );
+        assert_eq!(
+            rules(&spec["loose"]),
+            [
+                "!(has(self.name)) || ([has(self.Git),has(self.Helm)].filter(x,x==true).size() == 1)",
+                "(has(self.name)) || (has(self.other))",
+            ]
+        );
+        // An optional flattened enum's variant rules hold where serde reads it: its tag there.
+        assert_eq!(
+            rules(&spec["source"]),
+            [
+                "!(has(self.kind)) || (self.kind != 'Git' || (has(self.url)))",
+                "(has(self.kind)) || !(has(self.kind) || has(self.url))",
+            ]
+        );
+    }
+
+    /// What serde writes under one name and reads under another, or writes and then
+    /// refuses, has no schema; a name CEL cannot spell is refused where it is declared.
+    #[test]
+    fn names_serde_and_cel_disagree_on_are_refused_where_written() {
+        let err = |types: &str| generate_kind(types).unwrap_err().to_string();
+        let e = err(r#"
+            #[derive(Schema)]
+            pub struct ThingSpec { pub v: V }
+            #[derive(Schema)]
+            pub enum V { #[serde(rename(serialize = "out", deserialize = "in"))] A { x: i32 } }
+            "#);
+        assert!(
+            e.contains(
+                "src/lib.rs:5:82: error: serde writes variant `A` as `out` and reads it as `in`"
+            ),
+            "{e}"
+        );
+        let e = err(r#"
+            #[derive(Schema)]
+            pub struct ThingSpec { pub name: String, #[serde(flatten)] pub src: Src }
+            #[derive(Schema)]
+            pub enum Src { #[serde(rename = "1git")] Git { url: String }, Helm { chart: String } }
+            "#);
+        assert!(
+            e.contains("src/lib.rs:3:81: error: the fields of this flattened type are checked with CEL rules on this struct, and CEL cannot name its field `1git`"),
+            "{e}"
+        );
+        // A variant that refuses the others' fields: the error is at the field's own variant.
+        let e = err(r#"
+            #[derive(Schema)]
+            pub struct ThingSpec { pub v: V }
+            #[derive(Schema)]
+            #[serde(tag = "type", deny_unknown_fields)]
+            pub enum V { A { x: i32 }, B { #[serde(rename = "2y")] y: Option<i32> } }
+            "#);
+        assert!(
+            e.contains("src/lib.rs:6:40: error: operator-gen checks the fields of `V`'s variants with CEL rules, and CEL cannot name the field `2y`"),
+            "{e}"
+        );
+        // A tagged struct that denies unknown fields refuses its own tag when reading, so
+        // the schema does not admit it.
+        let generated = generate_kind(
+            r#"
+            #[derive(Schema)]
+            pub struct ThingSpec { pub inner: Inner }
+            #[derive(Schema)]
+            #[serde(tag = "kind", deny_unknown_fields)]
+            pub struct Inner { pub a: String }
+            "#,
+        )
+        .unwrap();
+        assert!(
+            spec_properties(&generated)["inner"]["properties"]
+                .get("kind")
+                .is_none()
+        );
     }
 }

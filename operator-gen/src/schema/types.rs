@@ -328,11 +328,9 @@ impl<'m> SchemaBuilder<'m> {
             // chrono's DateTime and jiff's Timestamp are RFC 3339 strings to serde, as
             // metav1.Time is.
             ("DateTime", [_]) if full_path.first().is_some_and(|p| p == "chrono") => {
-                scalar("string", Some("date-time"))
+                Some(rfc3339())
             }
-            ("Timestamp", []) if full_path.iter().any(|p| p == "jiff") => {
-                scalar("string", Some("date-time"))
-            }
+            ("Timestamp", []) if full_path.iter().any(|p| p == "jiff") => Some(rfc3339()),
             // serde_json's map of any JSON: an object whose fields the API server keeps.
             ("Map", [_, _]) if full_path.first().is_some_and(|p| p == "serde_json") => {
                 Some(JSONSchemaProps {
@@ -407,6 +405,23 @@ impl<'m> SchemaBuilder<'m> {
                 None
             }
         }
+    }
+}
+
+/// An instant as chrono and jiff write it: RFC 3339, a `T`, at most nine digits of a second
+/// and an offset within a day. The API server's `date-time` alone also admits what they do
+/// not read (ten digits, a comma, `+24:00`); the pattern also leaves out what they write
+/// but the API server refuses whatever the schema (years past 9999 or before 0, a leap
+/// second).
+fn rfc3339() -> JSONSchemaProps {
+    JSONSchemaProps {
+        type_: Some("string".into()),
+        format: Some("date-time".into()),
+        pattern: Some(
+            "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
+                .into(),
+        ),
+        ..Default::default()
     }
 }
 
