@@ -213,14 +213,7 @@ impl<'m> SchemaBuilder<'m> {
             }
         }
         let (mut union, forms, all_fields) = self.forms(site, item, variants, container)?;
-        for form in &forms {
-            for rule in form.guarded_by_fields() {
-                union
-                    .x_kubernetes_validations
-                    .get_or_insert_with(Vec::new)
-                    .push(rule);
-            }
-        }
+        push_guarded_by_fields(&mut union, &forms);
         // Each form: its required fields, and (where serde refuses fields it does not name)
         // none of the other forms' fields.
         let alternatives: Vec<(Vec<String>, Vec<String>)> = forms
@@ -441,14 +434,7 @@ impl<'m> SchemaBuilder<'m> {
             Some(content) => {
                 // The content object cannot see the tag: a variant's rules hold where its
                 // required fields are.
-                for form in &forms {
-                    for rule in form.guarded_by_fields() {
-                        union
-                            .x_kubernetes_validations
-                            .get_or_insert_with(Vec::new)
-                            .push(rule);
-                    }
-                }
+                push_guarded_by_fields(&mut union, &forms);
                 if union.properties.is_some() {
                     properties.insert(content.clone(), union);
                 }
@@ -726,6 +712,16 @@ impl<'m> SchemaBuilder<'m> {
             Fields::Unnamed(u) => self.denies_unknown(site, &u[0].ty),
             Fields::Unit => false,
         }
+    }
+}
+
+/// Each form's own rules, on an object that knows the forms by their required fields.
+fn push_guarded_by_fields(union: &mut JSONSchemaProps, forms: &[Form<'_>]) {
+    for rule in forms.iter().flat_map(Form::guarded_by_fields) {
+        union
+            .x_kubernetes_validations
+            .get_or_insert_with(Vec::new)
+            .push(rule);
     }
 }
 

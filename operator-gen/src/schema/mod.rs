@@ -867,11 +867,16 @@ mod tests {
         ))
     }
 
+    /// The first CRD's spec schema, as JSON.
+    fn spec_schema(generated: &crate::Generated) -> serde_json::Value {
+        crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
+            ["openAPIV3Schema"]["properties"]["spec"]
+            .clone()
+    }
+
     /// The properties of the first CRD's spec, as JSON.
     fn spec_properties(generated: &crate::Generated) -> serde_json::Value {
-        crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
-            ["openAPIV3Schema"]["properties"]["spec"]["properties"]
-            .clone()
+        spec_schema(generated)["properties"].clone()
     }
 
     #[test]
@@ -1494,9 +1499,7 @@ mod tests {
             "#,
         )
         .unwrap();
-        let spec = crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
-            ["openAPIV3Schema"]["properties"]["spec"]
-            .clone();
+        let spec = spec_schema(&generated);
         let rules: Vec<&str> = spec["x-kubernetes-validations"]
             .as_array()
             .unwrap()
@@ -1528,9 +1531,7 @@ mod tests {
             "#,
         )
         .unwrap();
-        let spec = crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
-            ["openAPIV3Schema"]["properties"]["spec"]
-            .clone();
+        let spec = spec_schema(&generated);
         assert_eq!(
             spec["x-kubernetes-validations"],
             serde_json::json!([{
