@@ -2253,24 +2253,29 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
         );
     }
 
+    /// An operator run of N = 100 that took these seconds.
+    fn row(converged: u64, storm: u64) -> Row {
+        Row {
+            converged: Duration::from_secs(converged),
+            storm: Duration::from_secs(storm),
+            ..Row::default()
+        }
+    }
+
+    /// A floor of N = 100 that took these seconds.
+    fn floor(converged: u64, storm: u64) -> BTreeMap<usize, Floor> {
+        BTreeMap::from([(
+            100,
+            Floor {
+                converged: Duration::from_secs(converged),
+                storm: Duration::from_secs(storm),
+                ..Floor::default()
+            },
+        )])
+    }
+
     #[test]
     fn the_rounds_give_a_median_ratio_of_each_floor() {
-        let secs = Duration::from_secs;
-        let row = |converged, storm| Row {
-            converged: secs(converged),
-            storm: secs(storm),
-            ..Row::default()
-        };
-        let floor = |converged, storm| {
-            BTreeMap::from([(
-                100,
-                Floor {
-                    converged: secs(converged),
-                    storm: secs(storm),
-                    ..Floor::default()
-                },
-            )])
-        };
         // Floors 10 / 10 s (Deployments), 20 / 20 s (with Services) and 15 / 15 s (the
         // same work without an operator) in every round.
         let round = |go: (u64, u64), ours: (u64, u64)| Round {
@@ -2318,22 +2323,6 @@ weird{label="a \"quoted\", value, }"} 3 1700000000
 
     #[test]
     fn the_target_is_a_time_beside_the_floors_under_ours() {
-        let secs = Duration::from_secs;
-        let row = |converged, storm| Row {
-            converged: secs(converged),
-            storm: secs(storm),
-            ..Row::default()
-        };
-        let floor = |converged, storm| {
-            BTreeMap::from([(
-                100,
-                Floor {
-                    converged: secs(converged),
-                    storm: secs(storm),
-                    ..Floor::default()
-                },
-            )])
-        };
         let round = |go: Option<(u64, u64)>| Round {
             rows: vec![TableRow {
                 mode: Mode::Equal(4),
