@@ -36,9 +36,11 @@
 //! ([`settle`]); with `--fresh-plane` each takes place on a local control plane started for
 //! it alone and stopped after it ([`Venue`]), so that none inherits what the ones before it
 //! left in etcd and in the API server's memory. `--repeat K` measures all of it K times and
-//! ends with each overhead ratio's median and range over the rounds. The API server restart
-//! recovery the issue asks for is not measured: the bench does not restart an API server
-//! while an operator runs, on a plane of its own or a shared one.
+//! ends with each overhead ratio's median and range over the rounds; `--timeline` prints where
+//! each phase waited (the operator sending its writes, the control plane, the status:
+//! [`timeline`]). The API server restart recovery the issue asks for is not measured: the
+//! bench does not restart an API server while an operator runs, on a plane of its own or a
+//! shared one.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -53,6 +55,8 @@ use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, P
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 
 use operator_xtask::{cargo, root, run_step, target_dir};
+
+mod timeline;
 use operator_xtask_cluster::cluster::{self, Target};
 
 /// Our operator's default --concurrency (memcached/src/main.rs).
@@ -95,6 +99,11 @@ pub struct BenchArgs {
     /// --kubeconfig.
     #[arg(long, conflicts_with = "kubeconfig")]
     fresh_plane: bool,
+    /// Also watch each phase's objects and print, per floor and run, when they were asked
+    /// for, ready and done (quantiles over the objects): where a slow phase waited. The watch
+    /// loads the API server a little, so the times of a run with it are not for comparing.
+    #[arg(long)]
+    timeline: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -1504,6 +1513,7 @@ async fn run_floor(stage: &Stage, count: usize, services: bool, args: &BenchArgs
     );
     let cpu_start = plane.and_then(PlaneCpu::sample);
     let start = Instant::now();
+    let recorder = record(args, &deployments, None, 1, start);
     fan_out(&names, |name| {
         let deployments = deployments.clone();
         let service_api = service_api.clone();
@@ -1523,9 +1533,11 @@ async fn run_floor(stage: &Stage, count: usize, services: bool, args: &BenchArgs
     .context("creating Deployments")?;
     let converged = wait_converged(&tag, None, &deployments, count, 1, start, deadline).await?;
     let cpu_converged = plane.and_then(PlaneCpu::sample);
+    report_timeline(&tag, "converge", recorder).await;
     eprintln!("{tag} resizing all {count} to 3");
     let cpu_storm = plane.and_then(PlaneCpu::sample);
     let start = Instant::now();
+    let recorder = record(args, &deployments, None, 3, start);
     fan_out(&names, |name| {
         let deployments = deployments.clone();
         async move {
@@ -1539,6 +1551,7 @@ async fn run_floor(stage: &Stage, count: usize, services: bool, args: &BenchArgs
     .context("resizing Deployments")?;
     let storm = wait_converged(&tag, None, &deployments, count, 3, start, deadline).await?;
     let cpu_end = plane.and_then(PlaneCpu::sample);
+    report_timeline(&tag, "storm", recorder).await;
     if !stage.is_own() {
         delete_namespace(&client, &ns, &tag).await?;
     }
@@ -1584,6 +1597,7 @@ async fn run_direct_floor(stage: &Stage, count: usize, args: &BenchArgs) -> Resu
     eprintln!("{tag} creating {count} Memcacheds with their Deployments and Services in {ns}");
     let cpu_start = plane.and_then(PlaneCpu::sample);
     let start = Instant::now();
+    let recorder = record(args, &deployments, Some(&mcs), 1, start);
     fan_out(&names, |name| {
         let (mcs, deployments, service_api) =
             (mcs.clone(), deployments.clone(), service_api.clone());
@@ -1618,10 +1632,12 @@ async fn run_direct_floor(stage: &Stage, count: usize, args: &BenchArgs) -> Resu
     .context("creating Memcacheds, Deployments and Services")?;
     let converged = report_when_ready(&tag, &mcs, &deployments, count, 1, start, deadline).await?;
     let cpu_converged = plane.and_then(PlaneCpu::sample);
+    report_timeline(&tag, "converge", recorder).await;
 
     eprintln!("{tag} resizing all {count} to 3");
     let cpu_storm = plane.and_then(PlaneCpu::sample);
     let start = Instant::now();
+    let recorder = record(args, &deployments, Some(&mcs), 3, start);
     fan_out(&names, |name| {
         let (mcs, deployments) = (mcs.clone(), deployments.clone());
         async move {
@@ -1645,6 +1661,7 @@ async fn run_direct_floor(stage: &Stage, count: usize, args: &BenchArgs) -> Resu
     .context("resizing Memcacheds and Deployments")?;
     let storm = report_when_ready(&tag, &mcs, &deployments, count, 3, start, deadline).await?;
     let cpu_end = plane.and_then(PlaneCpu::sample);
+    report_timeline(&tag, "storm", recorder).await;
 
     clean_up(stage, &mcs, count, &ns, &tag).await?;
     Ok(Floor {
@@ -1845,6 +1862,7 @@ async fn run(
     eprintln!("{tag} creating {count} Memcacheds of size 1 in {ns}");
     let cpu_start = plane.and_then(PlaneCpu::sample);
     let start = Instant::now();
+    let recorder = record(args, &deployments, Some(&mcs), 1, start);
     fan_out(0..count, |i| {
         let mcs = mcs.clone();
         let resource = resource.clone();
@@ -1861,6 +1879,7 @@ async fn run(
         wait_converged(tag, Some(&mcs), &deployments, count, 1, start, deadline).await?;
     let cpu_converged = plane.and_then(PlaneCpu::sample);
     eprintln!("{tag} all converged in {:.1} s", converged.as_secs_f64());
+    report_timeline(tag, "converge", recorder).await;
 
     let after_converge = operator.metrics()?.requests();
     eprintln!("{tag} steady state for {} s", args.steady);
@@ -1871,12 +1890,14 @@ async fn run(
     eprintln!("{tag} scale storm: all {count} resized to 3");
     let cpu_storm = plane.and_then(PlaneCpu::sample);
     let start = Instant::now();
+    let recorder = record(args, &deployments, Some(&mcs), 3, start);
     merge_all(&mcs, count, serde_json::json!({ "spec": { "size": 3 } }))
         .await
         .context("resizing Memcacheds")?;
     let storm = wait_converged(tag, Some(&mcs), &deployments, count, 3, start, deadline).await?;
     let cpu_end = plane.and_then(PlaneCpu::sample);
     eprintln!("{tag} storm converged in {:.1} s", storm.as_secs_f64());
+    report_timeline(tag, "storm", recorder).await;
     let plane_converge = PlaneSpent::between(cpu_start.as_ref(), cpu_converged.as_ref());
     let plane_storm = PlaneSpent::between(cpu_storm.as_ref(), cpu_end.as_ref());
     report_plane(tag, &plane_converge, &plane_storm);
@@ -1908,6 +1929,26 @@ async fn run(
         plane_converge,
         plane_storm,
     })
+}
+
+/// With `--timeline`, starts watching a phase that brings the objects to `size` from `start`.
+fn record(
+    args: &BenchArgs,
+    deployments: &Api<Deployment>,
+    mcs: Option<&Api<DynamicObject>>,
+    size: i32,
+    start: Instant,
+) -> Option<timeline::Recorder> {
+    args.timeline
+        .then(|| timeline::Recorder::start(deployments, mcs, size, start))
+}
+
+/// Prints what `recorder` saw of the phase `phase` of `tag`.
+async fn report_timeline(tag: &str, phase: &str, recorder: Option<timeline::Recorder>) {
+    if let Some(recorder) = recorder {
+        let steps = recorder.finish().await;
+        eprintln!("{tag} {phase} timeline: {}", timeline::summary(&steps));
+    }
 }
 
 /// How many requests the bench keeps in flight when it writes objects itself.
