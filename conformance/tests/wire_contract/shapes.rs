@@ -146,6 +146,22 @@ pub struct TimesSpec {
 "#,
     ),
     (
+        "Net",
+        r#"
+DERIVE
+pub struct NetSpec {
+    pub v4: std::net::Ipv4Addr,
+    pub v6: std::net::Ipv6Addr,
+    pub ip: Option<std::net::IpAddr>,
+    pub listen: Option<std::net::SocketAddr>,
+    pub peer: Option<core::net::SocketAddrV6>,
+    pub bind: Option<std::net::SocketAddrV4>,
+    MAX8
+    pub routes: BTreeMap<std::net::IpAddr, String>,
+}
+"#,
+    ),
+    (
         "Keys",
         r#"
 DERIVE
@@ -331,6 +347,75 @@ fn probes(kind: &str) -> Vec<Value> {
                 "2024-01-01T00:00:00.999999999-23:59",
             ] {
                 out.push(ts(t));
+            }
+            out
+        }
+        "Net" => {
+            let base = json!({"v4": "192.0.2.1", "v6": "2001:db8::1", "routes": {}});
+            let with = |field: &str, value: &str| {
+                let mut spec = base.clone();
+                spec[field] = json!(value);
+                spec
+            };
+            let mut out = vec![base.clone()];
+            for v4 in [
+                "0.0.0.0",
+                "255.255.255.255",
+                "01.2.3.4",
+                "1.2.3",
+                "256.0.0.1",
+                "::1",
+            ] {
+                out.push(with("v4", v4));
+            }
+            for v6 in [
+                "::",
+                "::ffff:192.0.2.1",
+                "2001:DB8:0:0:0:0:0:1",
+                "1:2:3:4:5:6:7::",
+                "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255",
+                "1:2:3:4:5:6:7:8::",
+                "1:2:3:4:5:6::1.2.3.4",
+                "fe80::1%1",
+                "00001::",
+                "192.0.2.1",
+            ] {
+                out.push(with("v6", v6));
+            }
+            for ip in [
+                "10.0.0.1",
+                "fd00::1",
+                "::ffff:10.0.0.1",
+                "10.0.0.01",
+                "host",
+            ] {
+                out.push(with("ip", ip));
+            }
+            for listen in [
+                "0.0.0.0:8080",
+                "[::]:443",
+                "[fe80::1%4294967295]:1",
+                "[::1]:65536",
+                "[::1]",
+                "localhost:80",
+            ] {
+                out.push(with("listen", listen));
+            }
+            for peer in [
+                "[2001:db8::1%2]:0",
+                "[::1]:08",
+                "1.2.3.4:5",
+                "[::1%4294967296]:5",
+            ] {
+                out.push(with("peer", peer));
+            }
+            for bind in ["192.0.2.1:65535", "192.0.2.1:0080", "[::1]:80"] {
+                out.push(with("bind", bind));
+            }
+            for key in ["10.0.0.1", "2001:db8::1", "10.0.0.256", "fe80::1%1"] {
+                let mut spec = base.clone();
+                spec["routes"][key] = json!("r");
+                out.push(spec);
             }
             out
         }

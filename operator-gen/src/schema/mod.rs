@@ -12,6 +12,7 @@ use crate::api::apiextensions::v1::{JSON, JSONSchemaProps, ValidationRule};
 mod apply;
 mod enums;
 mod flatten;
+mod net;
 mod types;
 pub mod values;
 mod wire;

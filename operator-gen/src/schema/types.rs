@@ -8,7 +8,7 @@ use crate::api::apiextensions::v1::{
 use crate::diagnostics::Misfit;
 
 use super::apply::{cel_string, push_rule};
-use super::{SchemaBuilder, Site, WRAPPERS};
+use super::{SchemaBuilder, Site, WRAPPERS, net};
 use crate::known_types;
 use crate::markers::CelRule;
 use crate::model::{Loc, Ty, TyKind};
@@ -324,6 +324,14 @@ impl<'m> SchemaBuilder<'m> {
                     required: Some(vec!["nanos".into(), "secs".into()]),
                     ..Default::default()
                 })
+            }
+            // std's network addresses are strings in their `Display` form to serde.
+            (name, [])
+                if matches!(full_path.as_slice(), [root, net, _]
+                    if (root == "std" || root == "core") && net == "net")
+                    && net::schema(name).is_some() =>
+            {
+                net::schema(name)
             }
             // chrono's DateTime and jiff's Timestamp are RFC 3339 strings to serde, as
             // metav1.Time is.

@@ -9,6 +9,6 @@ pub struct Thing {
 
 #[derive(Schema)]
 pub struct ThingSpec {
-    pub address: std::net::IpAddr,
+    pub address: std::time::SystemTime,
     pub pair: (i32, i32),
 }

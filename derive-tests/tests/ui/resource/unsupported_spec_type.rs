@@ -5,7 +5,7 @@ use operator_derive::CustomResource;
 #[resource(group = "test.example.com", version = "v1")]
 pub struct Thing {
     pub metadata: ObjectMeta,
-    pub spec: std::net::IpAddr,
+    pub spec: std::time::SystemTime,
 }
 
 fn main() {}
