@@ -158,6 +158,7 @@ pub struct NetSpec {
     pub bind: Option<std::net::SocketAddrV4>,
     MAX8
     pub routes: BTreeMap<std::net::IpAddr, String>,
+    pub id: Option<uuid::Uuid>,
 }
 "#,
     ),
@@ -411,6 +412,18 @@ fn probes(kind: &str) -> Vec<Value> {
             }
             for bind in ["192.0.2.1:65535", "192.0.2.1:0080", "[::1]:80"] {
                 out.push(with("bind", bind));
+            }
+            for id in [
+                "67e55044-10b1-426f-9247-bb680e5fe0c8",
+                "67E55044-10B1-426F-9247-BB680E5FE0C8",
+                "00000000-0000-0000-0000-000000000000",
+                "67e5504410b1426f9247bb680e5fe0c8",
+                "{67e55044-10b1-426f-9247-bb680e5fe0c8}",
+                "urn:uuid:67e55044-10b1-426f-9247-bb680e5fe0c8",
+                "67e55044-10b1-426f-9247-bb680e5fe0c",
+                "67e55044-10b1-426f-9247-bb680e5fe0cg",
+            ] {
+                out.push(with("id", id));
             }
             for key in ["10.0.0.1", "2001:db8::1", "10.0.0.256", "fe80::1%1"] {
                 let mut spec = base.clone();

@@ -333,6 +333,17 @@ impl<'m> SchemaBuilder<'m> {
             {
                 net::schema(name)
             }
+            // uuid writes the hyphenated form in lower case, and reads it in either case
+            // (also the simple, braced and URN forms, which the schema leaves out).
+            ("Uuid", []) if full_path == ["uuid", "Uuid"] => Some(JSONSchemaProps {
+                type_: Some("string".into()),
+                pattern: Some(
+                    "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+                        .into(),
+                ),
+                max_length: Some(36),
+                ..Default::default()
+            }),
             // chrono's DateTime and jiff's Timestamp are RFC 3339 strings to serde, as
             // metav1.Time is.
             ("DateTime", [_]) if full_path.first().is_some_and(|p| p == "chrono") => {
