@@ -144,6 +144,11 @@ fn build_reader(cases: &[Case]) -> PathBuf {
     deps.push(format!(
         "kube = {{ version = \"{version}\", default-features = false }}"
     ));
+    // ipnet with its serde impl, which the workspace leaves out for operator-gen's sake.
+    deps.push(
+        dependency_line(&manifest, "ipnet")
+            .replace("features = [\"std\"]", "features = [\"std\", \"serde\"]"),
+    );
     // The profiles of the workspace, so the dependencies built for the derive tests in the
     // same target directory are reused.
     std::fs::write(

@@ -159,6 +159,8 @@ pub struct NetSpec {
     MAX8
     pub routes: BTreeMap<std::net::IpAddr, String>,
     pub id: Option<uuid::Uuid>,
+    pub net4: Option<ipnet::Ipv4Net>,
+    pub nets: Option<Vec<ipnet::IpNet>>,
 }
 "#,
     ),
@@ -424,6 +426,28 @@ fn probes(kind: &str) -> Vec<Value> {
                 "67e55044-10b1-426f-9247-bb680e5fe0cg",
             ] {
                 out.push(with("id", id));
+            }
+            for net4 in [
+                "10.0.0.0/8",
+                "10.0.0.1/32",
+                "10.0.0.0/33",
+                "010.0.0.0/8",
+                "10.0.0.0/08",
+                "10.0.0.0",
+            ] {
+                out.push(with("net4", net4));
+            }
+            for net in [
+                "::/0",
+                "fd00::/8",
+                "::ffff:10.0.0.0/104",
+                "0.0.0.0/0",
+                "fd00::/129",
+                "fd00::/0128",
+            ] {
+                let mut spec = base.clone();
+                spec["nets"] = json!([net]);
+                out.push(spec);
             }
             for key in ["10.0.0.1", "2001:db8::1", "10.0.0.256", "fe80::1%1"] {
                 let mut spec = base.clone();

@@ -1,4 +1,5 @@
-//! std's network addresses (`std::net` / `core::net`) as serde_json carries them: strings,
+//! std's network addresses (`std::net` / `core::net`), and ipnet's networks, as serde_json
+//! carries them: strings,
 //! written with `Display` and read back with `FromStr`. Each gets a pattern that admits
 //! everything `Display` writes and nothing `FromStr` refuses, so an object the API server
 //! admits is one the operator can read, and an address the operator writes is admitted.
@@ -24,6 +25,27 @@ pub(super) fn schema(name: &str) -> Option<JSONSchemaProps> {
         "SocketAddrV4" => (socket_v4(), SOCKET_V4_MAX),
         "SocketAddrV6" => (socket_v6(), SOCKET_V6_MAX),
         "SocketAddr" => (format!("{}|{}", socket_v4(), socket_v6()), SOCKET_V6_MAX),
+        _ => return None,
+    };
+    Some(JSONSchemaProps {
+        type_: Some("string".into()),
+        pattern: Some(format!("^({body})$")),
+        max_length: Some(max_length),
+        ..Default::default()
+    })
+}
+
+/// The schema of `name`, one of ipnet's networks (`Ipv4Net`, `Ipv6Net`, `IpNet`), or `None`
+/// for another name. ipnet writes an address, `/` and the prefix length, and reads more than
+/// it writes (leading zeros in IPv4 numbers and in the prefix length); the pattern admits
+/// the address as std reads it and the prefix length without leading zeros.
+pub(super) fn network_schema(name: &str) -> Option<JSONSchemaProps> {
+    let v4 = format!("{}/{}", ipv4(), decimal_up_to(32));
+    let v6 = format!("({})/{}", ipv6(), decimal_up_to(128));
+    let (body, max_length) = match name {
+        "Ipv4Net" => (v4, IPV4_MAX + 3),
+        "Ipv6Net" => (v6, IPV6_MAX + 4),
+        "IpNet" => (format!("{v4}|{v6}"), IPV6_MAX + 4),
         _ => return None,
     };
     Some(JSONSchemaProps {
@@ -164,15 +186,22 @@ mod tests {
         "SocketAddr",
     ];
 
+    const NETWORKS: [&str; 3] = ["Ipv4Net", "Ipv6Net", "IpNet"];
+
+    fn schema_of(name: &str) -> JSONSchemaProps {
+        schema(name).or_else(|| network_schema(name)).unwrap()
+    }
+
     /// Each type's pattern, compiled once for all the cases.
     fn pattern(name: &str) -> &'static Regex {
-        static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+        static PATTERNS: LazyLock<Vec<(&str, Regex)>> = LazyLock::new(|| {
             NAMES
                 .iter()
-                .map(|n| Regex::new(schema(n).unwrap().pattern.as_deref().unwrap()).unwrap())
+                .chain(&NETWORKS)
+                .map(|n| (*n, Regex::new(&schema_of(n).pattern.unwrap()).unwrap()))
                 .collect()
         });
-        &PATTERNS[NAMES.iter().position(|n| *n == name).unwrap()]
+        &PATTERNS.iter().find(|(n, _)| *n == name).unwrap().1
     }
 
     #[test]
@@ -207,44 +236,106 @@ mod tests {
         }
     }
 
-    /// Strings made of the pieces addresses are made of, and the pieces that break them.
+    /// The pieces addresses are made of, and pieces that break them.
+    const PIECES: &[&str] = &[
+        "0",
+        "1",
+        "9",
+        "01",
+        "00",
+        "10",
+        "99",
+        "255",
+        "256",
+        "25",
+        "a",
+        "F",
+        "ff",
+        "fFfF",
+        "0000",
+        "00001",
+        "12345",
+        ":",
+        ":",
+        "::",
+        ".",
+        ".",
+        "%",
+        "[",
+        "]",
+        "65535",
+        "65536",
+        "4294967295",
+        "4294967296",
+        "1.2.3.4",
+        "::ffff:",
+        " ",
+        "g",
+        "/",
+        "/0",
+        "/8",
+        "/08",
+        "/32",
+        "/33",
+        "/128",
+        "/129",
+    ];
+
+    /// An address in a form people write: as `Display` writes it (also with many zeros, and
+    /// IPv4-mapped), in upper case, or with every group written out.
+    fn written_address() -> impl Strategy<Value = String> {
+        let forms = (any::<u32>(), any::<u128>(), 0u128..0x1_0000_0000, 0..6u8);
+        forms.prop_map(|(v4, v6, small, form)| match form {
+            0 => Ipv4Addr::from(v4).to_string(),
+            1 => Ipv6Addr::from(v6).to_string(),
+            2 => Ipv6Addr::from(small).to_string(),
+            3 => Ipv6Addr::from(small | 0xffff_0000_0000).to_string(),
+            4 => Ipv6Addr::from(v6).to_string().to_uppercase(),
+            _ => Ipv6Addr::from(v6)
+                .segments()
+                .iter()
+                .map(|g| format!("{g:04x}"))
+                .collect::<Vec<_>>()
+                .join(":"),
+        })
+    }
+
+    /// Strings of those pieces, and addresses with a prefix length, a scope or a port, as
+    /// written or with one edit (a character left out, a piece put in).
     fn address_like() -> impl Strategy<Value = String> {
-        let piece = prop::sample::select(vec![
-            "0",
-            "1",
-            "9",
-            "01",
-            "00",
-            "10",
-            "99",
-            "255",
-            "256",
-            "25",
-            "a",
-            "F",
-            "ff",
-            "fFfF",
-            "0000",
-            "00001",
-            "12345",
-            ":",
-            ":",
-            "::",
-            ".",
-            ".",
-            "%",
-            "[",
-            "]",
-            "65535",
-            "65536",
-            "4294967295",
-            "4294967296",
-            "1.2.3.4",
-            "::ffff:",
-            " ",
-            "g",
+        let piece = prop::sample::select(PIECES.to_vec());
+        let random = prop::collection::vec(piece.clone(), 1..14).prop_map(|p| p.concat());
+        let inner = prop::sample::select(vec!["", "", "%1", "%4294967295", "%4294967296", "%01"]);
+        let outer = prop::sample::select(vec![
+            "", "", "/0", "/24", "/08", "/32", "/33", "/64", "/128", "/129", ":80", ":080",
+            ":65535", ":65536",
         ]);
-        prop::collection::vec(piece, 1..14).prop_map(|p| p.concat())
+        let structured = (
+            written_address(),
+            any::<bool>(),
+            inner,
+            outer,
+            0..3u8,
+            any::<prop::sample::Index>(),
+            piece,
+        )
+            .prop_map(|(address, bracket, inner, outer, edit, at, piece)| {
+                let mut s = if bracket {
+                    format!("[{address}{inner}]{outer}")
+                } else {
+                    format!("{address}{outer}")
+                };
+                let at = at.index(s.len() + 1);
+                match edit {
+                    1 if at < s.len() => {
+                        s.remove(at);
+                    }
+                    2 => s.insert_str(at, piece),
+                    _ => {}
+                }
+                s
+            });
+        prop_oneof![random, structured]
     }
 
     /// For the addresses, the pattern admits exactly what `FromStr` reads; for socket
@@ -269,7 +360,7 @@ mod tests {
             );
         }
         if matched {
-            let max = schema(name).unwrap().max_length.unwrap();
+            let max = schema_of(name).max_length.unwrap();
             assert!(s.len() as i64 <= max, "{name} {s:?} over {max}");
         }
     }
@@ -285,6 +376,32 @@ mod tests {
             agrees::<SocketAddrV4>("SocketAddrV4", &s, false);
             agrees::<SocketAddrV6>("SocketAddrV6", &s, false);
             agrees::<SocketAddr>("SocketAddr", &s, false);
+            agrees::<ipnet::Ipv4Net>("Ipv4Net", &s, false);
+            agrees::<ipnet::Ipv6Net>("Ipv6Net", &s, false);
+            agrees::<ipnet::IpNet>("IpNet", &s, false);
+        }
+
+        #[test]
+        fn what_ipnet_writes_is_admitted(
+            v4 in any::<u32>(),
+            v6 in any::<u128>(),
+            small in 0u128..0x1_0000_0000,
+            p4 in 0u8..=32,
+            p6 in 0u8..=128,
+        ) {
+            let v4 = ipnet::Ipv4Net::new(Ipv4Addr::from(v4), p4).unwrap();
+            let mapped = Ipv6Addr::from(small | 0xffff_0000_0000);
+            for v6 in [Ipv6Addr::from(v6), Ipv6Addr::from(small), mapped] {
+                let v6 = ipnet::Ipv6Net::new(v6, p6).unwrap();
+                for (name, s) in [
+                    ("Ipv4Net", v4.to_string()),
+                    ("Ipv6Net", v6.to_string()),
+                    ("IpNet", ipnet::IpNet::V4(v4).to_string()),
+                    ("IpNet", ipnet::IpNet::V6(v6).to_string()),
+                ] {
+                    prop_assert!(pattern(name).is_match(&s), "{} refuses {:?}", name, s);
+                }
+            }
         }
 
         #[test]
@@ -346,13 +463,24 @@ mod tests {
             ("SocketAddr", "[2001:db8::1]:443", true),
             ("SocketAddr", "192.0.2.1:443", true),
             ("SocketAddr", "example.com:443", false),
+            ("Ipv4Net", "10.0.0.0/8", true),
+            ("Ipv4Net", "10.0.0.1/32", true),
+            ("Ipv4Net", "10.0.0.0/33", false),
+            ("Ipv4Net", "10.0.0.0/08", false),
+            ("Ipv4Net", "10.0.0.0", false),
+            ("Ipv6Net", "::/0", true),
+            ("Ipv6Net", "2001:db8::/128", true),
+            ("Ipv6Net", "2001:db8::/129", false),
+            ("IpNet", "0.0.0.0/0", true),
+            ("IpNet", "fd00::/8", true),
         ] {
             assert_eq!(pattern(name).is_match(s), admitted, "{name} {s:?}");
         }
         assert!(schema("Ipv5Addr").is_none());
         // What a pattern costs the API server to hold and a reader to see.
-        for name in NAMES {
-            let length = schema(name).unwrap().pattern.unwrap().len();
+        assert!(network_schema("Ipv4Addr").is_none());
+        for name in NAMES.iter().chain(&NETWORKS) {
+            let length = schema_of(name).pattern.unwrap().len();
             assert!(length < 2_500, "{name}: {length}");
         }
     }

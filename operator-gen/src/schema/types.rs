@@ -333,6 +333,11 @@ impl<'m> SchemaBuilder<'m> {
             {
                 net::schema(name)
             }
+            ("Ipv4Net" | "Ipv6Net" | "IpNet", [])
+                if full_path.first().is_some_and(|p| p == "ipnet") =>
+            {
+                net::network_schema(name)
+            }
             // uuid writes the hyphenated form in lower case, and reads it in either case
             // (also the simple, braced and URN forms, which the schema leaves out).
             ("Uuid", []) if full_path == ["uuid", "Uuid"] => Some(JSONSchemaProps {
