@@ -130,10 +130,17 @@ fn build_reader(cases: &[Case]) -> PathBuf {
     let package = format!("wire-cases-{seed}-{count}");
     let dir = root.join("target/tests").join(&package);
     std::fs::create_dir_all(dir.join("src")).unwrap();
-    let mut deps: Vec<String> = ["serde", "serde_json", "serde_repr", "k8s-openapi", "uuid"]
-        .iter()
-        .map(|d| dependency_line(&manifest, d))
-        .collect();
+    let mut deps: Vec<String> = [
+        "serde",
+        "serde_json",
+        "serde_repr",
+        "k8s-openapi",
+        "uuid",
+        "humantime-serde",
+    ]
+    .iter()
+    .map(|d| dependency_line(&manifest, d))
+    .collect();
     // kube for its `Duration`, without the client (as the derive tests build it).
     let kube = dependency_line(&manifest, "kube");
     let version = kube

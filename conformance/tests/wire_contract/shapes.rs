@@ -165,6 +165,20 @@ pub struct NetSpec {
 "#,
     ),
     (
+        "Human",
+        r#"
+DERIVE
+pub struct HumanSpec {
+    #[serde(with = "humantime_serde")]
+    pub every: std::time::Duration,
+    #[serde(default, with = "humantime_serde")]
+    pub timeout: Option<std::time::Duration>,
+    #[serde(with = "humantime_serde")]
+    pub grace: Option<std::time::Duration>,
+}
+"#,
+    ),
+    (
         "Keys",
         r#"
 DERIVE
@@ -452,6 +466,42 @@ fn probes(kind: &str) -> Vec<Value> {
             for key in ["10.0.0.1", "2001:db8::1", "10.0.0.256", "fe80::1%1"] {
                 let mut spec = base.clone();
                 spec["routes"][key] = json!("r");
+                out.push(spec);
+            }
+            out
+        }
+        "Human" => {
+            let base = json!({"every": "30s", "grace": null});
+            let mut out = vec![base.clone(), json!({"every": "30s"})];
+            for every in [
+                "0s",
+                "90s",
+                "1h30m",
+                "1h 30m",
+                "2days 4h",
+                "1M",
+                "500ms",
+                "1.5h",
+                "1 h",
+                "5",
+                "",
+                "1000000000s",
+                "1mo",
+                "-1s",
+            ] {
+                let mut spec = base.clone();
+                spec["every"] = json!(every);
+                out.push(spec);
+            }
+            for (field, value) in [
+                ("timeout", json!(null)),
+                ("timeout", json!("5m")),
+                ("timeout", json!(5)),
+                ("grace", json!("1h")),
+                ("grace", json!("soon")),
+            ] {
+                let mut spec = base.clone();
+                spec[field] = value;
                 out.push(spec);
             }
             out

@@ -12,6 +12,7 @@ use crate::api::apiextensions::v1::{JSON, JSONSchemaProps, ValidationRule};
 mod apply;
 mod enums;
 mod flatten;
+mod humantime;
 mod net;
 mod types;
 pub mod values;
@@ -26,7 +27,7 @@ use crate::diagnostics::{Diagnostic, Diagnostics, Misfit};
 use crate::known_types;
 use crate::markers::{CelRule, SchemaProp};
 use crate::model::{Body, FieldDef, Fields, Loc, Ty, TyKind, TypeDef};
-use crate::serde_attrs::{ContainerAttrs, FieldAttrs, SerdeShape};
+use crate::serde_attrs::{ContainerAttrs, FieldAttrs, SerdeShape, WireSwap};
 use crate::source::Skeleton;
 
 /// Types that serialize as their content (`Option` also makes a field optional).
@@ -574,12 +575,16 @@ impl<'m> SchemaBuilder<'m> {
                 clear_nested_descriptions(&mut schema);
             }
 
+            // serde reads a missing `Option` field as `None` only with its own reading: a
+            // field read `with` a module (or `deserialize_with`) must be there, unless it
+            // has a default.
+            let reads_through = attrs.swaps.iter().any(WireSwap::changes_reading);
             let is_required = if markers.required.is_some() {
                 true
             } else if markers.optional.is_some() {
                 false
             } else {
-                !(is_optional(&field.ty)
+                !((is_optional(&field.ty) && !reads_through)
                     || attrs.default
                     || container.default
                     || attrs.skip_deserializing)
@@ -878,6 +883,68 @@ mod tests {
     /// The properties of the first CRD's spec, as JSON.
     fn spec_properties(generated: &crate::Generated) -> serde_json::Value {
         spec_schema(generated)["properties"].clone()
+    }
+
+    #[test]
+    fn a_field_read_through_a_module_is_required_unless_it_has_a_default() {
+        // serde reads a missing `Option` field as `None` only with its own reading.
+        let generated = generate_kind(
+            r#"
+use std::time::Duration;
+#[derive(Schema)]
+pub struct ThingSpec {
+    #[serde(with = "humantime_serde")]
+    pub grace: Option<Duration>,
+    #[serde(default, with = "humantime_serde")]
+    pub timeout: Option<std::time::Duration>,
+    #[serde(with = "humantime_serde")]
+    pub every: Duration,
+    #[serde(with = "crate::as_string")]
+    #[validation(type = "string")]
+    pub count: Option<u32>,
+    #[serde(serialize_with = "crate::write_count")]
+    #[validation(type = "integer")]
+    pub written: Option<u32>,
+}
+"#,
+        )
+        .unwrap();
+        let spec = spec_schema(&generated);
+        assert_eq!(
+            spec["required"],
+            serde_json::json!(["count", "every", "grace"])
+        );
+        let properties = &spec["properties"];
+        assert_eq!(properties["every"]["type"], "string");
+        assert_eq!(properties["every"]["maxLength"], 64);
+        assert!(properties["every"]["nullable"].is_null());
+        // humantime_serde writes `None` as null and reads it back.
+        assert_eq!(properties["grace"]["nullable"], true);
+        assert_eq!(properties["timeout"]["nullable"], true);
+        assert_eq!(
+            properties["grace"]["pattern"],
+            properties["every"]["pattern"]
+        );
+        assert!(properties["count"]["nullable"].is_null());
+    }
+
+    #[test]
+    fn humantime_serde_on_another_type_needs_markers() {
+        let error = generate_kind(
+            r#"
+#[derive(Schema)]
+pub struct ThingSpec {
+    #[serde(with = "humantime_serde")]
+    pub at: std::time::SystemTime,
+}
+"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("#[serde(with = \"humantime_serde\")] changes how serde reads and writes this field's JSON"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -7,9 +7,9 @@
 
 use crate::api::apiextensions::v1::JSONSchemaProps;
 
-use super::{SchemaBuilder, Site};
+use super::{SchemaBuilder, Site, humantime};
 use crate::markers::{FieldMarkers, SchemaProp, Validation};
-use crate::model::{FieldDef, Loc, TypeDef};
+use crate::model::{FieldDef, Loc, Ty, TyKind, TypeDef};
 use crate::serde_attrs::{ContainerAttrs, FieldAttrs, WireSwap};
 use crate::source::Resolved;
 
@@ -50,6 +50,9 @@ impl<'m> SchemaBuilder<'m> {
         if let Some(id) = self.remote_mirror(site, swap) {
             return self.decl_schema(id, swap.at);
         }
+        if let Some(schema) = self.known_module(site, field, attrs) {
+            return Some(schema);
+        }
         self.error(
             swap.at,
             format!(
@@ -68,6 +71,50 @@ impl<'m> SchemaBuilder<'m> {
             ),
         );
         None
+    }
+
+    /// The schema of a field whose `with` module's wire format is known: humantime_serde's
+    /// on a `std::time::Duration` (also in an `Option`, whose `None` it writes as `null`
+    /// and reads back from it).
+    fn known_module(
+        &mut self,
+        site: Site<'m>,
+        field: &'m FieldDef,
+        attrs: &FieldAttrs,
+    ) -> Option<JSONSchemaProps> {
+        let [swap] = attrs.swaps.as_slice() else {
+            return None;
+        };
+        let (_, module) = swap.module.as_ref()?;
+        if swap.attribute != "with" || module != &["humantime_serde"] {
+            return None;
+        }
+        let (optional, ty) = match option_of(&field.ty) {
+            Some(inner) => (true, inner),
+            None => (false, &field.ty),
+        };
+        let TyKind::Path {
+            absolute,
+            segments,
+            args,
+        } = &ty.kind
+        else {
+            return None;
+        };
+        let Resolved::External(path) = self.resolve(site, *absolute, segments) else {
+            return None;
+        };
+        let std_duration = args.is_empty()
+            && matches!(path.as_slice(), [root, time, name]
+                if (root == "std" || root == "core") && time == "time" && name == "Duration");
+        if !std_duration {
+            return None;
+        }
+        let mut schema = humantime::duration();
+        if optional {
+            schema.nullable = Some(true);
+        }
+        Some(schema)
     }
 
     /// The declared type `target` (a `with = "..."` path) names, when it is a mirror made
@@ -134,5 +181,13 @@ impl<'m> SchemaBuilder<'m> {
         };
         self.error(first.at, message);
         None
+    }
+}
+
+/// The `T` of an `Option<T>`.
+fn option_of(ty: &Ty) -> Option<&Ty> {
+    match &ty.kind {
+        TyKind::Path { segments, args, .. } if segments.last()? == "Option" => args.first(),
+        _ => None,
     }
 }
