@@ -179,6 +179,19 @@ pub struct HumanSpec {
 "#,
     ),
     (
+        "Cidrs",
+        r#"
+DERIVE
+pub struct CidrsSpec {
+    pub cidr: CidrsCidr,
+    pub except: Option<Vec<CidrsCidr>>,
+}
+DERIVE
+#[serde(untagged)]
+pub enum CidrsCidr { Addr(std::net::IpAddr), Net(ipnet::IpNet) }
+"#,
+    ),
+    (
         "Keys",
         r#"
 DERIVE
@@ -503,6 +516,25 @@ fn probes(kind: &str) -> Vec<Value> {
                 let mut spec = base.clone();
                 spec[field] = value;
                 out.push(spec);
+            }
+            out
+        }
+        "Cidrs" => {
+            let mut out = Vec::new();
+            for cidr in [
+                "10.0.0.1",
+                "10.0.0.0/8",
+                "fd00::1",
+                "fd00::/8",
+                "::ffff:10.0.0.0/104",
+                "10.0.0.0/33",
+                "010.0.0.0/8",
+                "10.0.0.01",
+                "host",
+                "",
+            ] {
+                out.push(json!({"cidr": cidr}));
+                out.push(json!({"cidr": "0.0.0.0/0", "except": [cidr]}));
             }
             out
         }

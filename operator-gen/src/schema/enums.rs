@@ -212,6 +212,28 @@ impl<'m> SchemaBuilder<'m> {
                 };
             }
         }
+        // Newtype variants that all carry strings: serde tries each in turn, so the enum
+        // reads the union of what they read.
+        let carried: Option<Vec<&Ty>> = variants.iter().map(|(_, v, _)| newtype(v)).collect();
+        if let Some(carried) = carried {
+            let mut schemas = Vec::new();
+            for ty in carried {
+                let mut schema = self.type_schema(site, ty)?;
+                if super::is_optional(ty) {
+                    schema.nullable = Some(true);
+                }
+                schemas.push(schema);
+            }
+            if let Some(result) = string_union(&schemas) {
+                return match result {
+                    Ok(schema) => Some(schema),
+                    Err(why) => {
+                        self.error(item.at, why);
+                        None
+                    }
+                };
+            }
+        }
         let (mut union, forms, all_fields) = self.forms(site, item, variants, container)?;
         push_guarded_by_fields(&mut union, &forms);
         // Each form: its required fields, and (where serde refuses fields it does not name)
@@ -757,6 +779,124 @@ fn newtype(variant: &VariantDef) -> Option<&Ty> {
         Fields::Unnamed(u) if u.len() == 1 => Some(&u[0].ty),
         _ => None,
     }
+}
+
+/// An untagged enum whose variants all carry strings (`Addr(IpAddr)`, `Net(IpNet)`) reads
+/// any string one of them reads: a pattern that is the union of theirs (a unit enum's names
+/// become a pattern), or any string when one of them takes any. A variant's lengths are kept
+/// only where its own pattern already implies them (or all variants have the same ones):
+/// the union of "this pattern within these lengths" has no structural schema otherwise.
+/// `None` when not every variant is a string.
+fn string_union(variants: &[JSONSchemaProps]) -> Option<Result<JSONSchemaProps, Misfit>> {
+    if variants.len() < 2
+        || variants
+            .iter()
+            .any(|v| v.type_.as_deref() != Some("string"))
+    {
+        return None;
+    }
+    if variants.iter().any(|v| v.format.is_some()) {
+        return Some(Err(Misfit::from("a variant of this untagged enum carries a string with a `format`, which a union of the variants' strings cannot keep for that variant alone").with_help("drop the format from the variant's type, or give the enum #[schema(schemaless)] with markers that say what its strings look like")));
+    }
+    if variants
+        .iter()
+        .any(|v| v.x_kubernetes_validations.is_some())
+    {
+        return Some(Err(Misfit::from("a variant of this untagged enum carries a string with CEL rules of its own, which would hold for every variant's strings in a union").with_help("put the rules on the enum (`#[validation(rule = \"...\")]`)")));
+    }
+    let takes_any = |v: &JSONSchemaProps| {
+        v.pattern.is_none() && v.enum_.is_none() && v.min_length.is_none() && v.max_length.is_none()
+    };
+    if variants.iter().any(takes_any) {
+        return Some(Ok(JSONSchemaProps {
+            type_: Some("string".into()),
+            nullable: nullable(variants),
+            ..Default::default()
+        }));
+    }
+    let same_lengths = variants
+        .iter()
+        .all(|v| (v.min_length, v.max_length) == (variants[0].min_length, variants[0].max_length));
+    let mut patterns = Vec::new();
+    for v in variants {
+        let pattern = match (&v.pattern, &v.enum_) {
+            (Some(_), Some(_)) => {
+                return Some(Err("a variant of this untagged enum carries a string with both names and a pattern; keep one".into()));
+            }
+            (Some(pattern), None) => pattern.clone(),
+            (None, Some(values)) => {
+                let names: Vec<String> = values
+                    .iter()
+                    .filter_map(|v| v.0.as_str())
+                    .map(regex::escape)
+                    .collect();
+                format!("^({})$", names.join("|"))
+            }
+            (None, None) => {
+                return Some(Err(Misfit::from("a variant of this untagged enum carries a string held only by its length, which a union of the variants' strings cannot keep for that variant alone").with_help("give that variant's type a pattern, or give the enum #[schema(schemaless)] with markers that say what its strings look like")));
+            }
+        };
+        if !same_lengths && !lengths_implied(&pattern, v.min_length, v.max_length) {
+            return Some(Err(Misfit::from(format!("a variant of this untagged enum carries a string whose lengths ({}) its pattern does not already imply, which a union of the variants' strings cannot keep for that variant alone", lengths_text(v))).with_help("put the lengths into the variant's pattern, or give every variant the same lengths")));
+        }
+        patterns.push(format!("({pattern})"));
+    }
+    let bound = |pick: fn(&JSONSchemaProps) -> Option<i64>, max: bool| {
+        let values: Option<Vec<i64>> = variants.iter().map(pick).collect();
+        values.and_then(|v| {
+            if max {
+                v.into_iter().max()
+            } else {
+                v.into_iter().min()
+            }
+        })
+    };
+    Some(Ok(JSONSchemaProps {
+        type_: Some("string".into()),
+        pattern: Some(patterns.join("|")),
+        min_length: bound(|v| v.min_length, false),
+        max_length: bound(|v| v.max_length, true),
+        nullable: nullable(variants),
+        ..Default::default()
+    }))
+}
+
+/// A variant carrying an `Option` reads null, so the union does.
+fn nullable(variants: &[JSONSchemaProps]) -> Option<bool> {
+    variants
+        .iter()
+        .any(|v| v.nullable == Some(true))
+        .then_some(true)
+}
+
+fn lengths_text(v: &JSONSchemaProps) -> String {
+    match (v.min_length, v.max_length) {
+        (Some(min), Some(max)) => format!("{min} to {max}"),
+        (Some(min), None) => format!("at least {min}"),
+        (None, Some(max)) => format!("at most {max}"),
+        (None, None) => "none".into(),
+    }
+}
+
+/// Whether every string `pattern` matches is within the lengths: the pattern is anchored at
+/// both ends and its shortest and longest matches (in bytes: a character is one to four)
+/// fall within them.
+fn lengths_implied(pattern: &str, min: Option<i64>, max: Option<i64>) -> bool {
+    use regex_syntax::hir::Look;
+    let Ok(hir) = regex_syntax::Parser::new().parse(pattern) else {
+        return false;
+    };
+    let properties = hir.properties();
+    let anchored = properties.look_set_prefix().contains(Look::Start)
+        && properties.look_set_suffix().contains(Look::End);
+    if !anchored {
+        return min.unwrap_or(0) <= 0 && max.is_none();
+    }
+    let shortest = properties.minimum_len().unwrap_or(0) as i64;
+    let longest = properties.maximum_len().map(|l| l as i64);
+    let min_ok = min.is_none_or(|min| shortest >= 4 * min);
+    let max_ok = max.is_none_or(|max| longest.is_some_and(|l| l <= max));
+    min_ok && max_ok
 }
 
 /// An untagged enum of an integer variant and a string variant (`Number(u16)`,

@@ -929,6 +929,82 @@ pub struct ThingSpec {
     }
 
     #[test]
+    fn an_untagged_enum_of_strings_reads_what_any_variant_reads() {
+        let generated = generate_kind(
+            r#"
+#[derive(Schema)]
+#[serde(untagged)]
+pub enum Cidr { Addr(std::net::IpAddr), Net(ipnet::IpNet) }
+#[derive(Schema)]
+pub enum Color { Red, Green }
+#[derive(Schema)]
+#[serde(untagged)]
+pub enum Paint { Named(Color), Code(std::net::Ipv4Addr) }
+#[derive(Schema)]
+#[serde(untagged)]
+pub enum Loose { Named(Color), Any(String) }
+#[derive(Schema)]
+pub struct ThingSpec { pub cidr: Cidr, pub paint: Paint, pub loose: Loose }
+"#,
+        )
+        .unwrap();
+        let properties = spec_properties(&generated);
+        let cidr = &properties["cidr"];
+        assert_eq!(cidr["type"], "string");
+        assert_eq!(cidr["maxLength"], 49);
+        let pattern = regex::Regex::new(cidr["pattern"].as_str().unwrap()).unwrap();
+        for (s, admitted) in [
+            ("10.0.0.1", true),
+            ("10.0.0.0/8", true),
+            ("fd00::/8", true),
+            ("::1", true),
+            ("10.0.0.0/33", false),
+            ("host", false),
+        ] {
+            assert_eq!(pattern.is_match(s), admitted, "{s}");
+        }
+        let paint = regex::Regex::new(properties["paint"]["pattern"].as_str().unwrap()).unwrap();
+        assert!(paint.is_match("Red") && paint.is_match("10.0.0.1") && !paint.is_match("Blue"));
+        assert_eq!(properties["loose"], serde_json::json!({"type": "string"}));
+        // Lengths a variant's pattern implies are kept; a variant carrying an Option reads null.
+        let generated = generate_kind(
+            r#"
+#[derive(Schema)]
+#[validation(pattern = "^[a-z]{1,5}$", max_length = 5)]
+pub struct Short(pub String);
+#[derive(Schema)]
+#[serde(untagged)]
+pub enum Either { Short(Short), Addr(Option<std::net::Ipv4Addr>) }
+#[derive(Schema)]
+pub struct ThingSpec { pub either: Either }
+"#,
+        )
+        .unwrap();
+        let either = &spec_properties(&generated)["either"];
+        assert_eq!(either["maxLength"], 15);
+        assert_eq!(either["nullable"], true);
+        // A variant's lengths that its pattern does not imply cannot be kept for it alone.
+        let error = generate_kind(
+            r#"
+#[derive(Schema)]
+#[validation(pattern = "^[a-z]+$", max_length = 5)]
+pub struct Short(pub String);
+#[derive(Schema)]
+#[serde(untagged)]
+pub enum Either { Short(Short), Addr(std::net::Ipv4Addr) }
+#[derive(Schema)]
+pub struct ThingSpec { pub either: Either }
+"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("whose lengths (at most 5) its pattern does not already imply"),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn humantime_serde_on_another_type_needs_markers() {
         let error = generate_kind(
             r#"
