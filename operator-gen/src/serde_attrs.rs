@@ -34,6 +34,9 @@ pub struct SerdeShape {
 pub struct ContainerAttrs {
     /// `#[serde(default)]`: every missing field takes its value from `Default`.
     pub default: bool,
+    /// That default may fill a field with something other than its type's own default:
+    /// `default = "path"`, or `default` with a `Default` the type does not derive.
+    pub default_fills: bool,
     /// `transparent`: written as its one field.
     pub transparent: bool,
     /// `tag = "..."` (internally or, with `content`, adjacently tagged).
@@ -67,6 +70,10 @@ pub struct FieldAttrs {
     pub skip_deserializing: bool,
     /// A missing value reads as a default (`#[serde(default)]` on the field).
     pub default: bool,
+    /// That default comes from a function (`default = "path"`), not the type's `Default`.
+    pub default_fills: bool,
+    /// `skip_serializing_if = "..."`: sometimes left out when written.
+    pub skip_serializing_if: bool,
     /// `flatten`: its fields are written into the enclosing object.
     pub flatten: bool,
     /// `with`, `serialize_with`, `deserialize_with`. (`getter`, which a `remote` type uses
@@ -171,7 +178,17 @@ pub fn read(item: &TypeItem<'_>, file: usize) -> Result<SerdeShape, Vec<syn::Err
         TypeItem::Alias(_) => return Ok(SerdeShape::default()),
     };
     let cx = Ctxt::new();
-    let shape = ast::Container::from_ast(&cx, &input, Derive::Deserialize).map(|c| lower(&c, file));
+    let shape = ast::Container::from_ast(&cx, &input, Derive::Deserialize).map(|c| {
+        let mut shape = lower(&c, file);
+        shape.container.default_fills = match c.attrs.default() {
+            attr::Default::None => false,
+            attr::Default::Default => !crate::type_schemas::derive_names(item.attrs())
+                .iter()
+                .any(|d| d == "Default"),
+            attr::Default::Path(_) => true,
+        };
+        shape
+    });
     match cx.check() {
         Ok(()) => Ok(shape.unwrap_or_default()),
         Err(combined) => Err(combined.into_iter().collect()),
@@ -344,6 +361,8 @@ fn lower(c: &ast::Container<'_>, file: usize) -> SerdeShape {
     }
     let container = ContainerAttrs {
         default: !a.default().is_none(),
+        // Set by `read`, which sees the type's derives.
+        default_fills: false,
         transparent: a.transparent(),
         tag,
         content,
@@ -397,6 +416,8 @@ fn field(f: &ast::Field<'_>, file: usize) -> FieldAttrs {
         skip_serializing: a.skip_serializing(),
         skip_deserializing: a.skip_deserializing(),
         default: !a.default().is_none(),
+        default_fills: matches!(a.default(), attr::Default::Path(_)),
+        skip_serializing_if: a.skip_serializing_if().is_some(),
         flatten: a.flatten(),
         swaps,
     }

@@ -436,6 +436,54 @@ pub struct FileSummary {
     pub uses: Vec<(Vec<String>, String, Vec<String>)>,
     /// (module, glob-imported module path).
     pub globs: Vec<(Vec<String>, Vec<String>)>,
+    /// Hand-written `impl Serialize for T` / `impl Deserialize for T`, in source order.
+    pub serde_impls: Vec<SerdeImpl>,
+}
+
+/// A hand-written `impl Serialize for T` or `impl<'de> Deserialize<'de> for T`: what `T`
+/// looks like on the wire is then that code's, which the generator cannot read.
+#[derive(Debug, Clone)]
+pub struct SerdeImpl {
+    /// The module the impl is written in.
+    pub module: Vec<String>,
+    /// `T`'s path as written.
+    pub self_path: Vec<String>,
+    /// Whether that path starts with `::`.
+    pub absolute: bool,
+    /// `Serialize` or `Deserialize`.
+    pub trait_name: &'static str,
+    /// Where the impl's trait is named (its file set when the skeleton is built).
+    pub at: crate::model::Loc,
+}
+
+/// `impl [<...>] [serde::]Serialize|Deserialize[<'de>] for T` as a [`SerdeImpl`].
+fn serde_impl(module: &[String], item: &syn::ItemImpl) -> Option<SerdeImpl> {
+    let (_, trait_path, _) = item.trait_.as_ref()?;
+    let last = trait_path.segments.last()?;
+    let trait_name = match last.ident.to_string().as_str() {
+        "Serialize" => "Serialize",
+        "Deserialize" => "Deserialize",
+        _ => return None,
+    };
+    let syn::Type::Path(self_ty) = &*item.self_ty else {
+        return None;
+    };
+    if self_ty.qself.is_some() {
+        return None;
+    }
+    use syn::spanned::Spanned as _;
+    Some(SerdeImpl {
+        module: module.to_vec(),
+        self_path: self_ty
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect(),
+        absolute: self_ty.path.leading_colon.is_some(),
+        trait_name,
+        at: crate::model::Loc::of(0, trait_path.span()),
+    })
 }
 
 /// Calls `visit` with every item of `items` and the module it is declared in; an inline
@@ -525,6 +573,8 @@ pub fn summarize(file: &SourceFile) -> FileSummary {
             out.decls.push((module.to_vec(), t.ident().to_string()));
         } else if let syn::Item::Use(u) = item {
             collect_use(module, &u.tree, &mut Vec::new(), &mut out);
+        } else if let syn::Item::Impl(i) = item {
+            out.serde_impls.extend(serde_impl(module, i));
         }
     });
     out

@@ -173,7 +173,9 @@ fn build_reader(cases: &[Case]) -> PathBuf {
     main.push_str(
         "\nfn check<T: serde::de::DeserializeOwned + serde::Serialize>(spec: serde_json::Value) -> String {\n\
          match serde_json::from_value::<T>(spec) {\n\
-         Ok(v) => format!(\"ok\\t{}\", serde_json::to_string(&v).unwrap()),\n\
+         Ok(v) => match serde_json::to_string(&v) {\n\
+         Ok(written) => format!(\"ok\\t{written}\"),\n\
+         Err(e) => format!(\"err\\tread, but cannot be written back: {e}\"),\n},\n\
          Err(e) => format!(\"err\\t{e}\"),\n}\n}\n\n\
          fn main() {\n\
          for line in std::io::stdin().lines() {\n\
@@ -432,6 +434,42 @@ async fn the_api_server_and_the_rust_type_agree() {
             ));
         }
     }
+    // What the API server stored of a write reads back as what was written: a `null` it
+    // pruned must read as the `None` serde wrote (not as a `default = "..."` value).
+    let stored: Vec<(usize, &Value, Value)> = written
+        .iter()
+        .zip(&written_verdicts)
+        .filter_map(|((i, spec, _), verdict)| {
+            let stored = verdict.as_ref().ok()?;
+            Some((*i, spec, stored.clone()))
+        })
+        .collect();
+    let rereads = read_all(
+        &reader,
+        &stored
+            .iter()
+            .map(|(i, _, stored)| (kind_of(*i), stored.clone()))
+            .collect::<Vec<_>>(),
+    );
+    let mut changed = 0;
+    for ((i, spec, stored), reread) in stored.iter().zip(&rereads) {
+        match reread {
+            Ok(again) if without_null_fields(again) == without_null_fields(spec) => {}
+            outcome => {
+                changed += 1;
+                failures.push(format!(
+                    "{} (seed {}): written by serde, stored, and read back as something else:
+written {spec}
+stored  {stored}
+read back and written {outcome:?}
+{}",
+                    cases[*i].kind,
+                    cases[*i].seed,
+                    cases[*i].source(true)
+                ));
+            }
+        }
+    }
     let api: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
         Api::all(client.clone());
     for crd in &installed {
@@ -448,7 +486,8 @@ async fn the_api_server_and_the_rust_type_agree() {
     }
     eprintln!(
         "wire contract: {} cases from seed {}, {} probes sent ({} admitted, {} refused), {} written back by serde and sent; \
-         admitted but unreadable: {unreadable}; written but refused: {refused_writes}; written but pruned: {pruned} \
+         admitted but unreadable: {unreadable}; written but refused: {refused_writes}; written but pruned: {pruned}; \
+         stored but read back otherwise: {changed} \
          (and {echoes} refused inputs that serde reads and writes back: u64 above i64::MAX, Quantity's unchecked strings) ({:.1} s)",
         cases.len(),
         settings().0,

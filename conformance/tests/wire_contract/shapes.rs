@@ -192,6 +192,63 @@ pub enum CidrsCidr { Addr(std::net::IpAddr), Net(ipnet::IpNet) }
 "#,
     ),
     (
+        "HandWritten",
+        r#"
+DERIVE
+pub struct HandWrittenSpec { pub every: HandWrittenLapse, pub grace: Option<HandWrittenLapse> }
+MARKED #[derive(Schema)]
+MARKED #[validation(type = "string", pattern = "^[0-9]{1,9}s$")]
+pub struct HandWrittenLapse { seconds: u64 }
+impl serde::Serialize for HandWrittenLapse {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("{}s", self.seconds))
+    }
+}
+impl<'de> serde::Deserialize<'de> for HandWrittenLapse {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = <String as serde::Deserialize>::deserialize(d)?;
+        let seconds = text.strip_suffix('s').and_then(|n| n.parse().ok());
+        seconds.map(|seconds| HandWrittenLapse { seconds }).ok_or_else(|| serde::de::Error::custom("not a number of seconds"))
+    }
+}
+"#,
+    ),
+    (
+        "NullDefault",
+        r#"
+DERIVE
+pub struct NullDefaultSpec {
+    #[serde(default = "null_default_label")]
+    pub label: Option<String>,
+    pub inner: NullDefaultInner,
+}
+fn null_default_label() -> Option<String> { Some("legal".into()) }
+DERIVE
+#[serde(default)]
+pub struct NullDefaultInner { pub size: Option<u32>, pub name: String }
+impl Default for NullDefaultInner { fn default() -> Self { Self { size: Some(3), name: "n".into() } } }
+"#,
+    ),
+    (
+        "Skipped",
+        r#"
+DERIVE
+pub struct SkippedSpec { pub block: Vec<SkippedFeature> }
+DERIVE
+#[serde(rename_all = "kebab-case")]
+pub enum SkippedFeature { Steal, StealWithoutFilter, #[serde(other, skip_serializing)] Unknown }
+"#,
+    ),
+    (
+        "FlatMap",
+        r#"
+DERIVE
+pub struct FlatMapSpec { pub selector: FlatMapSelector }
+DERIVE
+pub struct FlatMapSelector { #[serde(flatten)] pub labels: BTreeMap<String, String> }
+"#,
+    ),
+    (
         "Keys",
         r#"
 DERIVE
@@ -538,6 +595,30 @@ fn probes(kind: &str) -> Vec<Value> {
             }
             out
         }
+        "HandWritten" => vec![
+            json!({"every": "10s"}),
+            json!({"every": "10s", "grace": "0s"}),
+            json!({"every": "007s"}),
+            json!({"every": "10m"}),
+            json!({"every": {"seconds": 10}}),
+            json!({"every": 10}),
+            json!({"every": "+5s"}),
+        ],
+        "NullDefault" => vec![
+            json!({"label": null, "inner": {"size": null}}),
+            json!({"inner": {}}),
+            json!({"label": "x", "inner": {"size": 5, "name": "m"}}),
+        ],
+        "Skipped" => vec![
+            json!({"block": ["steal", "steal-without-filter"]}),
+            json!({"block": ["unknown"]}),
+            json!({"block": ["from-a-newer-version"]}),
+        ],
+        "FlatMap" => vec![
+            json!({"selector": {}}),
+            json!({"selector": {"zone": "a", "disk": "ssd"}}),
+            json!({"selector": {"zone": 1}}),
+        ],
         "Keys" => {
             let base = json!({
                 "small": {"-128": "a", "127": "b"},

@@ -272,7 +272,17 @@ impl Case {
             } else {
                 ""
             };
-            s.push_str(&fixed.types.replace("DERIVE", derive).replace("MAX8", bound));
+            let types = fixed.types.replace("DERIVE", derive).replace("MAX8", bound);
+            // `MARKED ...` lines are for operator-gen only (markers on a type that derives
+            // nothing else, such as one serialized by hand).
+            for line in types.lines() {
+                match line.strip_prefix("MARKED ") {
+                    Some(marked) if markers => s.push_str(marked),
+                    Some(_) => continue,
+                    None => s.push_str(line),
+                }
+                s.push('\n');
+            }
             return s;
         }
         for def in &self.structs {

@@ -45,7 +45,6 @@ fn schemars_alternative(key: &str) -> Option<&'static str> {
         | "skip"
         | "skip_serializing"
         | "skip_deserializing"
-        | "default"
         | "flatten"
         | "tag"
         | "content"
@@ -58,12 +57,15 @@ fn schemars_alternative(key: &str) -> Option<&'static str> {
         | "remote" => {
             "the CRD follows serde's attributes, which serde and schemars both read: write it as #[serde(...)]"
         }
+        "default" => {
+            "a default the API server fills in is #[schema(default = ...)] with a literal value (serde's own default, for the operator's reading, is #[serde(default)])"
+        }
         "description" | "doc" => {
             "operator-gen takes descriptions from doc comments: write it as `///`"
         }
         "example" | "examples" => "use #[schema(example = ...)] with a literal value",
         "with" | "schema_with" | "transform" | "extend" => {
-            "the CRD cannot follow a schema computed by Rust code: say what the value looks like with #[validation(...)] and #[schema(...)] markers"
+            "the CRD cannot follow a schema computed by Rust code: say what the value looks like with #[validation(...)] and #[schema(...)] markers (an object kept as it is: #[schema(schemaless, preserve_unknown_fields)] with #[validation(type = \"object\")]; a set or map list: #[schema(list_type = \"set\")] or `list_type = \"map\", list_map_keys = \"name\"`; a Kubernetes object: #[schema(embedded_resource)])"
         }
         "contains" | "inner" => {
             "there is no marker for it: write the constraint as #[validation(pattern = \"...\")], #[validation(items(...))] or a CEL rule"

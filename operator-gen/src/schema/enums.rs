@@ -40,7 +40,10 @@ impl<'m> SchemaBuilder<'m> {
         let container = &shape.container;
         let mut variants: Vec<Variant<'m>> = Vec::new();
         for (variant, attrs) in all.iter().zip(&shape.variants) {
-            if attrs.skip_deserializing {
+            // A variant serde never reads has no place in what the API server stores, nor
+            // has one it never writes: the operator could read such an object but never
+            // write it back (`#[serde(other, skip_serializing)] Unknown`).
+            if attrs.skip_deserializing || attrs.skip_serializing {
                 continue;
             }
             if let Some(swap) = attrs.swaps.first() {

@@ -311,6 +311,11 @@ impl<'m> SchemaBuilder<'m> {
             self.cache.insert(id, Cached::Kept(None));
             return None;
         }
+        let hand_written = self.hand_written_serde(id, def);
+        if hand_written == Some(false) {
+            self.cache.insert(id, Cached::Kept(None));
+            return None;
+        }
         self.stack.push(id);
         let site = self.site(id);
         let Some(shape) = self.serde_shape(def) else {
@@ -318,7 +323,15 @@ impl<'m> SchemaBuilder<'m> {
             self.cache.insert(id, Cached::Kept(None));
             return None;
         };
+        let only_map = match &def.body {
+            Body::Struct(Fields::Named(fields)) => Self::only_flattened_map(fields, &shape.fields),
+            _ => None,
+        };
         let mut schema = match &def.body {
+            // The markers say what it looks like: they are the whole schema.
+            _ if hand_written.is_some() => Some(JSONSchemaProps::default()),
+            // Its one field's entries are all it writes and reads: it is that map.
+            _ if only_map.is_some() => only_map.and_then(|field| self.type_schema(site, &field.ty)),
             _ if !shape.container.conversions.is_empty() => {
                 self.converted_schema(site, def, &shape.container)
             }
@@ -400,6 +413,75 @@ impl<'m> SchemaBuilder<'m> {
             }
         }
         schema
+    }
+
+    /// The one field of a struct that serde reads and writes, when it is a flattened map
+    /// (`#[serde(flatten)] labels: BTreeMap<String, String>`): the struct's JSON is that map's.
+    fn only_flattened_map<'f>(
+        fields: &'f [FieldDef],
+        serde: &[FieldAttrs],
+    ) -> Option<&'f FieldDef> {
+        let mut kept = fields
+            .iter()
+            .zip(serde)
+            .filter(|(_, a)| !(a.skip_serializing && a.skip_deserializing));
+        let (field, attrs) = kept.next()?;
+        let is_map = matches!(
+            &field.ty.kind,
+            TyKind::Path { segments, args, .. }
+                if args.len() == 2
+                    && segments.last().is_some_and(|s| matches!(s.as_str(), "BTreeMap" | "HashMap" | "IndexMap"))
+        );
+        (kept.next().is_none() && attrs.flatten && attrs.swaps.is_empty() && is_map)
+            .then_some(field)
+    }
+
+    /// Whether declared type `id` is serialized by code the generator cannot read (a
+    /// hand-written `impl Serialize`/`Deserialize` in the sources, or serde_with's
+    /// `SerializeDisplay`/`DeserializeFromStr`): `None` if not; `Some(true)` if its markers
+    /// say what it looks like on the wire, so they are its schema; `Some(false)`, reported,
+    /// if they do not.
+    fn hand_written_serde(&mut self, id: usize, def: &TypeDef) -> Option<bool> {
+        let (how, at) = match self.types.skeleton.hand_serde(id) {
+            Some((name, at)) => (format!("a hand-written `impl {name} for {}`", def.name), at),
+            None => {
+                let derive = def.derives.iter().find(|d| {
+                    matches!(
+                        d.as_str(),
+                        "SerializeDisplay" | "DeserializeFromStr" | "SerializeFromStr"
+                    )
+                })?;
+                (format!("`#[derive({derive})]`"), def.at)
+            }
+        };
+        let declared = def
+            .markers
+            .validations
+            .iter()
+            .any(|v| matches!(v.value, crate::markers::Validation::Type(_)))
+            || def
+                .markers
+                .has(|p| {
+                    matches!(
+                        p,
+                        SchemaProp::IntOrString | SchemaProp::PreserveUnknownFields
+                    )
+                })
+                .is_some();
+        if !declared {
+            self.error(
+                at,
+                Misfit::from(format!(
+                    "`{}` is read and written by {how}, so its JSON is whatever that code makes of it, which operator-gen cannot see (its fields say nothing about it)",
+                    def.name
+                ))
+                .with_help(format!(
+                    "say what `{}` looks like on the wire with markers on the type, which then are its whole schema: #[derive(Schema)] and, for a string, #[validation(type = \"string\", pattern = \"...\")] (or `type = \"object\"` with #[schema(preserve_unknown_fields)], `int_or_string`, ...)",
+                    def.name
+                )),
+            );
+        }
+        Some(declared)
     }
 
     fn struct_schema(
@@ -598,6 +680,16 @@ impl<'m> SchemaBuilder<'m> {
                 && schema.x_kubernetes_preserve_unknown_fields == Some(true)
                 && schema.x_kubernetes_int_or_string.is_none()
             {
+                schema.nullable = Some(true);
+            }
+            // serde writes `None` as `null` (no `skip_serializing_if`), which the API
+            // server prunes unless the field is nullable; if a missing field then reads as
+            // a default other than `None`, the operator's `None` came back as that value.
+            let writes_null = is_optional(&field.ty)
+                && attrs.swaps.is_empty()
+                && !attrs.skip_serializing
+                && !attrs.skip_serializing_if;
+            if writes_null && (attrs.default_fills || (!attrs.default && container.default_fills)) {
                 schema.nullable = Some(true);
             }
             if is_required {
@@ -886,6 +978,123 @@ mod tests {
     }
 
     #[test]
+    fn an_option_whose_missing_value_is_not_none_keeps_its_null() {
+        let generated = generate_kind(
+            r#"
+fn legal() -> Option<String> { Some("legal".into()) }
+#[derive(Schema)]
+pub struct ThingSpec {
+    #[serde(default = "legal")]
+    pub written_null: Option<String>,
+    #[serde(default = "legal", skip_serializing_if = "Option::is_none")]
+    pub left_out: Option<String>,
+    #[serde(default)]
+    pub plain: Option<String>,
+    pub bare: Option<String>,
+    pub inner: Filled,
+    pub derived: Derived,
+}
+#[derive(Schema)]
+#[serde(default)]
+pub struct Filled { pub size: Option<u32>, #[serde(default)] pub own: Option<u32> }
+impl Default for Filled { fn default() -> Self { Self { size: Some(3), own: None } } }
+#[derive(Schema, Default)]
+#[serde(default)]
+pub struct Derived { pub size: Option<u32> }
+"#,
+        )
+        .unwrap();
+        let properties = spec_properties(&generated);
+        assert_eq!(properties["written_null"]["nullable"], true);
+        for plain in ["left_out", "plain", "bare"] {
+            assert!(properties[plain]["nullable"].is_null(), "{plain}");
+        }
+        assert_eq!(properties["inner"]["properties"]["size"]["nullable"], true);
+        assert!(properties["inner"]["properties"]["own"]["nullable"].is_null());
+        assert!(properties["derived"]["properties"]["size"]["nullable"].is_null());
+    }
+
+    #[test]
+    fn a_type_serialized_by_hand_is_what_its_markers_say() {
+        // Its fields say nothing about its JSON: without markers it is refused, at the impl.
+        let types = r#"
+pub struct Lapse { duration: std::time::Duration, is_negative: bool }
+mod wire {
+    impl serde::Serialize for super::Lapse {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> { todo!() }
+    }
+}
+#[derive(Schema)]
+pub struct ThingSpec { pub timeout: Option<Lapse> }
+"#;
+        let error = generate_kind(types).unwrap_err().to_string();
+        assert!(
+            error.contains(
+                "`Lapse` is read and written by a hand-written `impl Serialize for Lapse`"
+            ),
+            "{error}"
+        );
+        assert!(
+            error.contains("impl serde::Serialize for super::Lapse"),
+            "{error}"
+        );
+        // With markers that say what it looks like, they are its whole schema.
+        let generated = generate_kind(&types.replace(
+            "pub struct Lapse",
+            "#[derive(Schema)]\n#[validation(type = \"string\", pattern = \"^[0-9]+s$\")]\npub struct Lapse",
+        ))
+        .unwrap();
+        assert_eq!(
+            spec_properties(&generated)["timeout"],
+            serde_json::json!({"type": "string", "pattern": "^[0-9]+s$"})
+        );
+        // serde_with's derives that go through Display and FromStr are hand-written too.
+        let error = generate_kind(
+            r#"
+#[derive(serde_with::DeserializeFromStr, serde_with::SerializeDisplay)]
+pub struct Version { major: u32, minor: u32 }
+#[derive(Schema)]
+pub struct ThingSpec { pub version: Version }
+"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("`Version` is read and written by `#[derive(DeserializeFromStr)]`"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn imports_are_followed_through_super_and_re_exported_modules() {
+        let generated = generate_kind(
+            r#"
+use k8s_openapi::api::core::v1::Toleration;
+pub use k8s_openapi::apimachinery;
+pub mod v1 {
+    use super::Toleration;
+    #[derive(Schema)]
+    pub struct Placement {
+        pub tolerations: Vec<Toleration>,
+        pub since: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+        pub until: Option<super::apimachinery::pkg::apis::meta::v1::Time>,
+    }
+}
+#[derive(Schema)]
+pub struct ThingSpec { pub placement: v1::Placement }
+"#,
+        )
+        .unwrap();
+        let placement = &spec_properties(&generated)["placement"]["properties"];
+        assert_eq!(
+            placement["tolerations"]["items"]["properties"]["effect"]["type"],
+            "string"
+        );
+        assert_eq!(placement["since"]["format"], "date-time");
+        assert_eq!(placement["until"]["format"], "date-time");
+    }
+
+    #[test]
     fn a_field_read_through_a_module_is_required_unless_it_has_a_default() {
         // serde reads a missing `Option` field as `None` only with its own reading.
         let generated = generate_kind(
@@ -1146,6 +1355,7 @@ pub struct ThingSpec {
             pub struct ThingSpec {
                 #[serde(flatten)]
                 pub labels: std::collections::BTreeMap<String, String>,
+                pub size: i32,
             }
             "#,
         )
@@ -1552,6 +1762,41 @@ pub struct ThingSpec {
 
     /// Where serde refuses fields a variant does not name, the variant's rule refuses the
     /// other variants' fields; an adjacently tagged unit variant takes no content.
+    #[test]
+    fn a_struct_of_one_flattened_map_is_that_map() {
+        let generated = generate_kind(
+            r#"
+#[derive(Schema)]
+pub struct NodeSelector { #[serde(flatten)] pub node_selector: std::collections::BTreeMap<String, String> }
+#[derive(Schema)]
+pub struct ThingSpec { pub selector: Option<NodeSelector> }
+"#,
+        )
+        .unwrap();
+        assert_eq!(
+            spec_properties(&generated)["selector"],
+            serde_json::json!({"type": "object", "additionalProperties": {"type": "string"}})
+        );
+    }
+
+    #[test]
+    fn a_variant_serde_never_writes_is_not_stored() {
+        let generated = generate_kind(
+            r#"
+#[derive(Schema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Feature { Steal, Mirror, #[serde(other, skip_serializing)] Unknown }
+#[derive(Schema)]
+pub struct ThingSpec { pub block: Vec<Feature> }
+"#,
+        )
+        .unwrap();
+        assert_eq!(
+            spec_properties(&generated)["block"]["items"]["enum"],
+            serde_json::json!(["steal", "mirror"])
+        );
+    }
+
     #[test]
     fn enum_rules_refuse_what_serde_refuses() {
         let generated = generate_kind(

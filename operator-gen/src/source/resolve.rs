@@ -37,6 +37,8 @@ pub struct Skeleton {
     globs: FxHashMap<Vec<String>, Vec<Vec<String>>>,
     /// Every module that declares or imports something, and the modules above it.
     modules: rustc_hash::FxHashSet<Vec<String>>,
+    /// decl id → its first hand-written serde impl in the sources (trait name, where).
+    hand_serde: FxHashMap<usize, (&'static str, crate::model::Loc)>,
 }
 
 /// What a type path in the sources refers to.
@@ -54,7 +56,12 @@ impl Skeleton {
     /// Indexes the summaries of all inputs, in input order.
     pub fn build(summaries: Vec<FileSummary>) -> Self {
         let mut sk = Skeleton::default();
+        let mut serde_impls = Vec::new();
         for (file_no, summary) in summaries.into_iter().enumerate() {
+            serde_impls.extend(summary.serde_impls.into_iter().map(|mut i| {
+                i.at.file = file_no as u32;
+                i
+            }));
             let start = sk.decls.len();
             for (module, name) in summary.decls {
                 let id = sk.decls.len();
@@ -89,7 +96,18 @@ impl Skeleton {
             }
         }
         sk.modules = modules;
+        for i in serde_impls {
+            if let Resolved::Local(id) = sk.resolve_path(&i.module, i.absolute, &i.self_path) {
+                sk.hand_serde.entry(id).or_insert((i.trait_name, i.at));
+            }
+        }
         sk
+    }
+
+    /// The hand-written `impl Serialize` or `impl Deserialize` of declared type `id` in the
+    /// sources, if it has one: its trait's name and where it is written.
+    pub fn hand_serde(&self, id: usize) -> Option<(&'static str, crate::model::Loc)> {
+        self.hand_serde.get(&id).copied()
     }
 
     /// Resolves the path of `segments` written in `module` (`absolute`: it starts with `::`).
@@ -132,10 +150,12 @@ impl Skeleton {
         };
         if let Some(mut base) = base {
             base.extend(segs[1..segs.len() - 1].iter().cloned());
-            return match self.find_in_module(&base, &name, depth) {
-                Some(decl) => Resolved::Local(decl),
-                None => Resolved::External(segs.to_vec()),
-            };
+            if let Some(decl) = self.find_in_module(&base, &name, depth) {
+                return Resolved::Local(decl);
+            }
+            return self
+                .through_crate_imports(&base, &name, depth)
+                .unwrap_or_else(|| Resolved::External(segs.to_vec()));
         }
         if segs.len() == 1 {
             // Only an import can make a name the crate never declares refer to a local
@@ -200,6 +220,31 @@ impl Skeleton {
             .flatten()
             .filter_map(|glob| self.local_module(module, glob))
             .find_map(|target| self.find_in_module(&target, name, depth + 1))
+    }
+
+    /// `module::name` where the crate brings it in from elsewhere: `module` imports `name`
+    /// (`use k8s_openapi::api::core::v1::Toleration;` in the module a `super::Toleration`
+    /// names), or a module on the way is an import (`pub use k8s_openapi::apimachinery;`
+    /// at the root, then `crate::apimachinery::pkg::apis::meta::v1::Time`).
+    fn through_crate_imports(
+        &self,
+        module: &[String],
+        name: &str,
+        depth: usize,
+    ) -> Option<Resolved> {
+        if depth > 8 {
+            return None;
+        }
+        if let Some(full) = self.uses.get(module).and_then(|u| u.get(name)) {
+            return Some(self.resolve_import(module, full, depth + 1));
+        }
+        (0..module.len()).rev().find_map(|at| {
+            let full = self.uses.get(&module[..at])?.get(&module[at])?;
+            let mut expanded = full.clone();
+            expanded.extend(module[at + 1..].iter().cloned());
+            expanded.push(name.to_string());
+            Some(self.resolve_import(&module[..at], &expanded, depth + 1))
+        })
     }
 
     fn resolve_import(&self, module: &[String], full: &[String], depth: usize) -> Resolved {
