@@ -432,9 +432,11 @@ fn plan(per_worker: Vec<Vec<(usize, FileFacts)>>) -> (Plan, Api, Vec<LocatedErro
 /// that read CRDs one by one.
 fn round_two(inputs: &[Input], plan: &Plan, run: &Run<'_>) -> RoundTwo {
     let options = run.options;
+    let instances = typed_arena::Arena::new();
     let types = Types {
         skeleton: &plan.skeleton,
         defs: &plan.types,
+        instances: &instances,
     };
     let mut builder = SchemaBuilder::new(types, options);
     let mut problems = Diagnostics::new();

@@ -65,9 +65,11 @@ pub fn type_schemas_of(inputs: &[Input], options: &Options) -> Result<Vec<TypeSc
         return Err(syntax_errors(syntax));
     }
     let skeleton = Skeleton::build(summaries);
+    let instances = typed_arena::Arena::new();
     let types = Types {
         skeleton: &skeleton,
         defs: &defs,
+        instances: &instances,
     };
     let sources = Sources::new(inputs);
     let mut out = Vec::new();

@@ -249,6 +249,19 @@ pub struct FlatMapSelector { #[serde(flatten)] pub labels: BTreeMap<String, Stri
 "#,
     ),
     (
+        "Generic",
+        r#"
+DERIVE
+pub struct GenericSpec { pub servers: GenericRole<GenericConfig>, pub maybe: GenericGroup<Option<String>> }
+DERIVE
+pub struct GenericRole<C> { pub config: C, pub groups: BTreeMap<String, GenericGroup<C>> }
+DERIVE
+pub struct GenericGroup<T> { pub replicas: Option<u16>, pub config: T }
+DERIVE
+pub struct GenericConfig { pub tick: u32 }
+"#,
+    ),
+    (
         "Keys",
         r#"
 DERIVE
@@ -594,6 +607,18 @@ fn probes(kind: &str) -> Vec<Value> {
                 out.push(json!({"cidr": "0.0.0.0/0", "except": [cidr]}));
             }
             out
+        }
+        "Generic" => {
+            let servers = json!({"config": {"tick": 1}, "groups": {"a": {"replicas": 2, "config": {"tick": 2}}}});
+            vec![
+                json!({"servers": servers, "maybe": {}}),
+                json!({"servers": servers, "maybe": {"config": "x", "replicas": 1}}),
+                json!({"servers": servers, "maybe": {"config": null}}),
+                json!({"servers": servers, "maybe": {"config": 5}}),
+                json!({"servers": {"config": {}, "groups": {}}, "maybe": {}}),
+                json!({"servers": {"config": {"tick": 1}, "groups": {"a": {"config": "x"}}}, "maybe": {}}),
+                json!({"servers": {"config": {"tick": 1}, "groups": {"a": {}}}, "maybe": {}}),
+            ]
         }
         "HandWritten" => vec![
             json!({"every": "10s"}),

@@ -83,6 +83,10 @@ pub(crate) fn type_def(file: usize, item: TypeItem<'_>) -> TypeDef {
     TypeDef {
         at: at(item.ident().span()),
         generics: (!generics.params.is_empty()).then(|| at(generics.span())),
+        params: generics
+            .type_params()
+            .map(|p| p.ident.to_string())
+            .collect(),
         doc: docs::description(attrs),
         derives: crate::type_schemas::derive_names(attrs),
         repr: attrs

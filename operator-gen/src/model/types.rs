@@ -53,6 +53,8 @@ pub struct TypeDef {
     pub at: Loc,
     /// Where its generic parameters are, when it has any.
     pub generics: Option<Loc>,
+    /// The names of its type parameters (`T` of `Role<T>`), in order.
+    pub params: Vec<String>,
     /// Its doc comment as a description.
     pub doc: Option<String>,
     /// The last path segment of every trait it derives (`Schema`, `Serialize_repr`, ...).

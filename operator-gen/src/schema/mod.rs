@@ -51,10 +51,22 @@ const WRAPPERS: &[&str] = &[
 const POINTERS: &[&str] = &["Box", "Rc", "Arc"];
 
 /// The declared types of the sources: names (the skeleton) and their models, by id.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub(crate) struct Types<'m> {
     pub skeleton: &'m Skeleton,
     pub defs: &'m [TypeDef],
+    /// Where the instances of generic types (`Role<ZkConfig>`: `Role` with its type
+    /// arguments in place) are kept while schemas are built.
+    pub instances: &'m typed_arena::Arena<TypeDef>,
+}
+
+impl std::fmt::Debug for Types<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Types")
+            .field("skeleton", &self.skeleton)
+            .field("defs", &self.defs.len())
+            .finish_non_exhaustive()
+    }
 }
 
 /// Builds schemas from the model of the sources' types, collecting problems as it goes.
@@ -64,9 +76,11 @@ pub(crate) struct Types<'m> {
 pub struct SchemaBuilder<'m> {
     types: Types<'m>,
     options: &'m Options,
-    /// Types being built, innermost last, to detect recursion.
-    stack: Vec<usize>,
-    cache: HashMap<usize, Cached>,
+    /// Types being built (as `cache` keys them), innermost last, to detect recursion.
+    stack: Vec<(usize, String)>,
+    /// By declaration id and, for an instance of a generic type, its type arguments
+    /// (empty for any other type).
+    cache: HashMap<(usize, String), Cached>,
     /// What it found wrong: taken by its caller when the build is done.
     pub problems: Diagnostics<Loc>,
     /// Rules of markers already refused (a one-of group naming a field that is not there):
@@ -281,14 +295,26 @@ impl<'m> SchemaBuilder<'m> {
     /// The schema of a named type declared in the sources (cached; recursion is an error).
     /// `used_at` is where it is named.
     fn decl_schema(&mut self, id: usize, used_at: Loc) -> Option<JSONSchemaProps> {
-        if let Some(Cached::Kept(done)) = self.cache.get(&id) {
+        self.def_schema(id, &self.types.defs[id], String::new(), used_at)
+    }
+
+    /// The schema of declared type `id` as `def` says: its declaration, or an instance of
+    /// it (a generic type with its arguments in place, `args` naming them).
+    pub(super) fn def_schema(
+        &mut self,
+        id: usize,
+        def: &'m TypeDef,
+        args: String,
+        used_at: Loc,
+    ) -> Option<JSONSchemaProps> {
+        let key = (id, args);
+        if let Some(Cached::Kept(done)) = self.cache.get(&key) {
             return done.as_deref().cloned();
         }
-        let def: &'m TypeDef = &self.types.defs[id];
-        if let Some(pos) = self.stack.iter().position(|d| *d == id) {
+        if let Some(pos) = self.stack.iter().position(|d| *d == key) {
             let cycle: Vec<String> = self.stack[pos..]
                 .iter()
-                .map(|d| self.types.defs[*d].name.clone())
+                .map(|(d, _)| self.types.defs[*d].name.clone())
                 .chain(std::iter::once(def.name.clone()))
                 .collect();
             self.error(
@@ -308,19 +334,19 @@ impl<'m> SchemaBuilder<'m> {
                     def.name
                 ),
             );
-            self.cache.insert(id, Cached::Kept(None));
+            self.cache.insert(key, Cached::Kept(None));
             return None;
         }
         let hand_written = self.hand_written_serde(id, def);
         if hand_written == Some(false) {
-            self.cache.insert(id, Cached::Kept(None));
+            self.cache.insert(key, Cached::Kept(None));
             return None;
         }
-        self.stack.push(id);
+        self.stack.push(key.clone());
         let site = self.site(id);
         let Some(shape) = self.serde_shape(def) else {
             self.stack.pop();
-            self.cache.insert(id, Cached::Kept(None));
+            self.cache.insert(key, Cached::Kept(None));
             return None;
         };
         let only_map = match &def.body {
@@ -402,14 +428,14 @@ impl<'m> SchemaBuilder<'m> {
                 self.check_final_schema(schema, &def.markers, def.at);
             }
         }
-        match self.cache.get(&id) {
+        match self.cache.get(&key) {
             None => {
-                self.cache.insert(id, Cached::Once);
+                self.cache.insert(key, Cached::Once);
             }
             // Built before, or found to be recursive while it was being built.
             Some(_) => {
                 self.cache
-                    .insert(id, Cached::Kept(schema.clone().map(Box::new)));
+                    .insert(key, Cached::Kept(schema.clone().map(Box::new)));
             }
         }
         schema
@@ -1762,6 +1788,83 @@ pub struct ThingSpec {
 
     /// Where serde refuses fields a variant does not name, the variant's rule refuses the
     /// other variants' fields; an adjacently tagged unit variant takes no content.
+    #[test]
+    fn generic_types_are_built_for_each_use_with_its_arguments() {
+        let generated = generate_kind(
+            r#"
+pub mod shared {
+    #[derive(Schema)]
+    pub struct Role<Config, Extra> {
+        pub config: Config,
+        pub role_groups: std::collections::BTreeMap<String, RoleGroup<Config>>,
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+    #[derive(Schema)]
+    pub struct RoleGroup<T> { pub replicas: Option<u16>, pub config: T }
+    #[derive(Schema)]
+    #[serde(untagged)]
+    pub enum Either<A, B> { Left(A), Right(B) }
+}
+pub mod zk {
+    #[derive(Schema)]
+    pub struct ZkConfig { pub tick: u32 }
+    #[derive(Schema)]
+    pub struct Ports { pub client: u16 }
+}
+use shared::{Either, Role};
+#[derive(Schema)]
+pub struct ThingSpec {
+    pub servers: Role<zk::ZkConfig, zk::Ports>,
+    pub maybe: shared::RoleGroup<Option<String>>,
+    pub plain: shared::RoleGroup<String>,
+    pub label: Either<u16, String>,
+}
+"#,
+        )
+        .unwrap();
+        let spec = spec_schema(&generated);
+        let servers = &spec["properties"]["servers"];
+        assert_eq!(
+            servers["properties"]["config"]["properties"]["tick"]["type"],
+            "integer"
+        );
+        assert_eq!(servers["properties"]["client"]["type"], "integer");
+        let group = &servers["properties"]["role_groups"]["additionalProperties"];
+        assert_eq!(
+            group["properties"]["config"]["required"],
+            serde_json::json!(["tick"])
+        );
+        assert_eq!(group["required"], serde_json::json!(["config"]));
+        // An `Option` argument makes the field optional, as serde reads it.
+        let maybe = &spec["properties"]["maybe"];
+        assert_eq!(maybe["properties"]["config"]["type"], "string");
+        assert!(maybe["required"].is_null(), "{maybe}");
+        assert_eq!(
+            spec["properties"]["plain"]["required"],
+            serde_json::json!(["config"])
+        );
+        assert_eq!(
+            spec["properties"]["label"]["x-kubernetes-int-or-string"],
+            true
+        );
+
+        let error = generate_kind(
+            r#"
+#[derive(Schema)]
+pub struct Pair<A, B> { pub a: A, pub b: B }
+#[derive(Schema)]
+pub struct ThingSpec { pub pair: Pair<String> }
+"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("`Pair` takes 2 type arguments (<A, B>), and 1 are given here"),
+            "{error}"
+        );
+    }
+
     #[test]
     fn a_struct_of_one_flattened_map_is_that_map() {
         let generated = generate_kind(

@@ -11,7 +11,9 @@ use super::apply::{cel_string, push_rule};
 use super::{SchemaBuilder, Site, WRAPPERS, net};
 use crate::known_types;
 use crate::markers::CelRule;
-use crate::model::{Loc, Ty, TyKind};
+use std::collections::HashMap;
+
+use crate::model::{Body, Fields, Loc, Ty, TyKind, TypeDef};
 use crate::source::Resolved;
 
 impl<'m> SchemaBuilder<'m> {
@@ -96,6 +98,97 @@ impl<'m> SchemaBuilder<'m> {
         path
     }
 
+    /// The schema of generic type `id` with the type arguments `args` written in `site`:
+    /// its declaration with each type parameter replaced by its argument, which is named
+    /// by a path that means the same in the declaration's module.
+    fn instance_schema(
+        &mut self,
+        site: Site<'m>,
+        id: usize,
+        args: &'m [Ty],
+        at: Loc,
+    ) -> Option<JSONSchemaProps> {
+        let def = &self.types.defs[id];
+        if args.len() != def.params.len() {
+            let wanted = match def.params.len() {
+                0 => "no type arguments".to_string(),
+                1 => "1 type argument".to_string(),
+                n => format!("{n} type arguments"),
+            };
+            self.error(
+                at,
+                format!(
+                    "`{}` takes {wanted} (<{}>), and {} are given here; write every one (defaults of type parameters are not read)",
+                    def.name,
+                    def.params.join(", "),
+                    args.len()
+                ),
+            );
+            return None;
+        }
+        let args: Vec<Ty> = args.iter().map(|a| self.qualified(site, a)).collect();
+        let key = args.iter().map(ty_key).collect::<Vec<_>>().join(", ");
+        let by_param: HashMap<&str, &Ty> =
+            def.params.iter().map(String::as_str).zip(&args).collect();
+        let mut instance = def.clone();
+        instance.generics = None;
+        instance.params.clear();
+        let fields = |fields: &mut Fields| match fields {
+            Fields::Named(fields) | Fields::Unnamed(fields) => {
+                for field in fields {
+                    field.ty = substituted(&field.ty, &by_param);
+                }
+            }
+            Fields::Unit => {}
+        };
+        match &mut instance.body {
+            Body::Struct(f) => fields(f),
+            Body::Enum(variants) => variants.iter_mut().for_each(|v| fields(&mut v.fields)),
+            Body::Alias(ty) => *ty = substituted(ty, &by_param),
+        }
+        if let Some(Ok(ty)) = &mut instance.converts_through {
+            *ty = substituted(ty, &by_param);
+        }
+        let instance: &'m TypeDef = self.types.instances.alloc(instance);
+        self.def_schema(id, instance, key, at)
+    }
+
+    /// `ty` written in `site`, with every path made one that names the same type from
+    /// any module of the crate (`crate::...` for the crate's types, the full path of
+    /// another crate's).
+    fn qualified(&self, site: Site<'m>, ty: &Ty) -> Ty {
+        let kind = match &ty.kind {
+            TyKind::Path {
+                absolute,
+                segments,
+                args,
+            } => {
+                let args = args.iter().map(|a| self.qualified(site, a)).collect();
+                let (absolute, segments) = match self.resolve(site, *absolute, segments) {
+                    Resolved::Local(id) => {
+                        let decl = &self.types.skeleton.decls[id];
+                        let mut path = vec!["crate".to_string()];
+                        path.extend(decl.module.iter().cloned());
+                        path.push(decl.name.clone());
+                        (false, path)
+                    }
+                    Resolved::External(path) => (true, self.kubernetes_path(site.module, path)),
+                    Resolved::Ambiguous(_) => (*absolute, segments.clone()),
+                };
+                TyKind::Path {
+                    absolute,
+                    segments,
+                    args,
+                }
+            }
+            TyKind::Reference(inner) => TyKind::Reference(Box::new(self.qualified(site, inner))),
+            TyKind::Array(elem, len) => TyKind::Array(Box::new(self.qualified(site, elem)), *len),
+            TyKind::Slice(elem) => TyKind::Slice(Box::new(self.qualified(site, elem))),
+            other => other.clone(),
+        };
+        Ty { kind, at: ty.at }
+    }
+
     /// Maps a Rust type expression to a schema.
     pub(super) fn type_schema(&mut self, site: Site<'m>, ty: &'m Ty) -> Option<JSONSchemaProps> {
         match &ty.kind {
@@ -173,6 +266,9 @@ impl<'m> SchemaBuilder<'m> {
         let name = segments.last()?.as_str();
         let resolved = self.resolve(site, absolute, segments);
         let full_path = match resolved {
+            Resolved::Local(id) if !args.is_empty() || !self.types.defs[id].params.is_empty() => {
+                return self.instance_schema(site, id, args, at);
+            }
             Resolved::Local(id) => return self.decl_schema(id, at),
             Resolved::Ambiguous(ids) => {
                 let places: Vec<String> = ids
@@ -643,4 +739,51 @@ fn non_zero(int: Integer) -> JSONSchemaProps {
         schema.minimum = Some(1.0);
     }
     schema
+}
+
+/// `ty` with each type parameter of `by_param` replaced by its argument.
+fn substituted(ty: &Ty, by_param: &HashMap<&str, &Ty>) -> Ty {
+    let kind = match &ty.kind {
+        TyKind::Path {
+            absolute: false,
+            segments,
+            args,
+        } if args.is_empty() && segments.len() == 1 => {
+            if let Some(arg) = by_param.get(segments[0].as_str()) {
+                return (*arg).clone();
+            }
+            ty.kind.clone()
+        }
+        TyKind::Path {
+            absolute,
+            segments,
+            args,
+        } => TyKind::Path {
+            absolute: *absolute,
+            segments: segments.clone(),
+            args: args.iter().map(|a| substituted(a, by_param)).collect(),
+        },
+        TyKind::Reference(inner) => TyKind::Reference(Box::new(substituted(inner, by_param))),
+        TyKind::Array(elem, len) => TyKind::Array(Box::new(substituted(elem, by_param)), *len),
+        TyKind::Slice(elem) => TyKind::Slice(Box::new(substituted(elem, by_param))),
+        other => other.clone(),
+    };
+    Ty { kind, at: ty.at }
+}
+
+/// `ty` as a key: its paths and arguments, as written.
+fn ty_key(ty: &Ty) -> String {
+    match &ty.kind {
+        TyKind::Path { segments, args, .. } if args.is_empty() => segments.join("::"),
+        TyKind::Path { segments, args, .. } => format!(
+            "{}<{}>",
+            segments.join("::"),
+            args.iter().map(ty_key).collect::<Vec<_>>().join(", ")
+        ),
+        TyKind::Reference(inner) => format!("&{}", ty_key(inner)),
+        TyKind::Array(elem, len) => format!("[{}; {len:?}]", ty_key(elem)),
+        TyKind::Slice(elem) => format!("[{}]", ty_key(elem)),
+        TyKind::Unit => "()".into(),
+        TyKind::Other(written) => written.clone(),
+    }
 }
