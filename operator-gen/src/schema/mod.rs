@@ -140,7 +140,8 @@ impl<'m> SchemaBuilder<'m> {
             schema,
             Some(1),
             true,
-            &mut |node, rule, cardinality, root| {
+            &mut Trail::default(),
+            &mut |node, rule, cardinality, root, trail| {
                 if self.cel_skip.contains(&rule.rule) {
                     return;
                 }
@@ -166,7 +167,15 @@ impl<'m> SchemaBuilder<'m> {
                             spenders.push((spent, at, rule.rule.clone()));
                         }
                         if spent > crate::cel::cost::RULE_LIMIT {
-                            found.push((at, cost_problem(c.cost, times, cardinality.is_none())));
+                            // Which rule, and where in the schema: operator-gen writes
+                            // some itself (a map's key rule, an enum's variant rules).
+                            let problem = format!(
+                                "{} (the rule `{}` at {})",
+                                cost_problem(c.cost, times, trail),
+                                rule.rule,
+                                trail.shown()
+                            );
+                            found.push((at, problem));
                         }
                         if let Some(m) = c.message_cost
                             && m > crate::cel::cost::RULE_LIMIT
@@ -915,15 +924,28 @@ pub(super) fn is_optional(ty: &Ty) -> bool {
 
 /// Why a rule costs too much: its cost, the values it may run on, the factor, and what to
 /// bound.
-fn cost_problem(cost: u64, times: u64, unbounded: bool) -> String {
+fn cost_problem(cost: u64, times: u64, trail: &Trail) -> String {
     use crate::cel::cost::{RULE_LIMIT, factor_text};
+    let unbounded = !trail.unbounded.is_empty();
     format!(
         "the CEL rule's estimated cost, {cost} per value times {times} value{} it may run on{}, is over the API server's budget of {RULE_LIMIT} by a factor of {}: {}",
         if times == 1 { "" } else { "s" },
         if unbounded {
-            " (a list or map above it has no max_items / max_properties, so the count comes from the request size limit)"
+            format!(
+                " (a list or map above it has no max_items / max_properties, so the count comes from the request size limit: {})",
+                trail
+                    .unbounded
+                    .iter()
+                    .map(|p| if p.is_empty() {
+                        ".".to_string()
+                    } else {
+                        p.clone()
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         } else {
-            ""
+            String::new()
         },
         factor_text(cost.saturating_mul(times), RULE_LIMIT),
         match (unbounded, cost > 100) {
@@ -944,31 +966,75 @@ fn walk_rules<'s>(
     schema: &'s JSONSchemaProps,
     cardinality: Option<u64>,
     root: bool,
+    trail: &mut Trail,
     f: &mut impl FnMut(
         &'s JSONSchemaProps,
         &'s crate::api::apiextensions::v1::ValidationRule,
         Option<u64>,
         bool,
+        &Trail,
     ),
 ) {
     use crate::api::apiextensions::v1::{JSONSchemaPropsOrArray, JSONSchemaPropsOrBool};
     for rule in schema.x_kubernetes_validations.iter().flatten() {
-        f(schema, rule, cardinality, root);
+        f(schema, rule, cardinality, root, trail);
     }
     let times = |bound: Option<i64>| -> Option<u64> {
         Some(cardinality?.saturating_mul(bound?.max(0) as u64))
     };
-    for child in schema.properties.iter().flat_map(|p| p.values()) {
+    for (name, child) in schema.properties.iter().flatten() {
         let embedded = child.x_kubernetes_embedded_resource == Some(true);
-        walk_rules(child, cardinality, embedded, f);
+        trail.enter(&[".", name], false, |trail| {
+            walk_rules(child, cardinality, embedded, trail, f)
+        });
     }
     if let Some(JSONSchemaPropsOrArray::Schema(items)) = &schema.items {
         let embedded = items.x_kubernetes_embedded_resource == Some(true);
-        walk_rules(items, times(schema.max_items), embedded, f);
+        trail.enter(&["[*]"], schema.max_items.is_none(), |trail| {
+            walk_rules(items, times(schema.max_items), embedded, trail, f)
+        });
     }
     if let Some(JSONSchemaPropsOrBool::Schema(values)) = &schema.additional_properties {
         let embedded = values.x_kubernetes_embedded_resource == Some(true);
-        walk_rules(values, times(schema.max_properties), embedded, f);
+        trail.enter(&["[*]"], schema.max_properties.is_none(), |trail| {
+            walk_rules(values, times(schema.max_properties), embedded, trail, f)
+        });
+    }
+}
+
+/// Where [`walk_rules`] is: the path from the schema's root (`.spec.groups[*].config`),
+/// and the lists and maps on the way that have no bound on their size.
+#[derive(Default)]
+struct Trail {
+    path: String,
+    unbounded: Vec<String>,
+}
+
+impl Trail {
+    /// Walks into `step` (its pieces joined) for `f`; `unbounded`: the node being left is
+    /// a list or map without a bound.
+    fn enter(&mut self, step: &[&str], unbounded: bool, f: impl FnOnce(&mut Self)) {
+        if unbounded {
+            self.unbounded.push(self.path.clone());
+        }
+        let len = self.path.len();
+        for piece in step {
+            self.path.push_str(piece);
+        }
+        f(self);
+        self.path.truncate(len);
+        if unbounded {
+            self.unbounded.pop();
+        }
+    }
+
+    /// The path, `.` for the root.
+    fn shown(&self) -> &str {
+        if self.path.is_empty() {
+            "."
+        } else {
+            &self.path
+        }
     }
 }
 

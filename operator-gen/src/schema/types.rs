@@ -7,7 +7,7 @@ use crate::api::apiextensions::v1::{
 };
 use crate::diagnostics::Misfit;
 
-use super::apply::{cel_string, push_rule};
+use super::apply::{cel_string, push_rule_from};
 use super::{SchemaBuilder, Site, WRAPPERS, net};
 use crate::known_types;
 use crate::markers::CelRule;
@@ -388,7 +388,8 @@ impl<'m> SchemaBuilder<'m> {
                     ..Default::default()
                 };
                 if let Some(rule) = keys {
-                    push_rule(&mut map, &rule);
+                    // Placed at the map: its cost is the map's to bound.
+                    push_rule_from(&mut map, &rule, Some(at));
                 }
                 Some(map)
             }
