@@ -174,6 +174,11 @@ fn variant(file: usize, v: &syn::Variant, serde: Option<&[FieldAttrs]>) -> Varia
             .iter()
             .find(|a| markers::marker_name(a).is_some())
             .map(|a| Loc::of(file, a.span())),
+        foreign_problems: {
+            let mut diags = Diagnostics::new();
+            markers::variant_problems(&v.attrs, &mut diags);
+            diags.placed(|span| Loc::of(file, span))
+        },
     }
 }
 

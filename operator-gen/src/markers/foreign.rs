@@ -274,3 +274,27 @@ fn integer_literal_hint(e: syn::Error) -> syn::Error {
         e
     }
 }
+
+/// The problems of the `#[schemars]`, `#[validate]` and `#[garde]` attributes on an enum
+/// variant: a key the CRD would not follow is refused as on a field (`#[schemars(skip)]`
+/// would leave the variant out of the schemars schema only), and a constraint has nowhere
+/// to go on a variant.
+pub fn variant_problems(attrs: &[syn::Attribute], diags: &mut Diagnostics) {
+    for attr in attrs {
+        let Some(crate_name) = FOREIGN.iter().copied().find(|c| attr.path().is_ident(c)) else {
+            continue;
+        };
+        let before = diags.len();
+        let mut read = FieldMarkers::default();
+        let mut unread = Vec::new();
+        read_foreign(attr, crate_name, &mut read, &mut unread, diags);
+        if diags.len() == before && (!read.is_empty() || !unread.is_empty()) {
+            diags.push(
+                attr.path().span(),
+                format!(
+                    "#[{crate_name}(...)] constraints go on types and fields, not on enum variants; put them on the variant's fields or on the type it carries"
+                ),
+            );
+        }
+    }
+}

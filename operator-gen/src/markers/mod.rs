@@ -29,7 +29,7 @@ pub use field::{
     CelRule, ExternalDocs, FieldMarkers, ListType, MarkerTarget, ObjectType, OneOf,
     parse_field_markers, syntactic_schema_type,
 };
-pub use foreign::Length;
+pub use foreign::{Length, variant_problems};
 pub use rbac::{KNOWN_VERBS, RbacMarker, parse_rbac};
 pub use read::CEL_REASONS;
 pub use table::{SchemaProp, Validation};

@@ -163,6 +163,8 @@ pub struct VariantDef {
     pub serde_other: bool,
     /// The first schema marker written on it (markers do not go on variants).
     pub marker: Option<Loc>,
+    /// What is wrong with the schemars/validate/garde attributes on it.
+    pub foreign_problems: Vec<crate::diagnostics::Diagnostic<Loc>>,
 }
 
 /// A type expression, reduced to what its schema depends on. Parentheses and invisible

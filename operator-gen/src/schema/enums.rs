@@ -60,6 +60,10 @@ impl<'m> SchemaBuilder<'m> {
                 self.error(marker, markers::VARIANT_MARKER);
                 return None;
             }
+            if !variant.foreign_problems.is_empty() {
+                self.report(&variant.foreign_problems);
+                return None;
+            }
             if let Fields::Unnamed(u) = &variant.fields
                 && u.len() != 1
             {

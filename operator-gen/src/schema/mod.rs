@@ -1964,6 +1964,21 @@ pub struct ThingSpec { pub block: Vec<Feature> }
             spec_properties(&generated)["block"]["items"]["enum"],
             serde_json::json!(["steal", "mirror"])
         );
+        // schemars' skip on a variant serde writes would leave it out of schemars' schema only.
+        let error = generate_kind(
+            r#"
+#[derive(Schema)]
+pub enum Feature { Steal, #[schemars(skip)] Mirror }
+#[derive(Schema)]
+pub struct ThingSpec { pub block: Vec<Feature> }
+"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("#[schemars(skip)] would shape the schemars schema but not the CRD"),
+            "{error}"
+        );
     }
 
     #[test]
