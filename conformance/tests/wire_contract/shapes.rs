@@ -220,9 +220,16 @@ DERIVE
 pub struct NullDefaultSpec {
     #[serde(default = "null_default_label")]
     pub label: Option<String>,
+    #[serde(default = "null_default_color")]
+    pub color: Option<NullDefaultColor>,
+    #[serde(default)]
+    pub palette: Vec<Option<NullDefaultColor>>,
     pub inner: NullDefaultInner,
 }
 fn null_default_label() -> Option<String> { Some("legal".into()) }
+fn null_default_color() -> Option<NullDefaultColor> { Some(NullDefaultColor::Red) }
+DERIVE
+pub enum NullDefaultColor { Red, Green }
 DERIVE
 #[serde(default)]
 pub struct NullDefaultInner { pub size: Option<u32>, pub name: String }
@@ -633,6 +640,10 @@ fn probes(kind: &str) -> Vec<Value> {
             json!({"label": null, "inner": {"size": null}}),
             json!({"inner": {}}),
             json!({"label": "x", "inner": {"size": 5, "name": "m"}}),
+            json!({"color": null, "palette": [null, "Green"], "inner": {}}),
+            json!({"color": "Green", "inner": {}}),
+            json!({"color": "Blue", "inner": {}}),
+            json!({"palette": ["Blue"], "inner": {}}),
         ],
         "Skipped" => vec![
             json!({"block": ["steal", "steal-without-filter"]}),

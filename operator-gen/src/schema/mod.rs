@@ -279,6 +279,7 @@ impl<'m> SchemaBuilder<'m> {
         schema.description = def.doc.clone();
         self.report(&def.marker_problems);
         self.apply_markers(&mut schema, &def.markers);
+        null_passes_enums(&mut schema);
         self.check_final_schema(&schema, &def.markers, def.at);
         Some(schema)
     }
@@ -909,6 +910,67 @@ fn object(properties: BTreeMap<String, JSONSchemaProps>) -> JSONSchemaProps {
     }
 }
 
+/// Every `nullable` node of `schema` with an `enum`, its values held otherwise: the API
+/// server checks `enum` on a `null` too (its validator runs the type and enum checks on a
+/// null value, and no null matches), so an `Option` enum serde writes as `null` (a list
+/// element or map value, a field with a default other than `None`, a field marked
+/// `nullable`) would be refused. Names become a `pattern` (not checked on a null, and free
+/// of CEL cost); other values a CEL rule (which does not run on a null).
+fn null_passes_enums(schema: &mut JSONSchemaProps) {
+    use crate::api::apiextensions::v1::{JSONSchemaPropsOrArray, JSONSchemaPropsOrBool};
+    let names: Option<Vec<String>> = schema.enum_.as_ref().and_then(|values| {
+        values
+            .iter()
+            .map(|v| v.0.as_str().map(regex::escape))
+            .collect()
+    });
+    if schema.nullable == Some(true)
+        && schema.pattern.is_none()
+        && let Some(names) = names
+    {
+        schema.enum_ = None;
+        schema.pattern = Some(format!("^({})$", names.join("|")));
+    }
+    if schema.nullable == Some(true)
+        && let Some(values) = schema.enum_.take()
+    {
+        let literals: Vec<String> = values
+            .iter()
+            .filter_map(|v| match &v.0 {
+                serde_json::Value::String(s) => Some(apply::cel_string(s)),
+                serde_json::Value::Number(n) => Some(n.to_string()),
+                serde_json::Value::Bool(b) => Some(b.to_string()),
+                _ => None,
+            })
+            .collect();
+        let shown: Vec<String> = values
+            .iter()
+            .filter(|v| !v.0.is_null())
+            .map(|v| match &v.0 {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect();
+        push_rule(
+            schema,
+            &CelRule {
+                rule: format!("self in [{}]", literals.join(", ")),
+                message: Some(format!("must be one of {}", shown.join(", "))),
+                ..Default::default()
+            },
+        );
+    }
+    for child in schema.properties.iter_mut().flat_map(|p| p.values_mut()) {
+        null_passes_enums(child);
+    }
+    if let Some(JSONSchemaPropsOrArray::Schema(items)) = &mut schema.items {
+        null_passes_enums(items);
+    }
+    if let Some(JSONSchemaPropsOrBool::Schema(values)) = &mut schema.additional_properties {
+        null_passes_enums(values);
+    }
+}
+
 /// Whether serde reads a missing value of `ty` as `None`: an `Option`, also inside the
 /// pointers that serialize as their content (`Box<Option<T>>`, `Arc<Option<T>>`).
 pub(super) fn is_optional(ty: &Ty) -> bool {
@@ -1104,6 +1166,35 @@ pub struct Derived { pub size: Option<u32> }
         assert_eq!(properties["inner"]["properties"]["size"]["nullable"], true);
         assert!(properties["inner"]["properties"]["own"]["nullable"].is_null());
         assert!(properties["derived"]["properties"]["size"]["nullable"].is_null());
+    }
+
+    #[test]
+    fn a_nullable_enum_holds_its_values_by_a_rule() {
+        let generated = generate_kind(
+            r#"
+fn red() -> Option<Color> { Some(Color::Red) }
+#[derive(Schema)]
+pub enum Color { Red, Green }
+#[derive(Schema)]
+pub struct ThingSpec {
+    #[serde(default = "red")]
+    pub color: Option<Color>,
+    pub palette: Vec<Option<Color>>,
+    pub plain: Color,
+}
+"#,
+        )
+        .unwrap();
+        let properties = spec_properties(&generated);
+        assert_eq!(properties["color"]["nullable"], true);
+        assert!(properties["color"]["enum"].is_null());
+        assert_eq!(properties["color"]["pattern"], "^(Red|Green)$");
+        assert_eq!(properties["palette"]["items"]["pattern"], "^(Red|Green)$");
+        assert!(properties["palette"]["items"]["enum"].is_null());
+        assert_eq!(
+            properties["plain"]["enum"],
+            serde_json::json!(["Red", "Green"])
+        );
     }
 
     #[test]
