@@ -87,6 +87,10 @@ pub(crate) fn type_def(file: usize, item: TypeItem<'_>) -> TypeDef {
             .type_params()
             .map(|p| p.ident.to_string())
             .collect(),
+        param_defaults: generics
+            .type_params()
+            .map(|p| p.default.as_ref().map(|t| ty(file, t)))
+            .collect(),
         doc: docs::description(attrs),
         derives: crate::type_schemas::derive_names(attrs),
         repr: attrs

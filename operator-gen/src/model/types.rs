@@ -55,6 +55,8 @@ pub struct TypeDef {
     pub generics: Option<Loc>,
     /// The names of its type parameters (`T` of `Role<T>`), in order.
     pub params: Vec<String>,
+    /// Their defaults (`U = GenericRoleConfig`), where written.
+    pub param_defaults: Vec<Option<Ty>>,
     /// Its doc comment as a description.
     pub doc: Option<String>,
     /// The last path segment of every trait it derives (`Schema`, `Serialize_repr`, ...).

@@ -104,6 +104,16 @@ impl<'m> SchemaBuilder<'m> {
             }
             variants.push((json_name, variant, attrs));
         }
+        if variants.is_empty() {
+            self.error(
+                item.at,
+                format!(
+                    "enum `{}` has no variant serde both reads and writes, so no value of it can be stored and read back (an empty `enum` would admit anything)",
+                    item.name
+                ),
+            );
+            return None;
+        }
         if container.untagged {
             return self.untagged_enum(site, item, &variants, container);
         }

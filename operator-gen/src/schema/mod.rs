@@ -308,6 +308,11 @@ impl<'m> SchemaBuilder<'m> {
         self.def_schema(id, &self.types.defs[id], String::new(), used_at)
     }
 
+    /// How many instances of generic type `id` are being built, one inside the other.
+    pub(super) fn instances_on_stack(&self, id: usize) -> usize {
+        self.stack.iter().filter(|(d, _)| *d == id).count()
+    }
+
     /// The schema of declared type `id` as `def` says: its declaration, or an instance of
     /// it (a generic type with its arguments in place, `args` naming them).
     pub(super) fn def_schema(
@@ -2009,6 +2014,20 @@ pub struct ThingSpec {
         let error = generate_kind(
             r#"
 #[derive(Schema)]
+pub struct Nest<T> { pub v: T, pub next: Option<Box<Nest<Vec<T>>>> }
+#[derive(Schema)]
+pub struct ThingSpec { pub nest: Nest<i32> }
+"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("`Nest` holds an instance of itself with other type arguments"),
+            "{error}"
+        );
+        let error = generate_kind(
+            r#"
+#[derive(Schema)]
 pub struct Pair<A, B> { pub a: A, pub b: B }
 #[derive(Schema)]
 pub struct ThingSpec { pub pair: Pair<String> }
@@ -2018,6 +2037,42 @@ pub struct ThingSpec { pub pair: Pair<String> }
         .to_string();
         assert!(
             error.contains("`Pair` takes 2 type arguments (<A, B>), and 1 are given here"),
+            "{error}"
+        );
+        // Arguments left out take their defaults, which may name the parameters before them.
+        let generated = generate_kind(
+            r#"
+pub mod shared {
+    #[derive(Schema)]
+    pub struct Config { pub shared: bool }
+    #[derive(Schema)]
+    pub struct Role<T, U = Config, V = Vec<T>> { pub config: T, pub role: U, pub all: V }
+}
+#[derive(Schema)]
+pub struct Config { pub own: u8 }
+#[derive(Schema)]
+pub struct ThingSpec { pub role: shared::Role<Config>, pub other: shared::Role<Config, String> }
+"#,
+        )
+        .unwrap();
+        let spec = spec_properties(&generated);
+        let role = &spec["role"]["properties"];
+        assert_eq!(role["config"]["required"], serde_json::json!(["own"]));
+        assert_eq!(role["role"]["required"], serde_json::json!(["shared"]));
+        assert_eq!(role["all"]["items"]["required"], serde_json::json!(["own"]));
+        assert_eq!(spec["other"]["properties"]["role"]["type"], "string");
+        let error = generate_kind(
+            r#"
+#[derive(Schema)]
+pub struct Role<T, U = String> { pub config: T, pub role: U }
+#[derive(Schema)]
+pub struct ThingSpec { pub role: Role }
+"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("`Role` takes 2 type arguments (<T, U>, the last 1 with defaults), and 0 are given here"),
             "{error}"
         );
     }
@@ -2054,6 +2109,20 @@ pub struct ThingSpec { pub block: Vec<Feature> }
         assert_eq!(
             spec_properties(&generated)["block"]["items"]["enum"],
             serde_json::json!(["steal", "mirror"])
+        );
+        let error = generate_kind(
+            r#"
+#[derive(Schema)]
+pub enum Gone { #[serde(other, skip_serializing)] Unknown }
+#[derive(Schema)]
+pub struct ThingSpec { pub gone: Gone }
+"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("enum `Gone` has no variant serde both reads and writes"),
+            "{error}"
         );
         // schemars' skip on a variant serde writes would leave it out of schemars' schema only.
         let error = generate_kind(

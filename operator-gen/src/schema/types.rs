@@ -109,7 +109,14 @@ impl<'m> SchemaBuilder<'m> {
         at: Loc,
     ) -> Option<JSONSchemaProps> {
         let def = &self.types.defs[id];
-        if args.len() != def.params.len() {
+        // Arguments left out take their parameters' defaults.
+        let given = args.len();
+        let needed = def
+            .param_defaults
+            .iter()
+            .rposition(Option::is_none)
+            .map_or(0, |last| last + 1);
+        if given < needed || given > def.params.len() {
             let wanted = match def.params.len() {
                 0 => "no type arguments".to_string(),
                 1 => "1 type argument".to_string(),
@@ -118,15 +125,38 @@ impl<'m> SchemaBuilder<'m> {
             self.error(
                 at,
                 format!(
-                    "`{}` takes {wanted} (<{}>), and {} are given here; write every one (defaults of type parameters are not read)",
+                    "`{}` takes {wanted} (<{}>{}), and {given} are given here",
                     def.name,
                     def.params.join(", "),
-                    args.len()
+                    if needed < def.params.len() {
+                        format!(", the last {} with defaults", def.params.len() - needed)
+                    } else {
+                        String::new()
+                    }
                 ),
             );
             return None;
         }
-        let args: Vec<Ty> = args.iter().map(|a| self.qualified(site, a)).collect();
+        // `Nest<T>` holding a `Nest<Vec<T>>`: each level a new instance, without end.
+        if self.instances_on_stack(id) >= MAX_INSTANCE_DEPTH {
+            self.error(
+                at,
+                format!(
+                    "`{}` holds an instance of itself with other type arguments, {MAX_INSTANCE_DEPTH} levels deep: a schema of it would never end; break the cycle, for example with #[schema(schemaless, preserve_unknown_fields)] on the field",
+                    def.name
+                ),
+            );
+            return None;
+        }
+        let mut args: Vec<Ty> = args.iter().map(|a| self.qualified(site, a)).collect();
+        // A default is written in the declaration, and may name the parameters before it.
+        let own = self.site(id);
+        for default in def.param_defaults[given..].iter().flatten() {
+            let by_param: HashMap<&str, &Ty> =
+                def.params.iter().map(String::as_str).zip(&args).collect();
+            let default = substituted(default, &by_param);
+            args.push(self.qualified(own, &default));
+        }
         let key = args.iter().map(ty_key).collect::<Vec<_>>().join(", ");
         let by_param: HashMap<&str, &Ty> =
             def.params.iter().map(String::as_str).zip(&args).collect();
@@ -741,6 +771,10 @@ fn non_zero(int: Integer) -> JSONSchemaProps {
     }
     schema
 }
+
+/// How many instances of one generic type may be built inside each other: more is a type
+/// that holds itself with growing arguments.
+const MAX_INSTANCE_DEPTH: usize = 8;
 
 /// `ty` with each type parameter of `by_param` replaced by its argument.
 fn substituted(ty: &Ty, by_param: &HashMap<&str, &Ty>) -> Ty {
