@@ -575,6 +575,15 @@ pub fn summarize(file: &SourceFile) -> FileSummary {
             collect_use(module, &u.tree, &mut Vec::new(), &mut out);
         } else if let syn::Item::Impl(i) = item {
             out.serde_impls.extend(serde_impl(module, i));
+        } else if let syn::Item::Const(c) = item
+            && let syn::Expr::Block(block) = &*c.expr
+        {
+            // `const _: () = { impl Serialize for T { ... } };`
+            for stmt in &block.block.stmts {
+                if let syn::Stmt::Item(syn::Item::Impl(i)) = stmt {
+                    out.serde_impls.extend(serde_impl(module, i));
+                }
+            }
         }
     });
     out

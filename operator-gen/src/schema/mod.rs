@@ -434,6 +434,28 @@ impl<'m> SchemaBuilder<'m> {
             Body::Alias(ty) => self.type_schema(site, ty),
         };
         self.stack.pop();
+        if hand_written.is_none()
+            && let Some(built) = &schema
+            && let Some(marker) = def.markers.validations.iter().find_map(|v| match &v.value {
+                crate::markers::Validation::Type(t) => Some((t, v.span)),
+                _ => None,
+            })
+            && let Some(written) = built.type_.as_deref()
+            && written != marker.0
+        {
+            self.error(
+                marker.1,
+                Misfit::from(format!(
+                    "`type = \"{}\"` on `{}`, which serde's derive writes as {} {written}: the API server would refuse what the operator writes",
+                    marker.0,
+                    def.name,
+                    if written == "integer" || written == "array" || written == "object" { "an" } else { "a" },
+                ))
+                .with_help("drop the marker; a type serialized by code of its own (impl Serialize, serde_with's SerializeDisplay) takes its `type` marker as its whole schema"),
+            );
+            self.cache.insert(key, Cached::Kept(None));
+            return None;
+        }
         if let Some(schema) = &mut schema {
             schema.description = def.doc.clone().or(schema.description.take());
             // The markers' mistakes (on an alias: the markers themselves) are the grammar's.
@@ -483,6 +505,20 @@ impl<'m> SchemaBuilder<'m> {
     /// say what it looks like on the wire, so they are its schema; `Some(false)`, reported,
     /// if they do not.
     fn hand_written_serde(&mut self, id: usize, def: &TypeDef) -> Option<bool> {
+        let type_marker = def
+            .markers
+            .validations
+            .iter()
+            .find(|v| matches!(v.value, crate::markers::Validation::Type(_)));
+        // Serialized by code the sources do not show (a macro's, another crate's): its
+        // `type` marker says what it looks like.
+        if type_marker.is_some()
+            && !def.derives("Serialize")
+            && !def.derives("Deserialize")
+            && self.types.skeleton.hand_serde(id).is_none()
+        {
+            return Some(true);
+        }
         let (how, at) = match self.types.skeleton.hand_serde(id) {
             Some((name, at)) => (format!("a hand-written `impl {name} for {}`", def.name), at),
             None => {
@@ -495,11 +531,7 @@ impl<'m> SchemaBuilder<'m> {
                 (format!("`#[derive({derive})]`"), def.at)
             }
         };
-        let declared = def
-            .markers
-            .validations
-            .iter()
-            .any(|v| matches!(v.value, crate::markers::Validation::Type(_)))
+        let declared = type_marker.is_some()
             || def
                 .markers
                 .has(|p| {
@@ -919,8 +951,9 @@ fn object(properties: BTreeMap<String, JSONSchemaProps>) -> JSONSchemaProps {
 /// server checks `enum` on a `null` too (its validator runs the type and enum checks on a
 /// null value, and no null matches), so an `Option` enum serde writes as `null` (a list
 /// element or map value, a field with a default other than `None`, a field marked
-/// `nullable`) would be refused. Names become a `pattern` (not checked on a null, and free
-/// of CEL cost); other values a CEL rule (which does not run on a null).
+/// `nullable`) would be refused. Names become a `pattern`, integers that follow one another
+/// `minimum` and `maximum` (neither is checked on a null). Other integers keep their `enum`
+/// (a CEL rule would pass a null too, but would cost what an unbounded list cannot pay).
 fn null_passes_enums(schema: &mut JSONSchemaProps) {
     use crate::api::apiextensions::v1::{JSONSchemaPropsOrArray, JSONSchemaPropsOrBool};
     let names: Option<Vec<String>> = schema.enum_.as_ref().and_then(|values| {
@@ -936,34 +969,25 @@ fn null_passes_enums(schema: &mut JSONSchemaProps) {
         schema.enum_ = None;
         schema.pattern = Some(format!("^({})$", names.join("|")));
     }
+    // Integers that follow one another are a range.
+    let integers: Option<Vec<i64>> = schema
+        .enum_
+        .as_ref()
+        .and_then(|values| values.iter().map(|v| v.0.as_i64()).collect());
     if schema.nullable == Some(true)
-        && let Some(values) = schema.enum_.take()
+        && schema.minimum.is_none()
+        && schema.maximum.is_none()
+        && let Some(mut integers) = integers
+        && !integers.is_empty()
     {
-        let literals: Vec<String> = values
-            .iter()
-            .filter_map(|v| match &v.0 {
-                serde_json::Value::String(s) => Some(apply::cel_string(s)),
-                serde_json::Value::Number(n) => Some(n.to_string()),
-                serde_json::Value::Bool(b) => Some(b.to_string()),
-                _ => None,
-            })
-            .collect();
-        let shown: Vec<String> = values
-            .iter()
-            .filter(|v| !v.0.is_null())
-            .map(|v| match &v.0 {
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            })
-            .collect();
-        push_rule(
-            schema,
-            &CelRule {
-                rule: format!("self in [{}]", literals.join(", ")),
-                message: Some(format!("must be one of {}", shown.join(", "))),
-                ..Default::default()
-            },
-        );
+        integers.sort_unstable();
+        integers.dedup();
+        let (low, high) = (integers[0], integers[integers.len() - 1]);
+        if (high - low) as usize + 1 == integers.len() {
+            schema.enum_ = None;
+            schema.minimum = Some(low as f64);
+            schema.maximum = Some(high as f64);
+        }
     }
     for child in schema.properties.iter_mut().flat_map(|p| p.values_mut()) {
         null_passes_enums(child);
@@ -1174,18 +1198,22 @@ pub struct Derived { pub size: Option<u32> }
     }
 
     #[test]
-    fn a_nullable_enum_holds_its_values_by_a_rule() {
+    fn a_nullable_enum_holds_its_values_so_that_null_passes() {
         let generated = generate_kind(
             r#"
 fn red() -> Option<Color> { Some(Color::Red) }
 #[derive(Schema)]
 pub enum Color { Red, Green }
+#[derive(Schema, Serialize_repr, Deserialize_repr)]
+#[repr(u8)]
+pub enum Level { Low = 1, Mid, High }
 #[derive(Schema)]
 pub struct ThingSpec {
     #[serde(default = "red")]
     pub color: Option<Color>,
     pub palette: Vec<Option<Color>>,
     pub plain: Color,
+    pub levels: Vec<Option<Level>>,
 }
 "#,
         )
@@ -1200,6 +1228,10 @@ pub struct ThingSpec {
             properties["plain"]["enum"],
             serde_json::json!(["Red", "Green"])
         );
+        let levels = &properties["levels"]["items"];
+        assert!(levels["enum"].is_null());
+        assert_eq!(levels["minimum"], 1.0);
+        assert_eq!(levels["maximum"], 3.0);
     }
 
     #[test]
@@ -1235,6 +1267,50 @@ pub struct ThingSpec { pub timeout: Option<Lapse> }
         assert_eq!(
             spec_properties(&generated)["timeout"],
             serde_json::json!({"type": "string", "pattern": "^[0-9]+s$"})
+        );
+        // An impl in a `const _` block is seen too.
+        let error = generate_kind(&types.replace("mod wire {", "const _: () = {").replace(
+            "    }\n}\n#[derive(Schema)]\npub struct ThingSpec",
+            "    }\n};\n#[derive(Schema)]\npub struct ThingSpec",
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("hand-written `impl Serialize for Lapse`"),
+            "{error}"
+        );
+        // A `type` marker against what serde's derive writes is refused; on a type that
+        // derives no serde (its impl is a macro's, out of sight) it is the schema.
+        let error = generate_kind(
+            r#"
+#[derive(Schema, Serialize, Deserialize)]
+#[validation(type = "string")]
+pub struct Span { secs: u64 }
+#[derive(Schema)]
+pub struct ThingSpec { pub span: Span }
+"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains(
+                "`type = \"string\"` on `Span`, which serde's derive writes as an object"
+            ),
+            "{error}"
+        );
+        let generated = generate_kind(
+            r#"
+#[derive(Schema)]
+#[validation(type = "string", max_length = 20)]
+pub struct Span { secs: u64 }
+#[derive(Schema)]
+pub struct ThingSpec { pub span: Span }
+"#,
+        )
+        .unwrap();
+        assert_eq!(
+            spec_properties(&generated)["span"],
+            serde_json::json!({"type": "string", "maxLength": 20})
         );
         // serde_with's derives that go through Display and FromStr are hand-written too.
         let error = generate_kind(
