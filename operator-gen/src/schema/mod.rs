@@ -1148,6 +1148,11 @@ mod tests {
         ))
     }
 
+    /// The message of the error generating a kind of `types` gives.
+    fn error_of(types: &str) -> String {
+        generate_kind(types).unwrap_err().to_string()
+    }
+
     /// The first CRD's spec schema, as JSON.
     fn spec_schema(generated: &crate::Generated) -> serde_json::Value {
         crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
@@ -1281,7 +1286,7 @@ pub struct ThingSpec { pub timeout: Option<Lapse> }
         );
         // A `type` marker against what serde's derive writes is refused; on a type that
         // derives no serde (its impl is a macro's, out of sight) it is the schema.
-        let error = generate_kind(
+        let error = error_of(
             r#"
 #[derive(Schema, Serialize, Deserialize)]
 #[validation(type = "string")]
@@ -1289,9 +1294,7 @@ pub struct Span { secs: u64 }
 #[derive(Schema)]
 pub struct ThingSpec { pub span: Span }
 "#,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             error.contains(
                 "`type = \"string\"` on `Span`, which serde's derive writes as an object"
@@ -1313,16 +1316,14 @@ pub struct ThingSpec { pub span: Span }
             serde_json::json!({"type": "string", "maxLength": 20})
         );
         // serde_with's derives that go through Display and FromStr are hand-written too.
-        let error = generate_kind(
+        let error = error_of(
             r#"
 #[derive(serde_with::DeserializeFromStr, serde_with::SerializeDisplay)]
 pub struct Version { major: u32, minor: u32 }
 #[derive(Schema)]
 pub struct ThingSpec { pub version: Version }
 "#,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             error.contains("`Version` is read and written by `#[derive(DeserializeFromStr)]`"),
             "{error}"
@@ -1457,7 +1458,7 @@ pub struct ThingSpec { pub either: Either }
         assert_eq!(either["maxLength"], 15);
         assert_eq!(either["nullable"], true);
         // A variant's lengths that its pattern does not imply cannot be kept for it alone.
-        let error = generate_kind(
+        let error = error_of(
             r#"
 #[derive(Schema)]
 #[validation(pattern = "^[a-z]+$", max_length = 5)]
@@ -1468,9 +1469,7 @@ pub enum Either { Short(Short), Addr(std::net::Ipv4Addr) }
 #[derive(Schema)]
 pub struct ThingSpec { pub either: Either }
 "#,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             error.contains("whose lengths (at most 5) its pattern does not already imply"),
             "{error}"
@@ -1479,7 +1478,7 @@ pub struct ThingSpec { pub either: Either }
 
     #[test]
     fn humantime_serde_on_another_type_needs_markers() {
-        let error = generate_kind(
+        let error = error_of(
             r#"
 #[derive(Schema)]
 pub struct ThingSpec {
@@ -1487,9 +1486,7 @@ pub struct ThingSpec {
     pub at: std::time::SystemTime,
 }
 "#,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             error.contains("#[serde(with = \"humantime_serde\")] changes how serde reads and writes this field's JSON"),
             "{error}"
@@ -1613,7 +1610,7 @@ pub struct ThingSpec {
             serde_json::json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})
         );
 
-        let err = generate_kind(
+        let err = error_of(
             r#"
             #[derive(Schema)]
             pub struct ThingSpec {
@@ -1622,9 +1619,7 @@ pub struct ThingSpec {
                 pub size: i32,
             }
             "#,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             err.contains(
                 "src/lib.rs:5:29: error: #[serde(flatten)] of this type has no structural schema"
@@ -1659,7 +1654,7 @@ pub struct ThingSpec {
             serde_json::json!({"type": "integer", "minimum": 0, "maximum": 255})
         );
 
-        let err = generate_kind(
+        let err = error_of(
             r#"
             const TWO: u8 = 2;
             #[derive(Schema, Serialize_repr, Deserialize)]
@@ -1673,9 +1668,7 @@ pub struct ThingSpec {
             #[derive(Schema)]
             pub struct ThingSpec { pub half: Half, pub no_repr: NoRepr, pub constant: Constant }
             "#,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         for expected in [
             "5:22: error: `Half` derives one of serde_repr's Serialize_repr and Deserialize_repr but not the other",
             "7:22: error: `NoRepr` derives serde_repr's traits, which write the discriminant as the #[repr] integer",
@@ -1723,7 +1716,7 @@ pub struct ThingSpec {
                 "minimum": -128, "maximum": 127, "pattern": "^(Fast|slow\\.mode)$",
             })
         );
-        let err = generate_kind(
+        let err = error_of(
             r#"
             #[derive(Schema, Serialize_repr, Deserialize_repr)]
             #[repr(u8)]
@@ -1734,9 +1727,7 @@ pub struct ThingSpec {
             #[derive(Schema)]
             pub struct ThingSpec { pub either: Either }
             "#,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             err.contains("the integer variant of this untagged enum takes only some integers"),
             "{err}"
@@ -1787,16 +1778,14 @@ pub struct ThingSpec {
             "String keys take any string"
         );
 
-        let err = generate_kind(
+        let err = error_of(
             r#"
             use std::collections::BTreeMap;
             use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
             #[derive(Schema)]
             pub struct ThingSpec { pub at: BTreeMap<Time, String> }
             "#,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             err.contains("the keys of this map have the format `date-time`"),
             "{err}"
@@ -1805,7 +1794,7 @@ pub struct ThingSpec {
         assert!(err.contains("^^^^\n  = help: use String keys"), "{err}");
 
         // Without a bound, the API server would refuse the rule: refused here, at the field.
-        let err = generate_kind(
+        let err = error_of(
             r#"
             #[derive(Schema)]
             pub struct ThingSpec {
@@ -1813,9 +1802,7 @@ pub struct ThingSpec {
                 pub lists: Vec<std::collections::BTreeMap<char, String>>,
             }
             "#,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             err.contains("src/lib.rs:5:28: error: the keys of this map read only some strings, so operator-gen holds them to that with the CEL rule `self.all(k, size(k) == 1)`; the API server refuses such a rule on a map without `maxProperties`"),
             "{err}"
@@ -1847,15 +1834,13 @@ pub struct ThingSpec {
     /// Go's metav1.Duration has no k8s-openapi type: the error points at kube's.
     #[test]
     fn a_metav1_duration_points_at_kubes() {
-        let err = generate_kind(
+        let err = error_of(
             r#"
             use k8s_openapi::apimachinery::pkg::apis::meta::v1::Duration;
             #[derive(Schema)]
             pub struct ThingSpec { pub every: Duration }
             "#,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             err.contains("= help: k8s-openapi has no metav1.Duration: use `kube::core::Duration`"),
             "{err}"
@@ -2087,30 +2072,26 @@ pub struct ThingSpec {
             true
         );
 
-        let error = generate_kind(
+        let error = error_of(
             r#"
 #[derive(Schema)]
 pub struct Nest<T> { pub v: T, pub next: Option<Box<Nest<Vec<T>>>> }
 #[derive(Schema)]
 pub struct ThingSpec { pub nest: Nest<i32> }
 "#,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             error.contains("`Nest` holds an instance of itself with other type arguments"),
             "{error}"
         );
-        let error = generate_kind(
+        let error = error_of(
             r#"
 #[derive(Schema)]
 pub struct Pair<A, B> { pub a: A, pub b: B }
 #[derive(Schema)]
 pub struct ThingSpec { pub pair: Pair<String> }
 "#,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             error.contains("`Pair` takes 2 type arguments (<A, B>), and 1 are given here"),
             "{error}"
@@ -2137,16 +2118,14 @@ pub struct ThingSpec { pub role: shared::Role<Config>, pub other: shared::Role<C
         assert_eq!(role["role"]["required"], serde_json::json!(["shared"]));
         assert_eq!(role["all"]["items"]["required"], serde_json::json!(["own"]));
         assert_eq!(spec["other"]["properties"]["role"]["type"], "string");
-        let error = generate_kind(
+        let error = error_of(
             r#"
 #[derive(Schema)]
 pub struct Role<T, U = String> { pub config: T, pub role: U }
 #[derive(Schema)]
 pub struct ThingSpec { pub role: Role }
 "#,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             error.contains("`Role` takes 2 type arguments (<T, U>, the last 1 with defaults), and 0 are given here"),
             "{error}"
@@ -2186,31 +2165,27 @@ pub struct ThingSpec { pub block: Vec<Feature> }
             spec_properties(&generated)["block"]["items"]["enum"],
             serde_json::json!(["steal", "mirror"])
         );
-        let error = generate_kind(
+        let error = error_of(
             r#"
 #[derive(Schema)]
 pub enum Gone { #[serde(other, skip_serializing)] Unknown }
 #[derive(Schema)]
 pub struct ThingSpec { pub gone: Gone }
 "#,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             error.contains("enum `Gone` has no variant serde both reads and writes"),
             "{error}"
         );
         // schemars' skip on a variant serde writes would leave it out of schemars' schema only.
-        let error = generate_kind(
+        let error = error_of(
             r#"
 #[derive(Schema)]
 pub enum Feature { Steal, #[schemars(skip)] Mirror }
 #[derive(Schema)]
 pub struct ThingSpec { pub block: Vec<Feature> }
 "#,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             error.contains("#[schemars(skip)] would shape the schemars schema but not the CRD"),
             "{error}"
@@ -2423,7 +2398,7 @@ pub struct ThingSpec { pub block: Vec<Feature> }
                 .contains("(Z|[+-]([01][0-9]|2[0-3])")
         );
 
-        let err = generate_kind(
+        let err = error_of(
             r#"
             #[derive(Schema)]
             pub struct ThingSpec {
@@ -2431,9 +2406,7 @@ pub struct ThingSpec { pub block: Vec<Feature> }
                 pub name: String,
             }
             "#,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             err.contains("src/lib.rs:5:21: error: serde writes this field as `outName` and reads it as `inName`"),
             "{err}"
@@ -2444,7 +2417,7 @@ pub struct ThingSpec { pub block: Vec<Feature> }
     /// a rule that does not compile.
     #[test]
     fn a_variant_field_cel_cannot_name_is_refused_at_the_variant() {
-        let err = generate_kind(
+        let err = error_of(
             r#"
             #[derive(Schema)]
             pub struct ThingSpec { pub value: Value }
@@ -2455,9 +2428,7 @@ pub struct ThingSpec { pub block: Vec<Feature> }
                 B { #[serde(rename = "1st")] first: String },
             }
             "#,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             err.contains("src/lib.rs:8:17: error: operator-gen checks the fields of `Value`'s variants with CEL rules, and CEL cannot name the field `1st`"),
             "{err}"

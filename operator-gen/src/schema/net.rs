@@ -27,12 +27,17 @@ pub(super) fn schema(name: &str) -> Option<JSONSchemaProps> {
         "SocketAddr" => (format!("{}|{}", socket_v4(), socket_v6()), SOCKET_V6_MAX),
         _ => return None,
     };
-    Some(JSONSchemaProps {
+    Some(string_of(&body, max_length))
+}
+
+/// A string schema of exactly the strings `body` matches, at most `max_length` long.
+fn string_of(body: &str, max_length: i64) -> JSONSchemaProps {
+    JSONSchemaProps {
         type_: Some("string".into()),
         pattern: Some(format!("^({body})$")),
         max_length: Some(max_length),
         ..Default::default()
-    })
+    }
 }
 
 /// The schema of `name`, one of ipnet's networks (`Ipv4Net`, `Ipv6Net`, `IpNet`), or `None`
@@ -48,12 +53,7 @@ pub(super) fn network_schema(name: &str) -> Option<JSONSchemaProps> {
         "IpNet" => (format!("{v4}|{v6}"), IPV6_MAX + 4),
         _ => return None,
     };
-    Some(JSONSchemaProps {
-        type_: Some("string".into()),
-        pattern: Some(format!("^({body})$")),
-        max_length: Some(max_length),
-        ..Default::default()
-    })
+    Some(string_of(&body, max_length))
 }
 
 /// `255.255.255.255`
