@@ -223,6 +223,14 @@ impl<S: Copy> FieldMarkers<S> {
     pub fn has(&self, pred: impl Fn(&SchemaProp) -> bool) -> Option<S> {
         self.schema.iter().find(|p| pred(&p.value)).map(|p| p.span)
     }
+
+    /// The `type = "..."` marker, with where it was written.
+    pub fn type_marker(&self) -> Option<(&str, S)> {
+        self.validations.iter().find_map(|v| match &v.value {
+            Validation::Type(t) => Some((t.as_str(), v.span)),
+            _ => None,
+        })
+    }
 }
 
 impl FieldMarkers {

@@ -841,14 +841,7 @@ fn string_union(variants: &[JSONSchemaProps]) -> Option<Result<JSONSchemaProps, 
                 return Some(Err("a variant of this untagged enum carries a string with both names and a pattern; keep one".into()));
             }
             (Some(pattern), None) => pattern.clone(),
-            (None, Some(values)) => {
-                let names: Vec<String> = values
-                    .iter()
-                    .filter_map(|v| v.0.as_str())
-                    .map(regex::escape)
-                    .collect();
-                format!("^({})$", names.join("|"))
-            }
+            (None, Some(values)) => names_pattern(values.iter().filter_map(|v| v.0.as_str())),
             (None, None) => {
                 return Some(Err(Misfit::from("a variant of this untagged enum carries a string held only by its length, which a union of the variants' strings cannot keep for that variant alone").with_help("give that variant's type a pattern, or give the enum #[schema(schemaless)] with markers that say what its strings look like")));
             }
@@ -941,12 +934,7 @@ fn int_or_string(
                     .into(),
             ));
         }
-        let names: Vec<String> = values
-            .iter()
-            .filter_map(|v| v.0.as_str())
-            .map(regex::escape)
-            .collect();
-        pattern = Some(format!("^({})$", names.join("|")));
+        pattern = Some(names_pattern(values.iter().filter_map(|v| v.0.as_str())));
     }
     let mut rules = Vec::new();
     for (schema, kind) in [(int, "int"), (string, "string")] {
@@ -970,4 +958,11 @@ fn int_or_string(
         x_kubernetes_validations: (!rules.is_empty()).then_some(rules),
         ..crate::known_types::int_or_string()
     }))
+}
+
+/// A pattern of exactly the strings `names` (a unit enum's names, as a `pattern` where
+/// `enum` cannot go).
+pub(super) fn names_pattern<'n>(names: impl Iterator<Item = &'n str>) -> String {
+    let names: Vec<String> = names.map(regex::escape).collect();
+    format!("^({})$", names.join("|"))
 }

@@ -436,10 +436,7 @@ impl<'m> SchemaBuilder<'m> {
         self.stack.pop();
         if hand_written.is_none()
             && let Some(built) = &schema
-            && let Some(marker) = def.markers.validations.iter().find_map(|v| match &v.value {
-                crate::markers::Validation::Type(t) => Some((t, v.span)),
-                _ => None,
-            })
+            && let Some(marker) = def.markers.type_marker()
             && let Some(written) = built.type_.as_deref()
             && written != marker.0
         {
@@ -505,21 +502,18 @@ impl<'m> SchemaBuilder<'m> {
     /// say what it looks like on the wire, so they are its schema; `Some(false)`, reported,
     /// if they do not.
     fn hand_written_serde(&mut self, id: usize, def: &TypeDef) -> Option<bool> {
-        let type_marker = def
-            .markers
-            .validations
-            .iter()
-            .find(|v| matches!(v.value, crate::markers::Validation::Type(_)));
+        let type_marker = def.markers.type_marker();
+        let impl_written = self.types.skeleton.hand_serde(id);
         // Serialized by code the sources do not show (a macro's, another crate's): its
         // `type` marker says what it looks like.
         if type_marker.is_some()
             && !def.derives("Serialize")
             && !def.derives("Deserialize")
-            && self.types.skeleton.hand_serde(id).is_none()
+            && impl_written.is_none()
         {
             return Some(true);
         }
-        let (how, at) = match self.types.skeleton.hand_serde(id) {
+        let (how, at) = match impl_written {
             Some((name, at)) => (format!("a hand-written `impl {name} for {}`", def.name), at),
             None => {
                 let derive = def.derives.iter().find(|d| {
@@ -956,18 +950,18 @@ fn object(properties: BTreeMap<String, JSONSchemaProps>) -> JSONSchemaProps {
 /// (a CEL rule would pass a null too, but would cost what an unbounded list cannot pay).
 fn null_passes_enums(schema: &mut JSONSchemaProps) {
     use crate::api::apiextensions::v1::{JSONSchemaPropsOrArray, JSONSchemaPropsOrBool};
-    let names: Option<Vec<String>> = schema.enum_.as_ref().and_then(|values| {
-        values
-            .iter()
-            .map(|v| v.0.as_str().map(regex::escape))
-            .collect()
-    });
+    let names = schema
+        .enum_
+        .as_ref()
+        .filter(|values| values.iter().all(|v| v.0.is_string()));
     if schema.nullable == Some(true)
         && schema.pattern.is_none()
         && let Some(names) = names
     {
+        schema.pattern = Some(enums::names_pattern(
+            names.iter().filter_map(|v| v.0.as_str()),
+        ));
         schema.enum_ = None;
-        schema.pattern = Some(format!("^({})$", names.join("|")));
     }
     // Integers that follow one another are a range.
     let integers: Option<Vec<i64>> = schema
@@ -1027,11 +1021,7 @@ fn cost_problem(cost: u64, times: u64, trail: &Trail) -> String {
                 trail
                     .unbounded
                     .iter()
-                    .map(|p| if p.is_empty() {
-                        ".".to_string()
-                    } else {
-                        p.clone()
-                    })
+                    .map(|p| shown_path(p))
                     .collect::<Vec<_>>()
                     .join(", ")
             )
@@ -1121,12 +1111,13 @@ impl Trail {
 
     /// The path, `.` for the root.
     fn shown(&self) -> &str {
-        if self.path.is_empty() {
-            "."
-        } else {
-            &self.path
-        }
+        shown_path(&self.path)
     }
+}
+
+/// A path of the schema as messages show it: `.` for the root.
+fn shown_path(path: &str) -> &str {
+    if path.is_empty() { "." } else { path }
 }
 
 #[cfg(test)]
