@@ -40,7 +40,7 @@ pub struct KindDecl<'m> {
     /// Its `#[subresource]` marker.
     pub subresources: &'m SubresourceMarker<Loc>,
     /// Its `#[printcolumn]` markers, in order.
-    pub printcolumns: &'m [PrintColumnMarker],
+    pub printcolumns: &'m [PrintColumnMarker<Loc>],
 }
 
 impl<'m> KindDecl<'m> {
@@ -320,6 +320,274 @@ fn check_kind(kind: &KindDecl<'_>, schema: &JSONSchemaProps, problems: &mut Diag
             }
         }
     }
+    for column in kind.printcolumns {
+        if let Some(problem) = column_problem(column, schema) {
+            report(problems, column.span, problem);
+        }
+    }
+    for (at, problem) in selectable_problems(&kind.resource.selectable_fields, schema) {
+        report(problems, at, problem);
+    }
+}
+
+/// The most selectable fields a version may have (the API server's limit).
+const MAX_SELECTABLE_FIELDS: usize = 8;
+
+/// Where a JSON path leads in a version's schema, as far as the schema tells.
+#[derive(Debug)]
+enum Resolved<'s> {
+    /// To this field.
+    Field(&'s JSONSchemaProps),
+    /// Past the object at `at`, which takes only the fields it lists and not `step`.
+    NoSuchField {
+        at: String,
+        step: String,
+        fields: Vec<String>,
+    },
+    /// Into the scalar at `at` (of type `type_`), as if it had fields.
+    IntoScalar { at: String, type_: String },
+    /// Across the list at `at` without `[...]`.
+    AcrossList { at: String },
+    /// Into the object at `at`, whose fields the schema does not list (preserved unknown
+    /// fields, or an object such as `metadata`).
+    Unlisted { at: String },
+    /// By steps this check does not read (wildcards, recursive descent, a bracket on an
+    /// object, a map whose values may be anything).
+    Open,
+}
+
+impl Resolved<'_> {
+    /// Why the path reads nothing, when the schema shows it by fields alone: a field the
+    /// object does not have, or fields of a scalar.
+    fn reads_nothing(&self) -> Option<String> {
+        match self {
+            Resolved::NoSuchField { at, step, fields } => Some(format!(
+                "`{at}` has no field `{step}` ({} and no others)",
+                listed(fields)
+            )),
+            Resolved::IntoScalar { at, type_ } => {
+                Some(format!("`{at}` is {}, with no fields", a(type_)))
+            }
+            Resolved::Field(_)
+            | Resolved::AcrossList { .. }
+            | Resolved::Unlisted { .. }
+            | Resolved::Open => None,
+        }
+    }
+}
+
+/// A step of a JSON path: a field name, or a `[...]` (an index or a filter).
+#[derive(Debug, PartialEq)]
+enum Step<'p> {
+    Name(&'p str),
+    Bracket,
+}
+
+/// The steps of `path` (`.spec.a[0].b`), or `None` for a path this check does not read.
+/// The path's brackets and quotes pair up (the marker parser checked it).
+fn steps(path: &str) -> Option<Vec<Step<'_>>> {
+    if path.contains("..") {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut rest = path.strip_prefix('.')?;
+    while !rest.is_empty() {
+        if let Some(inner) = rest.strip_prefix('[') {
+            let (mut depth, mut quote, mut end) = (1, None, None);
+            for (i, c) in inner.char_indices() {
+                match (quote, c) {
+                    (Some(q), c) if c == q => quote = None,
+                    (Some(_), _) => {}
+                    (None, '\'' | '"') => quote = Some(c),
+                    (None, '[') => depth += 1,
+                    (None, ']') => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = Some(i);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            out.push(Step::Bracket);
+            rest = &inner[end? + 1..];
+            rest = rest.strip_prefix('.').unwrap_or(rest);
+            continue;
+        }
+        let end = rest.find(['.', '[']).unwrap_or(rest.len());
+        let name = &rest[..end];
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return None;
+        }
+        out.push(Step::Name(name));
+        rest = &rest[end..];
+        rest = rest.strip_prefix('.').unwrap_or(rest);
+    }
+    Some(out)
+}
+
+/// Follows `path` through a version's schema.
+fn resolve<'s>(schema: &'s JSONSchemaProps, path: &str) -> Resolved<'s> {
+    let Some(steps) = steps(path) else {
+        return Resolved::Open;
+    };
+    let mut current = schema;
+    let mut at = String::new();
+    for step in steps {
+        let type_ = current.type_.as_deref();
+        if current.x_kubernetes_preserve_unknown_fields == Some(true) {
+            return Resolved::Unlisted { at };
+        }
+        match step {
+            // A map: a step names a key, and leads to a value.
+            Step::Name(key) if current.additional_properties.is_some() => {
+                let Some(values) = current.values_schema() else {
+                    return Resolved::Open;
+                };
+                current = values;
+                at.push('.');
+                at.push_str(key);
+            }
+            Step::Bracket => match current.items_schema() {
+                Some(items) if type_ == Some("array") => {
+                    current = items;
+                    at.push_str("[]");
+                }
+                _ => return Resolved::Open,
+            },
+            Step::Name(_) if type_ == Some("array") => return Resolved::AcrossList { at },
+            Step::Name(_) if matches!(type_, Some("string" | "integer" | "number" | "boolean")) => {
+                return Resolved::IntoScalar {
+                    at,
+                    type_: type_.unwrap_or_default().to_string(),
+                };
+            }
+            Step::Name(name) => {
+                let Some(properties) = &current.properties else {
+                    return Resolved::Unlisted { at };
+                };
+                match properties.get(name) {
+                    Some(field) => {
+                        current = field;
+                        at.push('.');
+                        at.push_str(name);
+                    }
+                    None => {
+                        return Resolved::NoSuchField {
+                            at: if at.is_empty() { ".".into() } else { at },
+                            step: name.to_string(),
+                            fields: properties.keys().cloned().collect(),
+                        };
+                    }
+                }
+            }
+        }
+    }
+    Resolved::Field(current)
+}
+
+/// A type's name with its article: "an integer", "a string".
+fn a(type_: &str) -> String {
+    let article = if type_.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {type_}")
+}
+
+/// `fields`, for a message: the first dozen and how many more.
+fn listed(fields: &[String]) -> String {
+    const SHOWN: usize = 12;
+    if fields.is_empty() {
+        return "no fields".into();
+    }
+    let mut text = fields
+        .iter()
+        .take(SHOWN)
+        .map(|f| format!("`{f}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if fields.len() > SHOWN {
+        text.push_str(&format!(" and {} more", fields.len() - SHOWN));
+    }
+    format!("the fields {text}")
+}
+
+/// What is wrong with a print column's path, when the schema shows that it reads nothing:
+/// the API server accepts any path that compiles, and kubectl prints `<none>` in every row.
+fn column_problem(column: &PrintColumnMarker<Loc>, schema: &JSONSchemaProps) -> Option<String> {
+    let path = &column.json_path;
+    // A path across a list without `[...]` is left to kubectl's JSONPath.
+    let why = resolve(schema, path).reads_nothing()?;
+    Some(format!(
+        "print column {:?} reads `{path}`, which no object of this version has: {why}; kubectl would show <none> in every row",
+        column.name
+    ))
+}
+
+/// What the API server would refuse in a version's selectable fields: more than
+/// [`MAX_SELECTABLE_FIELDS`], one listed twice, one under `metadata`, one with `[...]`, one
+/// that names no field of the schema or a field that is not a string, integer or boolean.
+fn selectable_problems(
+    paths: &[markers::Spanned<String, Loc>],
+    schema: &JSONSchemaProps,
+) -> Vec<(Loc, String)> {
+    let mut problems = Vec::new();
+    if let Some(first_too_many) = paths.get(MAX_SELECTABLE_FIELDS) {
+        problems.push((
+            first_too_many.span,
+            format!(
+                "{} selectable fields; the API server takes at most {MAX_SELECTABLE_FIELDS} per version",
+                paths.len()
+            ),
+        ));
+    }
+    for (i, spanned) in paths.iter().enumerate() {
+        let (path, at) = (&spanned.value, spanned.span);
+        let field = format!("selectable field `{path}`");
+        if paths[..i].iter().any(|p| p.value == *path) {
+            problems.push((at, format!("{field} is listed twice")));
+            continue;
+        }
+        if path == ".metadata" || path.starts_with(".metadata.") || path.starts_with(".metadata[") {
+            problems.push((at, format!(
+                "{field} is under `metadata`, which the API server refuses (`metadata.name` and `metadata.namespace` are selectable on every kind)"
+            )));
+            continue;
+        }
+        if path.contains('[') {
+            problems.push((at, format!(
+                "{field} uses `[...]`; a selectable field is a plain path of field names, such as \".spec.color\""
+            )));
+            continue;
+        }
+        let why = match resolve(schema, path) {
+            Resolved::Field(p) => match p.type_.as_deref() {
+                Some("string" | "integer" | "boolean") => continue,
+                Some(other) => format!("it is {}", a(other)),
+                None if p.x_kubernetes_int_or_string == Some(true) => {
+                    "it is an int-or-string".into()
+                }
+                None => "its type is not given".into(),
+            },
+            Resolved::AcrossList { at } => format!("it crosses the list `{at}`"),
+            Resolved::Unlisted { at } => {
+                format!("it goes into `{at}`, whose fields the schema does not list")
+            }
+            Resolved::Open => continue,
+            other => other.reads_nothing().unwrap_or_default(),
+        };
+        problems.push((at, format!(
+            "{field} must name a string, integer or boolean field of the schema, as the API server requires: {why}"
+        )));
+    }
+    problems
 }
 
 fn version_for(
@@ -363,7 +631,7 @@ fn version_for(
         .selectable_fields
         .iter()
         .map(|p| SelectableField {
-            json_path: p.clone(),
+            json_path: p.value.clone(),
         })
         .collect();
     CustomResourceDefinitionVersion {
@@ -607,6 +875,136 @@ pub struct Spec { pub level: i32 }
         let props: Vec<&String> = schema.properties.as_ref().unwrap().keys().collect();
         assert_eq!(props, ["apiVersion", "kind", "metadata", "spec", "status"]);
         assert_eq!(schema.required.as_deref(), Some(&["spec".to_string()][..]));
+    }
+
+    /// A kind with a map, a list of objects, a preserved field and scalars, and the given
+    /// markers above it.
+    fn shop(markers: &str) -> String {
+        format!(
+            r#"
+/// Shop.
+#[resource(group = "x.example.com", version = "v1", kind = "Shop"{markers})]
+pub struct Shop {{ pub metadata: ObjectMeta, pub spec: Spec, pub status: Option<Status> }}
+pub struct Spec {{
+    pub owner: String,
+    pub size: i32,
+    pub open: bool,
+    pub price: f64,
+    pub labels: BTreeMap<String, String>,
+    pub items: Vec<Item>,
+    pub tags: Vec<String>,
+    #[schema(preserve_unknown_fields)]
+    pub extra: Option<Extra>,
+    pub address: Address,
+}}
+pub struct Item {{ pub name: String, pub count: i32 }}
+pub struct Address {{ pub city: String }}
+pub struct Extra {{ pub a: Option<String> }}
+pub struct Status {{ pub ready: Option<i32> }}
+"#
+        )
+    }
+
+    /// The generator's error for a `Shop` with these markers, or `None` when it generates.
+    fn shop_error(resource: &str, columns: &[&str]) -> Option<String> {
+        let mut text = shop(resource);
+        for column in columns {
+            text = text.replacen(
+                "#[resource",
+                &format!("#[printcolumn(name = \"C\", type = \"string\", json_path = \"{column}\")]\n#[resource"),
+                1,
+            );
+        }
+        let options = crate::Options {
+            allow_dangerous_types: true,
+            ..Default::default()
+        };
+        let texts = vec![(PathBuf::from("src/shop.rs"), text)];
+        crate::generate_from_texts(Path::new("src"), texts, &options)
+            .err()
+            .map(|e| e.to_string())
+    }
+
+    #[test]
+    fn print_columns_that_read_nothing_are_refused() {
+        // Paths to fields, through lists, maps, preserved fields and metadata: accepted.
+        for path in [
+            ".spec.owner",
+            ".spec.items[0].name",
+            ".spec.items[?(@.name=='a')].count",
+            ".spec.items[*].name",
+            ".spec.tags[0]",
+            ".spec.labels.team",
+            ".spec.extra.anything.at.all",
+            ".metadata.labels.app",
+            ".metadata.creationTimestamp",
+            ".status.ready",
+            ".spec..name",
+            ".spec.address",
+        ] {
+            assert_eq!(shop_error("", &[path]), None, "{path}");
+        }
+        let err = shop_error("", &[".status.readyReplicas"]).unwrap();
+        assert!(
+            err.contains("print column \"C\" reads `.status.readyReplicas`")
+                && err.contains(
+                    "`.status` has no field `readyReplicas` (the fields `ready` and no others)"
+                )
+                && err.contains("src/shop.rs:"),
+            "{err}"
+        );
+        let err = shop_error("", &[".spec.items[0].nmae"]).unwrap();
+        assert!(
+            err.contains(
+                "`.spec.items[]` has no field `nmae` (the fields `count`, `name` and no others)"
+            ),
+            "{err}"
+        );
+        let err = shop_error("", &[".spec.size.value"]).unwrap();
+        assert!(
+            err.contains("`.spec.size` is an integer, with no fields"),
+            "{err}"
+        );
+        let err = shop_error("", &[".sepc.owner"]).unwrap();
+        assert!(err.contains("`.` has no field `sepc`"), "{err}");
+    }
+
+    #[test]
+    fn selectable_fields_the_api_server_would_refuse_are_refused() {
+        let fields = |list: &str| shop_error(&format!(", selectable_fields = [{list}]"), &[]);
+        assert_eq!(
+            fields(
+                r#"".spec.owner", ".spec.size", ".spec.open", ".status.ready", ".spec.address.city""#
+            ),
+            None
+        );
+        for (list, want) in [
+            (
+                r#"".spec.price""#,
+                "`.spec.price` must name a string, integer or boolean field of the schema, as the API server requires: it is a number",
+            ),
+            (r#"".spec.address""#, "it is an object"),
+            (r#"".spec.tags""#, "it is an array"),
+            (r#"".spec.ownr""#, "`.spec` has no field `ownr`"),
+            (
+                r#"".spec.extra.a""#,
+                "it goes into `.spec.extra`, whose fields the schema does not list",
+            ),
+            (r#"".spec.items.name""#, "it crosses the list `.spec.items`"),
+            (r#"".spec.items[0].name""#, "uses `[...]`"),
+            (r#"".metadata.name""#, "is under `metadata`"),
+            (
+                r#"".spec.owner", ".spec.owner""#,
+                "`.spec.owner` is listed twice",
+            ),
+            (
+                r#"".spec.owner", ".spec.size", ".spec.open", ".status.ready", ".spec.address.city", ".spec.labels.a", ".spec.labels.b", ".spec.labels.c", ".spec.labels.d""#,
+                "9 selectable fields; the API server takes at most 8 per version",
+            ),
+        ] {
+            let err = fields(list).unwrap_or_else(|| panic!("{list} generated"));
+            assert!(err.contains(want), "{list}: {err}");
+        }
     }
 
     #[test]

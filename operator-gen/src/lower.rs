@@ -73,7 +73,10 @@ pub(crate) fn lower(
                     def.kind = Some(KindMarkers {
                         resource: resource.map_spans(&mut at),
                         subresources: subresources.map_spans(&mut at),
-                        printcolumns,
+                        printcolumns: printcolumns
+                            .into_iter()
+                            .map(|c| c.map_spans(&mut at))
+                            .collect(),
                     });
                 }
             }

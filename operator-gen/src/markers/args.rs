@@ -210,23 +210,41 @@ pub fn string(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<String>> {
 
 /// `key = "a;b;c"` (kubebuilder's list spelling) or `key = ["a", "b", "c"]`.
 pub fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<Vec<String>>> {
+    let (items, span) = spanned_string_list(meta)?;
+    Ok(Spanned::new(
+        items.into_iter().map(|item| item.value).collect(),
+        span,
+    ))
+}
+
+/// [`string_list`] with each item's place: its literal in a list, the one string for
+/// kubebuilder's `"a;b"` spelling; and the place of the whole value.
+pub fn spanned_string_list(
+    meta: &ParseNestedMeta<'_>,
+) -> syn::Result<(Vec<Spanned<String>>, Span)> {
     let input = meta.value()?;
+    let all = |value: &str, span| {
+        split_list(value)
+            .into_iter()
+            .map(|item| Spanned::new(item, span))
+            .collect()
+    };
     if let Some(Spanned { value, span }) = plain_string(input)? {
-        return Ok(Spanned::new(split_list(&value), span));
+        return Ok((all(&value, span), span));
     }
     let expr = value_expr(input)?;
     let span = expr.span();
     let items = match &expr {
         Expr::Lit(ExprLit {
             lit: Lit::Str(s), ..
-        }) => split_list(&lit_str_value(s)),
+        }) => all(&lit_str_value(s), span),
         Expr::Array(array) => array
             .elems
             .iter()
             .map(|e| match e {
                 Expr::Lit(ExprLit {
                     lit: Lit::Str(s), ..
-                }) => Ok(lit_str_value(s)),
+                }) => Ok(Spanned::new(lit_str_value(s), s.span())),
                 other => Err(syn::Error::new(other.span(), "expected a string literal")),
             })
             .collect::<syn::Result<_>>()?,
@@ -237,7 +255,7 @@ pub fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<Vec<String
             ));
         }
     };
-    Ok(Spanned::new(items, span))
+    Ok((items, span))
 }
 
 /// kubebuilder's `a;b;c` list spelling, blanks trimmed and empty items dropped.

@@ -55,8 +55,9 @@ pub struct ResourceMarker<S = Span> {
     pub deprecated: Option<Option<String>>,
     /// `skip`: leave this version out of the CRD (`+kubebuilder:skipversion`).
     pub skip: Option<S>,
-    /// `selectable_fields = [".spec.x"]` (`+kubebuilder:selectablefield`), per version.
-    pub selectable_fields: Vec<String>,
+    /// `selectable_fields = [".spec.x"]` (`+kubebuilder:selectablefield`), per version,
+    /// each with where it is written.
+    pub selectable_fields: Vec<Spanned<String, S>>,
     /// `annotations = ["k=v"]`, `labels = ["k=v"]` on the CRD object (`+kubebuilder:metadata`).
     pub annotations: Vec<(String, String)>,
     /// The labels of the CRD object.
@@ -85,7 +86,11 @@ impl<S> ResourceMarker<S> {
             served: self.served,
             deprecated: self.deprecated,
             skip: self.skip.map(&mut *f),
-            selectable_fields: self.selectable_fields,
+            selectable_fields: self
+                .selectable_fields
+                .into_iter()
+                .map(|p| p.map_span(f))
+                .collect(),
             annotations: self.annotations,
             labels: self.labels,
             crates: self.crates,
@@ -165,16 +170,17 @@ pub fn parse_resource(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option
                 }
             }
             "selectable_fields" => {
-                let paths = args::string_list(meta)?;
-                if let Some(bad) = paths.value.iter().find(|p| !p.starts_with('.')) {
+                let (paths, _) = args::spanned_string_list(meta)?;
+                if let Some(bad) = paths.iter().find(|p| !p.value.starts_with('.')) {
                     return Err(syn::Error::new(
-                        paths.span,
+                        bad.span,
                         format!(
-                            "selectable field `{bad}` is a JSON path starting with `.`, such as \".spec.color\""
+                            "selectable field `{}` is a JSON path starting with `.`, such as \".spec.color\"",
+                            bad.value
                         ),
                     ));
                 }
-                selectable_fields = paths.value;
+                selectable_fields = paths;
             }
             "annotations" | "labels" => {
                 let list = args::string_list(meta)?;
@@ -579,7 +585,7 @@ impl ColumnType {
 /// `#[printcolumn(name = "...", type = "...", json_path = "...", description, format, priority)]`
 /// (`+kubebuilder:printcolumn`). Repeatable; columns keep their order.
 #[derive(Debug, Clone)]
-pub struct PrintColumnMarker {
+pub struct PrintColumnMarker<S = Span> {
     /// The column's header.
     pub name: String,
     /// How kubectl shows the value.
@@ -592,6 +598,23 @@ pub struct PrintColumnMarker {
     pub format: Option<String>,
     /// 0 for the default columns; higher ones show with `-o wide`.
     pub priority: Option<i32>,
+    /// Where its `json_path` is written.
+    pub span: S,
+}
+
+impl<S> PrintColumnMarker<S> {
+    /// The same marker, placed by `f`.
+    pub fn map_spans<S2>(self, f: &mut impl FnMut(S) -> S2) -> PrintColumnMarker<S2> {
+        PrintColumnMarker {
+            name: self.name,
+            type_: self.type_,
+            json_path: self.json_path,
+            description: self.description,
+            format: self.format,
+            priority: self.priority,
+            span: f(self.span),
+        }
+    }
 }
 
 const PRINTCOLUMN_KEYS: &[&str] = &[
@@ -661,7 +684,7 @@ pub fn parse_printcolumn(
                 if let Some(problem) = json_path_problem(&p.value) {
                     return Err(syn::Error::new(p.span, problem));
                 }
-                json_path = Some(p.value);
+                json_path = Some(p);
             }
             "description" => description = Some(args::string(meta)?.value),
             "format" => {
@@ -689,10 +712,12 @@ pub fn parse_printcolumn(
     let name = require(name, source, PRINTCOLUMN, "name", diags);
     let type_ = require(type_, source, PRINTCOLUMN, "type", diags);
     let json_path = require(json_path, source, PRINTCOLUMN, "json_path", diags);
+    let json_path = json_path?;
     Some(PrintColumnMarker {
         name: name?,
         type_: type_?,
-        json_path: json_path?,
+        json_path: json_path.value,
+        span: json_path.span,
         description,
         format,
         priority,

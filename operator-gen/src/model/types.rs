@@ -94,7 +94,7 @@ pub struct KindMarkers {
     /// The `#[subresource]` marker.
     pub subresources: SubresourceMarker<Loc>,
     /// The `#[printcolumn]` markers, in order.
-    pub printcolumns: Vec<crate::markers::PrintColumnMarker>,
+    pub printcolumns: Vec<crate::markers::PrintColumnMarker<Loc>>,
 }
 
 /// What a type declaration holds.
