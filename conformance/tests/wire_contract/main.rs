@@ -137,6 +137,7 @@ fn build_reader(cases: &[Case]) -> PathBuf {
         "k8s-openapi",
         "uuid",
         "humantime-serde",
+        "chrono",
     ]
     .iter()
     .map(|d| dependency_line(&manifest, d))

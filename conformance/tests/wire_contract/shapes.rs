@@ -179,6 +179,18 @@ pub struct HumanSpec {
 "#,
     ),
     (
+        "Naive",
+        r#"
+DERIVE
+pub struct NaiveSpec {
+    pub day: chrono::NaiveDate,
+    pub at: Option<chrono::NaiveDateTime>,
+    pub time: Option<chrono::NaiveTime>,
+    pub when: Option<chrono::DateTime<chrono::Utc>>,
+}
+"#,
+    ),
+    (
         "Cidrs",
         r#"
 DERIVE
@@ -592,6 +604,56 @@ fn probes(kind: &str) -> Vec<Value> {
             ] {
                 let mut spec = base.clone();
                 spec[field] = value;
+                out.push(spec);
+            }
+            out
+        }
+        "Naive" => {
+            let base = json!({"day": "2024-02-29"});
+            let mut out = vec![base.clone()];
+            for day in [
+                "2023-02-28",
+                "2023-02-29",
+                "2000-02-29",
+                "1900-02-29",
+                "2024-04-31",
+                "2024-13-01",
+                "0000-01-01",
+                "9999-12-31",
+                "2024-1-05",
+                "+2024-01-05",
+                "12024-01-05",
+                "2024-01-05 ",
+                "2024/01/05",
+            ] {
+                out.push(json!({"day": day}));
+            }
+            for (field, value) in [
+                ("at", "2024-02-29T13:05:00"),
+                ("at", "2024-02-29T13:05:00.5"),
+                ("at", "2024-02-29T13:05:00.123456789"),
+                ("at", "2024-02-29T13:05:00.1234567891"),
+                ("at", "2023-02-29T13:05:00"),
+                ("at", "2024-02-29T24:00:00"),
+                ("at", "2024-02-29T13:05:60"),
+                ("at", "2024-02-29T13:05"),
+                ("at", "2024-02-29 13:05:00"),
+                ("at", "2024-02-29t13:05:00"),
+                ("at", "2024-02-29T13:05:00Z"),
+                ("at", "2024-02-29T13:05:00+01:00"),
+                ("time", "00:00:00"),
+                ("time", "23:59:59.999999999"),
+                ("time", "23:59:60"),
+                ("time", "24:00:00"),
+                ("time", "7:05:00"),
+                ("time", "13:05"),
+                ("time", "13:05:00Z"),
+                ("when", "2024-02-29T13:05:00Z"),
+                ("when", "2024-02-29T13:05:00.5+01:00"),
+                ("when", "2024-02-29T13:05:00"),
+            ] {
+                let mut spec = base.clone();
+                spec[field] = json!(value);
                 out.push(spec);
             }
             out

@@ -2334,8 +2334,10 @@ pub struct ThingSpec { pub block: Vec<Feature> }
                 pub at: chrono::DateTime<chrono::Utc>,
                 // What the error for a type of another crate advises.
                 #[schema(schemaless)]
-                #[validation(type = "string", format = "date")]
-                pub day: chrono::NaiveDate,
+                #[validation(type = "string", format = "uri")]
+                pub day: url::Url,
+                pub on: chrono::NaiveDate,
+                pub time: chrono::NaiveTime,
             }
             #[derive(Schema)]
             #[serde(tag = "kind", rename = "inner")]
@@ -2362,9 +2364,11 @@ pub struct ThingSpec { pub block: Vec<Feature> }
                 "choices",
                 "day",
                 "inner",
+                "on",
                 "otherField",
                 "someField",
-                "strict"
+                "strict",
+                "time"
             ]
         );
         assert_eq!(
@@ -2373,7 +2377,15 @@ pub struct ThingSpec { pub block: Vec<Feature> }
         );
         assert_eq!(
             spec["day"],
-            serde_json::json!({"type": "string", "format": "date"})
+            serde_json::json!({"type": "string", "format": "uri"})
+        );
+        // chrono's dates and times without a zone, as its serde writes them.
+        assert_eq!(spec["on"]["format"], "date");
+        let pattern = spec["on"]["pattern"].as_str().unwrap();
+        assert!(pattern.contains("-02-29"), "{pattern}");
+        assert_eq!(
+            spec["time"],
+            serde_json::json!({"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]{1,9})?$"})
         );
         assert_eq!(names(&spec["strict"]["properties"]), ["kept"]);
         assert_eq!(
