@@ -138,6 +138,7 @@ fn build_reader(cases: &[Case]) -> PathBuf {
         "uuid",
         "humantime-serde",
         "chrono",
+        "semver",
     ]
     .iter()
     .map(|d| dependency_line(&manifest, d))

@@ -191,6 +191,13 @@ pub struct NaiveSpec {
 "#,
     ),
     (
+        "Semver",
+        r#"
+DERIVE
+pub struct SemverSpec { pub version: semver::Version, pub from: Option<Vec<semver::Version>> }
+"#,
+    ),
+    (
         "Cidrs",
         r#"
 DERIVE
@@ -655,6 +662,30 @@ fn probes(kind: &str) -> Vec<Value> {
                 let mut spec = base.clone();
                 spec[field] = json!(value);
                 out.push(spec);
+            }
+            out
+        }
+        "Semver" => {
+            let mut out = vec![json!({"version": "1.2.3", "from": null})];
+            for version in [
+                "0.0.0",
+                "1.2.3-rc.1+build.5",
+                "1.2.3-0a.x-y.0",
+                "1.2.3+001.b",
+                "9999999999999999999.0.0",
+                "18446744073709551615.0.0",
+                "18446744073709551616.0.0",
+                "01.2.3",
+                "1.2.3-01",
+                "1.2.3-",
+                "1.2.3+",
+                "1.2.3-a..b",
+                "v1.2.3",
+                "1.2",
+                " 1.2.3",
+            ] {
+                out.push(json!({"version": version}));
+                out.push(json!({"version": "1.0.0", "from": [version]}));
             }
             out
         }
