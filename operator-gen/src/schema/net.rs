@@ -69,8 +69,9 @@ const SOCKET_V6_MAX: i64 = 1 + IPV6_MAX + "%4294967295]:65535".len() as i64;
 /// One group of an IPv6 address.
 const HEX: &str = "[0-9a-fA-F]{1,4}";
 
-/// A decimal number from 0 to `max` without leading zeros, as a regular expression.
-fn decimal_up_to(max: u64) -> String {
+/// A decimal number from 0 to `max` without leading zeros, as a regular expression (one
+/// group).
+pub(super) fn decimal_up_to(max: u64) -> String {
     let digits: Vec<u8> = max.to_string().bytes().map(|b| b - b'0').collect();
     let any = |n: usize| match n {
         0 => String::new(),
@@ -202,6 +203,52 @@ mod tests {
                 .collect()
         });
         &PATTERNS.iter().find(|(n, _)| *n == name).unwrap().1
+    }
+
+    #[test]
+    fn decimals_up_to_a_bound_are_exactly_the_numbers_up_to_it() {
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for max in [
+            0,
+            1,
+            5,
+            9,
+            10,
+            11,
+            19,
+            20,
+            99,
+            100,
+            101,
+            255,
+            65535,
+            1000,
+            u64::MAX,
+        ] {
+            let re = Regex::new(&format!("^{}$", decimal_up_to(max))).unwrap();
+            let mut probes: Vec<String> = (0..=300u64).map(|n| n.to_string()).collect();
+            for near in [max.saturating_sub(2), max.saturating_sub(1), max] {
+                probes.push(near.to_string());
+            }
+            probes.extend(["00", "01", "007", "-1", "", "1 "].map(String::from));
+            probes.push(format!("{max}0"));
+            probes.push(format!("{}", u128::from(max) + 1));
+            for _ in 0..20_000 {
+                let n = next() >> (next() % 64);
+                probes.push(n.to_string());
+            }
+            for p in probes {
+                let want = !p.starts_with('0') || p == "0";
+                let want = want && p.parse::<u64>().is_ok_and(|n| n <= max);
+                assert_eq!(re.is_match(&p), want, "{p} against {max}");
+            }
+        }
     }
 
     #[test]

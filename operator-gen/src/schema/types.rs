@@ -589,7 +589,7 @@ fn rfc3339() -> JSONSchemaProps {
 /// semver's `Version`: `1.2.3`, `1.2.3-rc.1`, `1.2.3+build.5`, with what its parser refuses
 /// left out (leading zeros, numbers above `u64::MAX`, empty identifiers, blanks).
 fn semver() -> JSONSchemaProps {
-    let number = format!("({})", decimal_up_to(u64::MAX));
+    let number = super::net::decimal_up_to(u64::MAX);
     const PRE: &str = "(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)";
     const BUILD: &str = "[0-9A-Za-z-]+";
     JSONSchemaProps {
@@ -599,48 +599,6 @@ fn semver() -> JSONSchemaProps {
         )),
         ..Default::default()
     }
-}
-
-/// A regular expression of the decimal numbers from 0 to `max`, without leading zeros:
-/// the shorter numbers, then those of `max`'s length that are below it at some digit after
-/// a common prefix, then `max`.
-pub(super) fn decimal_up_to(max: u64) -> String {
-    if max == 0 {
-        return "0".into();
-    }
-    let digits: Vec<u32> = max
-        .to_string()
-        .chars()
-        .map(|c| c.to_digit(10).expect("a decimal digit"))
-        .collect();
-    let n = digits.len();
-    let mut alternatives = vec!["0".to_string()];
-    match n {
-        1 => {}
-        2 => alternatives.push("[1-9]".into()),
-        _ => alternatives.push(format!("[1-9][0-9]{{0,{}}}", n - 2)),
-    }
-    for (i, &d) in digits.iter().enumerate() {
-        let low = u32::from(i == 0);
-        if d == low {
-            continue;
-        }
-        let prefix: String = digits[..i].iter().map(|d| d.to_string()).collect();
-        let range = if d - 1 == low {
-            low.to_string()
-        } else {
-            format!("[{low}-{}]", d - 1)
-        };
-        let rest = n - i - 1;
-        let tail = match rest {
-            0 => String::new(),
-            1 => "[0-9]".to_string(),
-            _ => format!("[0-9]{{{rest}}}"),
-        };
-        alternatives.push(format!("{prefix}{range}{tail}"));
-    }
-    alternatives.push(max.to_string());
-    alternatives.join("|")
 }
 
 /// A chrono date, date and time, or time of day without a time zone: what its serde
