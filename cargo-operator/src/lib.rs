@@ -606,7 +606,7 @@ fn slashed(path: &Path) -> String {
 fn finish(mut plan: Plan, root: &Path) -> Result<()> {
     plan.format_rust(rustfmt)?;
     let applied = plan.apply()?;
-    let generated = operator_xtask::manifests::manifests_in(root, false, &Default::default());
+    let generated = operator_xtask::manifests::manifests_after_scaffolding(root);
     match generated {
         Ok(code) if code == ExitCode::SUCCESS => Ok(()),
         other => {

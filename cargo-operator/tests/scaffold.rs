@@ -836,3 +836,115 @@ fn update_refuses_what_it_cannot_replay_or_merge_safely() {
     ));
     assert!(err.contains("is not in a git work tree"), "{err}");
 }
+
+/// `text` of `path` from the line starting with `from` to the end of the line holding
+/// `through`, replaced with `with`.
+fn replace_lines(path: &Path, from: &str, through: &str, with: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let start = text
+        .find(from)
+        .unwrap_or_else(|| panic!("{from:?} not in {}", path.display()));
+    let start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let end = start
+        + text[start..]
+            .find(through)
+            .unwrap_or_else(|| panic!("{through:?} not after {from:?} in {}", path.display()));
+    let end = end + text[end..].find('\n').map_or(text.len() - end, |i| i + 1);
+    std::fs::write(path, format!("{}{with}{}", &text[..start], &text[end..])).unwrap();
+}
+
+/// The compatibility gate guards releases, not a new project's first edits: after `init` and
+/// `create api`, replacing the example field with real ones is written (the changes show as
+/// warnings), and so is a later edit in git before any release; once `v0.1.0` is tagged, a
+/// new kind is still added, but the same kind of edit is refused until it is allowed. The
+/// project's `cargo xtask manifests` is `operator_xtask::manifests::manifests`, called here
+/// as its `main` would (in the project, not the current directory).
+#[test]
+fn a_new_projects_edits_are_written_until_its_first_release_and_refused_after_it() {
+    use operator_xtask::baseline::Against;
+    use std::process::ExitCode;
+    let base = fake_checkout();
+    let project = base.path().join("shop");
+    ok(run(
+        base.path(),
+        "init shop --domain example.com --operator-rs-path .",
+    ));
+    let created = ok(run(
+        &project,
+        "create api --group webapp --version v1 --kind Shop",
+    ));
+    // The scaffolder speaks of what it made, not of the release the gate would guard.
+    let said = String::from_utf8_lossy(&created.stderr);
+    assert!(
+        said.contains("wrote config/crd/bases/webapp.example.com_shops.yaml")
+            && !said.contains("note:"),
+        "{said}"
+    );
+    let types = project.join("shop/src/api/webapp/v1/shop.rs");
+    let crd = project.join("config/crd/bases/webapp.example.com_shops.yaml");
+    let manifests = |check: bool| {
+        operator_xtask::manifests::manifests_in(&project, check, &Against::default()).unwrap()
+    };
+    let project_file = std::fs::read_to_string(project.join("PROJECT.toml")).unwrap();
+    assert!(
+        project_file.contains("\n[compat]\n# release-tags = \"v*\"\n# against = \"HEAD\"\n"),
+        "{project_file}"
+    );
+
+    // The example field replaced with real ones: a field removed, two required ones added.
+    replace_lines(
+        &types,
+        "/// Foo is an example field",
+        "pub foo: Option<String>,",
+        "    /// Replicas is how many copies of the shop run.\n    \
+         #[validation(minimum = 1)]\n    pub replicas: i32,\n    \
+         /// Image is the shop's container image.\n    pub image: String,\n",
+    );
+    assert_eq!(manifests(true), ExitCode::FAILURE, "the CRD is stale");
+    assert_eq!(
+        manifests(false),
+        ExitCode::SUCCESS,
+        "the first edit is written"
+    );
+    let written = std::fs::read_to_string(&crd).unwrap();
+    assert!(
+        written.contains("replicas:") && written.contains("image:") && !written.contains("foo:"),
+        "{written}"
+    );
+    assert_eq!(manifests(true), ExitCode::SUCCESS);
+
+    // In git, before a release: an edit that removes a committed field is written too.
+    git(&project, &["init", "--quiet"]);
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "--quiet", "-m", "scaffold"]);
+    replace_lines(&types, "/// Image is the shop's", "pub image: String,", "");
+    assert_eq!(manifests(false), ExitCode::SUCCESS);
+    assert!(!std::fs::read_to_string(&crd).unwrap().contains("image:"));
+    git(&project, &["commit", "--quiet", "-am", "no image"]);
+
+    // Released: a kind the release does not have is new; a removed field is refused.
+    git(&project, &["tag", "v0.1.0"]);
+    ok(run(
+        &project,
+        "create api --group webapp --version v1 --kind Cart",
+    ));
+    let released = std::fs::read(&crd).unwrap();
+    replace_lines(&types, "/// Replicas is how many", "pub replicas: i32,", "");
+    for check in [true, false] {
+        assert_eq!(manifests(check), ExitCode::FAILURE, "check = {check}");
+        assert_eq!(
+            std::fs::read(&crd).unwrap(),
+            released,
+            "nothing was written"
+        );
+    }
+    // Allowed on the root kind, with a reason: written.
+    edit(
+        &types,
+        "pub struct Shop {",
+        "#[compat(allow = \"field-removed\", path = \".spec.replicas\", reason = \"one replica\")]\n\
+         pub struct Shop {",
+    );
+    assert_eq!(manifests(false), ExitCode::SUCCESS);
+    assert!(!std::fs::read_to_string(&crd).unwrap().contains("replicas:"));
+}

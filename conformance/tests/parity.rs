@@ -37,6 +37,11 @@ struct CaseConfig {
     /// `crd:allowDangerousTypes`
     #[serde(default)]
     allow_dangerous_types: bool,
+    /// operator-gen's `embedded-object-meta`: `generate-embedded` is controller-gen's
+    /// `crd:generateEmbeddedObjectMeta=true`. Without it, `object`, controller-gen's
+    /// default (operator-gen's own default, `full`, is a deliberate difference).
+    #[serde(default)]
+    embedded_object_meta: Option<String>,
     #[serde(default)]
     differences: Vec<Difference>,
 }
@@ -82,10 +87,21 @@ fn cases() -> Vec<Case> {
     cases
 }
 
+fn embedded_object_meta(case: &Case) -> operator_gen::EmbeddedObjectMeta {
+    let name = case
+        .config
+        .embedded_object_meta
+        .as_deref()
+        .unwrap_or("object");
+    operator_gen::EmbeddedObjectMeta::from_name(name)
+        .unwrap_or_else(|| panic!("case {}: no embeddedObjectMeta {name:?}", case.name))
+}
+
 fn options(case: &Case) -> operator_gen::Options {
     operator_gen::Options {
         max_desc_len: case.config.max_desc_len,
         allow_dangerous_types: case.config.allow_dangerous_types,
+        embedded_object_meta: embedded_object_meta(case),
         ..Default::default()
     }
 }
@@ -117,6 +133,18 @@ fn controller_gen_output(
     }
     if case.config.allow_dangerous_types {
         crd_opts.push("allowDangerousTypes=true".into());
+    }
+    match embedded_object_meta(case) {
+        operator_gen::EmbeddedObjectMeta::GenerateEmbedded => {
+            crd_opts.push("generateEmbeddedObjectMeta=true".into());
+        }
+        operator_gen::EmbeddedObjectMeta::Object => {}
+        operator_gen::EmbeddedObjectMeta::Full => {
+            panic!(
+                "case {}: controller-gen has no `full` embedded metadata",
+                case.name
+            )
+        }
     }
     if !crd_opts.is_empty() {
         crd = format!("crd:{}", crd_opts.join(","));

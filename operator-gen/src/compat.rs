@@ -15,6 +15,12 @@
 //! waived by an [`Allow`]: `#[compat(allow = "<check>", path = "...", reason = "...")]` on a
 //! root kind; [`Report::apply`] marks the findings it covers and lists the allows that
 //! covered nothing.
+//!
+//! [`Mode::Migration`] (`--migrating`) is for a move from another tool (kube-derive's
+//! schemars, a hand-written CRD): the same findings, sorted by [`Group`] into those that lose
+//! data or refuse what the old CRD admitted, which fail the run unless allowed, and those that
+//! are stricter as the Rust type is, which are shown and pass. Each check's group is in the
+//! table below, with why.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -36,8 +42,80 @@ pub enum Severity {
     Warning,
 }
 
+/// Where the migration mode lists a finding: with the losses, with what is stricter as the
+/// Rust type is, or with the other warnings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Group {
+    /// Loses data the API server stored, or refuses what the old CRD admitted: the migration
+    /// mode fails on it unless an allow covers it.
+    Loss,
+    /// Stricter, as the Rust type is: the new CRD refuses (or drops, as a null) only what the
+    /// old one admitted and the Rust type does not hold. Shown, never refused, in the
+    /// migration mode.
+    Stricter,
+    /// Neither: a warning of a check that would otherwise be a loss (a default added, a short
+    /// name gone), which passes in every mode.
+    Notice,
+}
+
+impl Group {
+    /// How the migration report heads the group.
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::Loss => "lose data or refuse what was admitted",
+            Group::Stricter => "stricter, as the Rust type is",
+            Group::Notice => "other warnings",
+        }
+    }
+}
+
+/// How a check's findings are sorted in the migration mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sorting {
+    /// [`Group::Loss`] (a warning of the check: [`Group::Notice`]).
+    Loss,
+    /// Always [`Group::Stricter`] (where a finding of the check is not, the code that makes
+    /// it says why, next to the push).
+    Stricter,
+    /// [`Group::Stricter`] when the baseline had no constraint of the kind on the node (the
+    /// other tool did not write what the Rust type or its markers carry: serde refused those
+    /// values on read anyway); [`Group::Loss`] when it replaces one the baseline had (the
+    /// two disagree on a value clients were admitted with).
+    StricterWhenAdded,
+    /// Always a warning, and [`Group::Notice`].
+    Notice,
+}
+
+/// The group of a finding of `check` with `severity`, of a constraint the baseline did not
+/// have at all (`added`) or not.
+fn group_of(check: Check, severity: Severity, added: bool) -> Group {
+    let group = match check.sorting() {
+        Sorting::Loss => Group::Loss,
+        Sorting::Stricter => Group::Stricter,
+        Sorting::StricterWhenAdded if added => Group::Stricter,
+        Sorting::StricterWhenAdded => Group::Loss,
+        Sorting::Notice => Group::Notice,
+    };
+    match (group, severity) {
+        (Group::Loss, Severity::Warning) => Group::Notice,
+        (group, _) => group,
+    }
+}
+
+impl Sorting {
+    /// How the reference names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Sorting::Loss => "loss",
+            Sorting::Stricter => "stricter",
+            Sorting::StricterWhenAdded => "stricter when added, loss when changed",
+            Sorting::Notice => "warning",
+        }
+    }
+}
+
 macro_rules! checks {
-    ($($variant:ident = $name:literal: $help:literal,)*) => {
+    ($($variant:ident = $name:literal: $help:literal => $sorting:ident,)*) => {
         /// The kinds of change the gate knows, each with the name an allow uses.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Check {
@@ -61,33 +139,89 @@ macro_rules! checks {
                     $(Check::$variant => $help,)*
                 }
             }
+
+            /// Which group of the migration mode its findings go to.
+            pub fn sorting(self) -> Sorting {
+                match self {
+                    $(Check::$variant => Sorting::$sorting,)*
+                }
+            }
         }
     };
 }
 
+// The group of each check in the migration mode, and why. A warning (a finding that passes
+// in every mode) is listed apart from both groups, whatever its check.
 checks! {
-    KindRemoved = "kind-removed": "A CRD of the baseline is no longer generated.",
-    ScopeChanged = "scope-changed": "The scope moved between Namespaced and Cluster.",
-    NamesChanged = "names-changed": "The kind, list kind or singular changed, or a short name or category went.",
-    VersionRemoved = "version-removed": "A version of the baseline is gone from the CRD.",
-    VersionUnserved = "version-unserved": "A served version is no longer served.",
-    StorageMoved = "storage-moved": "The storage version moved to a version with another schema, with no conversion webhook.",
-    SubresourceRemoved = "subresource-removed": "The status or scale subresource went, or its paths changed.",
-    FieldRemoved = "field-removed": "A field (property, list items or map values) is gone.",
-    TypeChanged = "type-changed": "A field's type changed (int-or-string and embedded-resource included).",
-    FormatChanged = "format-changed": "A format was added to a field or changed.",
-    EnumNarrowed = "enum-narrowed": "An enum was added to a field, or values were taken out of one.",
-    EnumExtended = "enum-extended": "Values were added to an enum (a warning: clients that match every value meet new ones).",
-    BoundTightened = "bound-tightened": "A minimum, maximum, length, item or property count, multipleOf or exclusive bound was added or made stricter.",
-    RequiredAdded = "required-added": "A field became required (a warning when it has a default).",
-    PatternChanged = "pattern-changed": "A pattern was added or changed.",
-    NullableRemoved = "nullable-removed": "`nullable: true` went.",
-    DefaultChanged = "default-changed": "A default changed or went (added: a warning).",
-    ListTypeChanged = "list-type-changed": "`x-kubernetes-list-type` or its map keys changed.",
-    MapTypeChanged = "map-type-changed": "`x-kubernetes-map-type` changed.",
-    PreserveUnknownRemoved = "preserve-unknown-removed": "`x-kubernetes-preserve-unknown-fields` went: unknown fields stored so far are pruned.",
-    RuleAdded = "rule-added": "A CEL rule (x-kubernetes-validations) was added or its expression changed.",
-    VersionsDiverge = "versions-diverge": "Versions served together without a conversion webhook no longer agree.",
+    // Deleting the CRD deletes every object of the kind.
+    KindRemoved = "kind-removed": "A CRD of the baseline is no longer generated." => Loss,
+    // The API server refuses the update; clients' URLs change.
+    ScopeChanged = "scope-changed": "The scope moved between Namespaced and Cluster." => Loss,
+    // Clients, kubectl and RBAC rules address the kind by these names.
+    NamesChanged = "names-changed": "The kind, list kind or singular changed, or a short name or category went." => Loss,
+    // Objects stored at it can no longer be read; its clients get 404.
+    VersionRemoved = "version-removed": "A version of the baseline is gone from the CRD." => Loss,
+    // Its clients get 404.
+    VersionUnserved = "version-unserved": "A served version is no longer served." => Loss,
+    // Objects stored at the old version are read as the new one by relabelling.
+    StorageMoved = "storage-moved": "The storage version moved to a version with another schema, with no conversion webhook." => Loss,
+    // Writes to /status or /scale get 404.
+    SubresourceRemoved = "subresource-removed": "The status or scale subresource went, or its paths changed." => Loss,
+    // The API server prunes the field from stored objects and requests; a field of a
+    // Kubernetes type too, when its object's schema went to a bare `type: object`.
+    FieldRemoved = "field-removed": "A field (property, list items or map values) is gone, or an object's properties went, leaving a bare `type: object` that prunes everything in it." => Loss,
+    // Stored values of the old type fail every write. Except a string that became
+    // int-or-string with a pattern (k8s-openapi's Quantity, which schemars 0.8 wrote as a
+    // string): every quantity still passes, numbers too; only strings that are no quantity
+    // are refused, as the API server's own Quantity fields refuse them.
+    TypeChanged = "type-changed": "A field's type changed (int-or-string and embedded-resource included)." => Loss,
+    // A format the baseline did not have (or one the API server does not check, such as
+    // schemars' `uint32`) is the Rust type's width; a different checked format refuses values
+    // the old one admitted.
+    FormatChanged = "format-changed": "A format was added to a field or changed." => StricterWhenAdded,
+    // An enum on a free string is a Rust enum's: serde refused other values already. Values
+    // taken out of an enum were admitted, and stored objects may hold them.
+    EnumNarrowed = "enum-narrowed": "An enum was added to a field, or values were taken out of one." => StricterWhenAdded,
+    // Looser, not stricter: a warning in every mode.
+    EnumExtended = "enum-extended": "Values were added to an enum (a warning: clients that match every value meet new ones)." => Notice,
+    // A bound where the baseline had none is the Rust type's (an integer's width, a u32's
+    // minimum 0) or its markers'; a bound the baseline had, made stricter, refuses values it
+    // admitted.
+    BoundTightened = "bound-tightened": "A minimum, maximum, length, item or property count, multipleOf or exclusive bound was added or made stricter." => StricterWhenAdded,
+    // Objects stored without the field fail every write, and clients that leave it out are
+    // refused (with a default it is a warning).
+    RequiredAdded = "required-added": "A field became required (a warning when it has a default)." => Loss,
+    // As format-changed: a new pattern is the Rust type's (a Quantity's, a marker's); a
+    // changed one may refuse what the old admitted (which one accepts more is not judged).
+    PatternChanged = "pattern-changed": "A pattern was added or changed." => StricterWhenAdded,
+    // The API server drops a null sent for a field or map value that is not nullable and
+    // admits the object (a null already stored reads as absent): for a Rust Option, absent
+    // and null are the same None, so it is a warning. Except list items: a list holding a
+    // null is refused, an error and a loss (conformance/tests/compat.rs holds this to the
+    // API server).
+    NullableRemoved = "nullable-removed": "`nullable: true` went: a null sent for the field is dropped and the object admitted (a warning); a null in a list is refused." => Stricter,
+    // A default changed or removed changes what objects created without the field hold
+    // (added: a warning).
+    DefaultChanged = "default-changed": "A default changed or went (added: a warning)." => Loss,
+    // A list type where the baseline had none (atomic) is the Rust type's or the Kubernetes
+    // type's own (a set, a list keyed by name): it refuses duplicates, which the type does not
+    // hold. A list type the baseline had, changed, changes how stored lists merge.
+    ListTypeChanged = "list-type-changed": "`x-kubernetes-list-type` or its map keys changed." => StricterWhenAdded,
+    // As list-type-changed: `atomic` on a Kubernetes type (a LocalObjectReference's) where
+    // the baseline wrote none is upstream's; a map type the baseline had, changed, makes
+    // appliers replace or merge what other managers own.
+    MapTypeChanged = "map-type-changed": "`x-kubernetes-map-type` changed." => StricterWhenAdded,
+    // Unknown fields kept so far are pruned.
+    PreserveUnknownRemoved = "preserve-unknown-removed": "`x-kubernetes-preserve-unknown-fields` went: unknown fields stored so far are pruned." => Loss,
+    // A rule on a node the baseline had no rule on is a marker's (kube-derive wrote the
+    // same rules from `#[x_kube(validation)]`); a changed rule may refuse what the old one
+    // admitted.
+    RuleAdded = "rule-added": "A CEL rule (x-kubernetes-validations) was added or its expression changed." => StricterWhenAdded,
+    // An object written at one version is read at the other as it is.
+    VersionsDiverge = "versions-diverge": "Versions served together without a conversion webhook no longer agree." => Loss,
+    // Applying the CRD switches the strategy to None: objects stored at another version are
+    // served relabelled, unconverted.
+    ConversionDropped = "conversion-dropped": "The baseline converts between versions with a webhook (`spec.conversion.strategy: Webhook`) and the new CRD declares none." => Loss,
 }
 
 impl Check {
@@ -95,13 +229,30 @@ impl Check {
     pub fn from_name(name: &str) -> Option<Check> {
         Check::ALL.iter().copied().find(|c| c.name() == name)
     }
+
+    /// Its group in the migration mode, for the reference: its [`Sorting`], and the
+    /// findings the code sorts otherwise (see the table's comments).
+    pub fn migration_group(self) -> &'static str {
+        match self {
+            Check::TypeChanged => {
+                "loss; a string that became int-or-string with a pattern (a Quantity): stricter"
+            }
+            Check::NullableRemoved => "stricter; a list's items: loss",
+            other => other.sorting().describe(),
+        }
+    }
 }
 
 /// The reference table of the checks, for the book (docs/src/reference/generated-files.md) (`tests/readme.rs` keeps it current).
 pub fn reference_markdown() -> String {
-    let mut out = String::from("| check | what it catches |\n|---|---|\n");
+    let mut out = String::from("| check | what it catches | `--migrating` |\n|---|---|---|\n");
     for c in Check::ALL {
-        out.push_str(&format!("| `{}` | {} |\n", c.name(), c.help()));
+        out.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            c.name(),
+            c.help(),
+            c.migration_group()
+        ));
     }
     out
 }
@@ -135,6 +286,8 @@ pub struct Finding {
     pub way: String,
     /// The reason of the allow that covers it, with where that allow is written.
     pub allowed: Option<(String, Option<Location>)>,
+    /// Its group in the migration mode.
+    pub group: Group,
 }
 
 impl Finding {
@@ -161,7 +314,15 @@ impl Finding {
             why: why.to_string(),
             way: way.to_string(),
             allowed: None,
+            group: group_of(check, severity, false),
         }
+    }
+
+    /// Sorts it as a constraint the baseline did not have at all (`added`) or one that
+    /// replaces the baseline's, as its check's [`Sorting`] says.
+    fn added(&mut self, added: bool) -> &mut Finding {
+        self.group = group_of(self.check, self.severity, added);
+        self
     }
 
     /// An error the gate fails on: not a warning, not allowed.
@@ -584,6 +745,27 @@ impl Comparison {
                 "add a conversion webhook (cargo operator create webhook --conversion) before moving storage",
             );
         }
+
+        if old.conversion_webhook && !new.conversion_webhook {
+            let several = o.versions.len() > 1 || n.versions.len() > 1;
+            self.push(
+                None,
+                "",
+                Check::ConversionDropped,
+                if several {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                },
+                "the baseline's conversion strategy is Webhook; the new CRD declares no conversion webhook, so applying it sets the strategy to None".into(),
+                if several {
+                    "without the webhook the API server serves an object stored at one version at another by changing apiVersion only: fields that differ between the versions are lost or invalid, and clients of each version read the other's shape"
+                } else {
+                    "with one version nothing is converted today, but a version added later would be served unconverted"
+                },
+                "declare the conversion webhook: in a project, `webhooks = { conversion = true, spokes = [\"<other versions>\"] }` on the hub version's [[resource]] in PROJECT.toml (`cargo operator create webhook --conversion --spoke <version>` writes it, with the config/crd/patches file that sets the strategy); with operator-gen, `--converted <plural>.<group>`",
+            );
+        }
     }
 
     fn subresources(
@@ -636,14 +818,9 @@ impl Comparison {
         let (Some(os), Some(ns)) = (schema_of(ov), schema_of(nv)) else {
             return;
         };
-        let mut walk = Walk {
-            version: &nv.name,
-            findings: Vec::new(),
-            crd: &self.crd,
-            file: &self.file,
-        };
-        walk.node("", os, ns);
-        self.findings.extend(walk.findings);
+        let mut walk = Walk::new(&self.crd, &self.file, &nv.name);
+        walk.node("", Step::Root, os, ns);
+        self.findings.extend(walk.finish());
     }
 
     /// Served versions of a CRD without a conversion webhook: each older one against each
@@ -684,13 +861,8 @@ fn pair_findings(crd_name: &str, crd: &CustomResourceDefinition) -> Vec<(String,
             let (Some(sa), Some(sb)) = (schema_of(a), schema_of(b)) else {
                 continue;
             };
-            let mut walk = Walk {
-                version: &b.name,
-                findings: Vec::new(),
-                crd: crd_name,
-                file: "",
-            };
-            walk.node("", sa, sb);
+            let mut walk = Walk::new(crd_name, "", &b.name);
+            walk.node("", Step::Root, sa, sb);
             let pair = format!("{} → {}", a.name, b.name);
             out.extend(walk.findings.into_iter().map(|f| (pair.clone(), f)));
         }
@@ -732,6 +904,178 @@ struct Walk<'a> {
     file: &'a str,
     version: &'a str,
     findings: Vec<Finding>,
+    /// For each finding, the Kubernetes type it is inside, if any.
+    inside: Vec<Option<Inside>>,
+    /// The nodes from the root down to the one compared now.
+    frames: Vec<Frame<'a>>,
+}
+
+/// How a schema node is reached from its parent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step<'a> {
+    Root,
+    Property(&'a str),
+    /// A list's items.
+    Items,
+    /// A map's values (additionalProperties).
+    Values,
+}
+
+/// A node being compared: how it was reached, and its old and new schemas.
+struct Frame<'a> {
+    step: Step<'a>,
+    old: &'a JSONSchemaProps,
+    new: &'a JSONSchemaProps,
+}
+
+/// A finding's place inside a Kubernetes type, whose fields come from k8s-openapi (through
+/// operator-gen's table of Kubernetes types), not from the user's code: "keep the field"
+/// cannot be done there.
+///
+/// Found from the schemas, since a finding knows no Rust types: an `ObjectMeta` below the
+/// root is a property named `metadata` (not the root's) whose old schema has only
+/// ObjectMeta's fields, or none; another Kubernetes type is a node whose new properties are
+/// exactly those of one of [`EMBEDDED_KUBERNETES_TYPES`] as operator-gen writes it (a
+/// finding below it is inside it too). A Kubernetes type outside that list, or one with
+/// fewer than three fields, is not recognized, and gets the advice of a field of one's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Inside {
+    /// An `ObjectMeta` below the root (a template's metadata); `full` when the new CRD
+    /// gives it every field ObjectMeta has.
+    Meta { full: bool },
+    /// One of [`EMBEDDED_KUBERNETES_TYPES`], by name.
+    Type(&'static str),
+}
+
+/// The Kubernetes types CRDs commonly hold, by their k8s-openapi module and name: a node
+/// with exactly the properties of one of these is taken for it (see [`Inside`]). Each has
+/// three fields or more, and fields no other of them has all of (`SecretKeySelector` and
+/// `ConfigMapKeySelector` share theirs, so neither is here: what is below them is inside
+/// the `EnvVarSource` that holds them).
+const EMBEDDED_KUBERNETES_TYPES: &[(&str, &str)] = &[
+    ("api::core::v1", "PodSpec"),
+    ("api::core::v1", "Container"),
+    ("api::core::v1", "EphemeralContainer"),
+    ("api::core::v1", "Volume"),
+    ("api::core::v1", "VolumeMount"),
+    ("api::core::v1", "EnvVar"),
+    ("api::core::v1", "EnvVarSource"),
+    ("api::core::v1", "EnvFromSource"),
+    ("api::core::v1", "ResourceRequirements"),
+    ("api::core::v1", "SecurityContext"),
+    ("api::core::v1", "PodSecurityContext"),
+    ("api::core::v1", "Probe"),
+    ("api::core::v1", "Lifecycle"),
+    ("api::core::v1", "ContainerPort"),
+    ("api::core::v1", "Affinity"),
+    ("api::core::v1", "PodAffinityTerm"),
+    ("api::core::v1", "Toleration"),
+    ("api::core::v1", "TopologySpreadConstraint"),
+    ("api::core::v1", "PersistentVolumeClaimSpec"),
+    ("api::core::v1", "ServiceSpec"),
+    ("api::core::v1", "ServicePort"),
+    ("api::core::v1", "ObjectReference"),
+    ("api::core::v1", "KeyToPath"),
+    ("api::core::v1", "HTTPGetAction"),
+    ("api::core::v1", "SecretVolumeSource"),
+    ("api::core::v1", "ConfigMapVolumeSource"),
+    ("api::apps::v1", "DeploymentSpec"),
+    ("api::apps::v1", "StatefulSetSpec"),
+    ("api::apps::v1", "DaemonSetSpec"),
+    ("api::batch::v1", "JobSpec"),
+    ("api::batch::v1", "CronJobSpec"),
+    ("api::networking::v1", "IngressSpec"),
+    ("api::networking::v1", "NetworkPolicySpec"),
+    ("api::policy::v1", "PodDisruptionBudgetSpec"),
+    ("api::autoscaling::v2", "HorizontalPodAutoscalerSpec"),
+    ("apimachinery::pkg::apis::meta::v1", "OwnerReference"),
+    (
+        "apimachinery::pkg::apis::meta::v1",
+        "LabelSelectorRequirement",
+    ),
+    ("apimachinery::pkg::apis::meta::v1", "ManagedFieldsEntry"),
+];
+
+/// The property names of [`EMBEDDED_KUBERNETES_TYPES`] with three or more, as operator-gen
+/// writes them, each with its type's name: built on first use.
+fn kubernetes_type_shapes() -> &'static BTreeMap<Vec<String>, &'static str> {
+    static SHAPES: std::sync::OnceLock<BTreeMap<Vec<String>, &'static str>> =
+        std::sync::OnceLock::new();
+    SHAPES.get_or_init(|| {
+        let mut shapes = BTreeMap::new();
+        for (module, name) in EMBEDDED_KUBERNETES_TYPES {
+            let path: Vec<String> = std::iter::once("k8s_openapi")
+                .chain(module.split("::"))
+                .chain([*name])
+                .map(str::to_string)
+                .collect();
+            let Some(schema) =
+                crate::known_types::schema_for_path(&path, crate::EmbeddedObjectMeta::default())
+            else {
+                continue;
+            };
+            let keys: Vec<String> = schema
+                .properties
+                .iter()
+                .flatten()
+                .map(|(k, _)| k.clone())
+                .collect();
+            if keys.len() >= 3 {
+                shapes.entry(keys).or_insert(*name);
+            }
+        }
+        shapes
+    })
+}
+
+/// The Kubernetes type (of [`EMBEDDED_KUBERNETES_TYPES`]) whose properties `s` has.
+fn kubernetes_type(s: &JSONSchemaProps) -> Option<&'static str> {
+    let props = s.properties.as_ref()?;
+    if props.len() < 3 {
+        return None;
+    }
+    let keys: Vec<String> = props.keys().cloned().collect();
+    kubernetes_type_shapes().get(&keys).copied()
+}
+
+/// The fields of k8s-openapi's ObjectMeta, and `clusterName`, which older versions had.
+const OBJECT_META_FIELDS: &[&str] = &[
+    "annotations",
+    "clusterName",
+    "creationTimestamp",
+    "deletionGracePeriodSeconds",
+    "deletionTimestamp",
+    "finalizers",
+    "generateName",
+    "generation",
+    "labels",
+    "managedFields",
+    "name",
+    "namespace",
+    "ownerReferences",
+    "resourceVersion",
+    "selfLink",
+    "uid",
+];
+
+/// Whether `s` is an ObjectMeta's schema as some tool writes it: only ObjectMeta's fields,
+/// or a bare object.
+fn object_meta_like(s: &JSONSchemaProps) -> bool {
+    match &s.properties {
+        Some(props) if !props.is_empty() => props
+            .keys()
+            .all(|k| OBJECT_META_FIELDS.contains(&k.as_str())),
+        _ => values(s).is_none(),
+    }
+}
+
+/// Integer formats schemars writes that the API server does not check (it checks `int32`
+/// and `int64`; `uint32` admits -5): they constrained nothing.
+fn checked_format(format: &str) -> bool {
+    !matches!(
+        format,
+        "int8" | "int16" | "int128" | "uint" | "uint8" | "uint16" | "uint32" | "uint64" | "uint128"
+    )
 }
 
 /// The effective type of a schema node, as clients see it.
@@ -757,7 +1101,32 @@ fn num(x: f64) -> String {
     }
 }
 
-impl Walk<'_> {
+impl<'a> Walk<'a> {
+    fn new(crd: &'a str, file: &'a str, version: &'a str) -> Walk<'a> {
+        Walk {
+            crd,
+            file,
+            version,
+            findings: Vec::new(),
+            inside: Vec::new(),
+            frames: Vec::new(),
+        }
+    }
+
+    /// The findings, with the way through of those that lose data inside a Kubernetes type
+    /// made one the user can take.
+    fn finish(self) -> Vec<Finding> {
+        let mut findings = self.findings;
+        for (f, inside) in findings.iter_mut().zip(self.inside) {
+            if let Some(inside) = inside
+                && f.group == Group::Loss
+            {
+                f.way = kubernetes_way(inside);
+            }
+        }
+        findings
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
@@ -767,7 +1136,7 @@ impl Walk<'_> {
         what: String,
         why: &str,
         way: &str,
-    ) {
+    ) -> &mut Finding {
         let f = Finding::new(
             self.crd,
             self.file,
@@ -779,30 +1148,100 @@ impl Walk<'_> {
             why,
             way,
         );
+        let inside = self.inside_kubernetes(path);
+        self.inside.push(inside);
         self.findings.push(f);
+        self.findings.last_mut().expect("a finding was just pushed")
     }
 
-    /// Compares the node at `path` and everything below it.
-    fn node(&mut self, path: &str, o: &JSONSchemaProps, n: &JSONSchemaProps) {
+    /// Whether a finding at `path` (the node compared now, or a child of it that is gone) is
+    /// inside a Kubernetes type (see [`Inside`]).
+    fn inside_kubernetes(&self, path: &str) -> Option<Inside> {
+        // An ObjectMeta below the root: a frame `metadata` under the root's children, or
+        // the finding's own node when it is a `metadata` that went.
+        let meta_frame = self.frames.iter().enumerate().find(|(i, f)| {
+            *i >= 2 && f.step == Step::Property("metadata") && object_meta_like(f.old)
+        });
+        if let Some((_, frame)) = meta_frame {
+            let full = frame
+                .new
+                .properties
+                .as_ref()
+                .is_some_and(|p| p.contains_key("ownerReferences"));
+            return Some(Inside::Meta { full });
+        }
+        if let Some(top) = self.frames.last()
+            && self.frames.len() >= 2
+            && path.ends_with(".metadata")
+            && top
+                .old
+                .properties
+                .as_ref()
+                .and_then(|p| p.get("metadata"))
+                .is_some_and(object_meta_like)
+        {
+            return Some(Inside::Meta { full: false });
+        }
+        self.frames
+            .iter()
+            .rev()
+            .find_map(|f| kubernetes_type(f.new))
+            .map(Inside::Type)
+    }
+
+    /// Compares the node at `path` (reached from its parent by `step`) and everything
+    /// below it.
+    fn node(&mut self, path: &str, step: Step<'a>, o: &'a JSONSchemaProps, n: &'a JSONSchemaProps) {
+        self.frames.push(Frame {
+            step,
+            old: o,
+            new: n,
+        });
+        self.compare(path, step, o, n);
+        self.frames.pop();
+    }
+
+    fn compare(
+        &mut self,
+        path: &str,
+        step: Step<'a>,
+        o: &'a JSONSchemaProps,
+        n: &'a JSONSchemaProps,
+    ) {
         let (ot, nt) = (type_of(o), type_of(n));
         if ot != nt {
             let widened = ot == "integer" && nt == "number";
-            self.push(
+            // k8s-openapi's Quantity as schemars 0.8 wrote it (a string), now int-or-string
+            // with the quantity pattern: every quantity still passes, and numbers too.
+            let quantity = ot == "string" && nt == "int-or-string" && n.pattern.is_some();
+            let f = self.push(
                 path,
                 Check::TypeChanged,
                 Severity::Error,
                 format!("type changed from {ot} to {nt}"),
                 if widened {
                     "stored values still validate, but clients decoding an integer meet fractions"
+                } else if quantity {
+                    "numbers are admitted now, and strings only when they match the pattern (a quantity, as the API server's own Quantity fields take); typed clients that decode the field as a string meet numbers"
                 } else {
                     "stored values of the old type no longer validate, and clients decode the field as the old type"
                 },
                 NEW_VERSION,
             );
+            if quantity {
+                // Stricter only in what serde's Quantity holds: no quantity is refused.
+                f.group = Group::Stricter;
+            }
             // Below a type change, everything differs; the type change says it.
             return;
         }
-        self.added_or_changed(path, Check::FormatChanged, "format", &o.format, &n.format);
+        // `int64` on an integer names the width the API server stores every integer in:
+        // it narrows nothing (a bare `type: integer`, Go's `int`, holds the same values).
+        let int64_added =
+            nt == "integer" && o.format.is_none() && n.format.as_deref() == Some("int64");
+        if !int64_added {
+            self.added_or_changed(path, Check::FormatChanged, "format", &o.format, &n.format);
+        }
         self.enumeration(path, o, n);
         self.bounds(path, o, n);
         self.added_or_changed(
@@ -813,14 +1252,30 @@ impl Walk<'_> {
             &n.pattern,
         );
         if o.nullable == Some(true) && n.nullable != Some(true) {
-            self.push(
-                path,
-                Check::NullableRemoved,
-                Severity::Error,
-                "nullable: true removed".into(),
-                "stored nulls are dropped on the next write and clients that send null are refused",
-                NEW_VERSION,
-            );
+            // What the API server does with a null (conformance/tests/compat.rs holds it to
+            // this): it drops one sent for a property or a map value that is not nullable
+            // before it validates, and admits the object; a null already stored reads as
+            // absent. A null in a list is refused.
+            if step == Step::Items {
+                self.push(
+                    path,
+                    Check::NullableRemoved,
+                    Severity::Error,
+                    "nullable: true removed from the list's items".into(),
+                    "a list holding a null is refused (\"must be of type ...\") on create and on every write that changes the list; lists stored with a null keep passing writes that leave them as they are (validation ratcheting)",
+                    "keep the items nullable (an Option in the list: Vec<Option<T>>) if clients send nulls in it",
+                )
+                .group = Group::Loss;
+            } else {
+                self.push(
+                    path,
+                    Check::NullableRemoved,
+                    Severity::Warning,
+                    "nullable: true removed".into(),
+                    "the API server drops a null sent for it and admits the object (the field is left out, or gets its default; a required field's null is refused as missing), and a null already stored reads as the field left out",
+                    "nothing to do if null and absent mean the same to clients (they are the same None to a Rust Option); if a client tells them apart, keep it nullable with #[schema(nullable)]",
+                );
+            }
         }
         self.default(path, o, n);
         self.list_and_map_types(path, o, n);
@@ -855,6 +1310,11 @@ impl Walk<'_> {
             return;
         }
         if let Some(n) = new {
+            // A format the API server does not check constrained nothing before.
+            let added = match old {
+                None => true,
+                Some(o) => check == Check::FormatChanged && !checked_format(o),
+            };
             self.push(
                 path,
                 check,
@@ -865,7 +1325,8 @@ impl Walk<'_> {
                 },
                 RATCHET,
                 NEW_VERSION,
-            );
+            )
+            .added(added);
         }
     }
 
@@ -875,22 +1336,27 @@ impl Walk<'_> {
                 e.as_ref().map(|v| v.iter().map(|j| json(&j.0)).collect())
             };
         match (set(&o.enum_), set(&n.enum_)) {
-            (None, Some(new)) => self.push(
-                path,
-                Check::EnumNarrowed,
-                Severity::Error,
-                format!("enum added: {}", list(&new)),
-                RATCHET,
-                NEW_VERSION,
-            ),
-            (Some(_), None) => self.push(
-                path,
-                Check::EnumExtended,
-                Severity::Warning,
-                "enum constraint removed: any value is allowed now".into(),
-                "clients that handle every value of the enum meet values they do not know",
-                "make sure the operator's clients accept unknown values",
-            ),
+            (None, Some(new)) => {
+                self.push(
+                    path,
+                    Check::EnumNarrowed,
+                    Severity::Error,
+                    format!("enum added: {}", list(&new)),
+                    RATCHET,
+                    NEW_VERSION,
+                )
+                .added(true);
+            }
+            (Some(_), None) => {
+                self.push(
+                    path,
+                    Check::EnumExtended,
+                    Severity::Warning,
+                    "enum constraint removed: any value is allowed now".into(),
+                    "clients that handle every value of the enum meet values they do not know",
+                    "make sure the operator's clients accept unknown values",
+                );
+            }
             (Some(old), Some(new)) => {
                 let removed: BTreeSet<_> = old.difference(&new).cloned().collect();
                 let added: BTreeSet<_> = new.difference(&old).cloned().collect();
@@ -943,10 +1409,13 @@ impl Walk<'_> {
                 false,
             ),
         ];
+        // Whether every bound is one the baseline had none of (see `Sorting`).
+        let mut all_added = true;
         for (name, old, new, upper) in limits {
             match (old, new) {
                 (None, Some(n)) => tightened.push(format!("{name} {} added", num(n))),
                 (Some(o), Some(n)) if (upper && n < o) || (!upper && n > o) => {
+                    all_added = false;
                     tightened.push(format!(
                         "{name} {} from {} to {}",
                         if upper { "lowered" } else { "raised" },
@@ -958,15 +1427,18 @@ impl Walk<'_> {
             }
         }
         if o.exclusive_maximum != Some(true) && n.exclusive_maximum == Some(true) {
+            all_added &= o.maximum.is_none();
             tightened.push("exclusiveMaximum set".into());
         }
         if o.exclusive_minimum != Some(true) && n.exclusive_minimum == Some(true) {
+            all_added &= o.minimum.is_none();
             tightened.push("exclusiveMinimum set".into());
         }
         match (o.multiple_of, n.multiple_of) {
             (None, Some(m)) => tightened.push(format!("multipleOf {} added", num(m))),
             // Still loose only when every multiple of the new one was one of the old.
             (Some(om), Some(m)) if (om / m).fract() != 0.0 => {
+                all_added = false;
                 tightened.push(format!("multipleOf changed from {} to {}", num(om), num(m)))
             }
             _ => {}
@@ -982,38 +1454,34 @@ impl Walk<'_> {
                 tightened.join(", "),
                 RATCHET,
                 NEW_VERSION,
-            );
+            )
+            .added(all_added);
         }
     }
 
     fn default(&mut self, path: &str, o: &JSONSchemaProps, n: &JSONSchemaProps) {
-        match (&o.default, &n.default) {
-            (Some(od), Some(nd)) if od.0 != nd.0 => self.push(
-                path,
-                Check::DefaultChanged,
+        let (severity, what, why, way) = match (&o.default, &n.default) {
+            (Some(od), Some(nd)) if od.0 != nd.0 => (
                 Severity::Error,
                 format!("default changed from {} to {}", json(&od.0), json(&nd.0)),
                 "objects stored without the field read the new default, and objects created without it behave differently from before",
                 NEW_VERSION,
             ),
-            (Some(od), None) => self.push(
-                path,
-                Check::DefaultChanged,
+            (Some(od), None) => (
                 Severity::Error,
                 format!("default {} removed", json(&od.0)),
                 "objects created without the field no longer get the value clients and the operator relied on",
                 NEW_VERSION,
             ),
-            (None, Some(nd)) => self.push(
-                path,
-                Check::DefaultChanged,
+            (None, Some(nd)) => (
                 Severity::Warning,
                 format!("default {} added", json(&nd.0)),
                 "objects stored without the field now read with the default (the API server defaults on read)",
                 "make sure the default means what leaving the field out meant",
             ),
-            _ => {}
-        }
+            _ => return,
+        };
+        self.push(path, Check::DefaultChanged, severity, what, why, way);
     }
 
     fn list_and_map_types(&mut self, path: &str, o: &JSONSchemaProps, n: &JSONSchemaProps) {
@@ -1035,7 +1503,8 @@ impl Walk<'_> {
                 format!("x-kubernetes-list-type changed from {} to {}", lt(o), lt(n)),
                 "server-side apply merges the list differently: field managers' ownership changes, and stored lists may no longer validate (duplicates in a set or map)",
                 NEW_VERSION,
-            );
+            )
+            .added(o.x_kubernetes_list_type.is_none());
         }
         let mt = |s: &JSONSchemaProps| {
             s.x_kubernetes_map_type
@@ -1050,7 +1519,8 @@ impl Walk<'_> {
                 format!("x-kubernetes-map-type changed from {} to {}", mt(o), mt(n)),
                 "server-side apply merges the object differently: appliers replace or merge what other managers own",
                 NEW_VERSION,
-            );
+            )
+            .added(o.x_kubernetes_map_type.is_none());
         }
     }
 
@@ -1077,7 +1547,8 @@ impl Walk<'_> {
                     RATCHET
                 },
                 NEW_VERSION,
-            );
+            )
+            .added(old.is_empty());
         }
     }
 
@@ -1115,16 +1586,41 @@ impl Walk<'_> {
         }
     }
 
-    fn children(&mut self, path: &str, o: &JSONSchemaProps, n: &JSONSchemaProps) {
-        let empty = BTreeMap::new();
-        let op = o.properties.as_ref().unwrap_or(&empty);
-        let np = n.properties.as_ref().unwrap_or(&empty);
+    fn children(&mut self, path: &str, o: &'a JSONSchemaProps, n: &'a JSONSchemaProps) {
+        static EMPTY: BTreeMap<String, JSONSchemaProps> = BTreeMap::new();
+        let op = o.properties.as_ref().unwrap_or(&EMPTY);
+        let np = n.properties.as_ref().unwrap_or(&EMPTY);
+        let kept = n.x_kubernetes_preserve_unknown_fields == Some(true);
+        if op.len() > 1 && np.is_empty() && values(n).is_none() {
+            // Every property went (an embedded ObjectMeta written as controller-gen's bare
+            // `type: object`): one finding for the object, not one per field.
+            let names: Vec<&str> = op.keys().map(String::as_str).collect();
+            let shown = if names.len() > 8 {
+                format!("{}, and {} more", names[..8].join(", "), names.len() - 8)
+            } else {
+                names.join(", ")
+            };
+            self.push(
+                path,
+                Check::FieldRemoved,
+                Severity::Error,
+                format!(
+                    "its properties were removed ({shown}): the schema is a bare `type: object`"
+                ),
+                if kept {
+                    "it preserves unknown fields, so stored values stay, but they are no longer validated and typed clients lose them"
+                } else {
+                    "the API server prunes everything in it from stored objects on their next write and from every request: it is stored as {}"
+                },
+                "declare the object's fields again (or, for a free-form object, keep what clients write with #[schema(preserve_unknown_fields)])",
+            );
+            return;
+        }
         for (name, os) in op {
             let child = format!("{path}.{name}");
             match np.get(name) {
-                Some(ns) => self.node(&child, os, ns),
+                Some(ns) => self.node(&child, Step::Property(name), os, ns),
                 None => {
-                    let kept = n.x_kubernetes_preserve_unknown_fields == Some(true);
                     self.push(
                         &child,
                         Check::FieldRemoved,
@@ -1141,29 +1637,46 @@ impl Walk<'_> {
             }
         }
         match (items(o), items(n)) {
-            (Some(oi), Some(ni)) => self.node(&format!("{path}[*]"), oi, ni),
-            (Some(_), None) if ot_is(n, "array") => self.push(
-                &format!("{path}[*]"),
-                Check::FieldRemoved,
-                Severity::Error,
-                "the schema of the list's items was removed".into(),
-                "the items are no longer described: stored values are pruned",
-                NEW_VERSION,
-            ),
+            (Some(oi), Some(ni)) => self.node(&format!("{path}[*]"), Step::Items, oi, ni),
+            (Some(_), None) if ot_is(n, "array") => {
+                self.push(
+                    &format!("{path}[*]"),
+                    Check::FieldRemoved,
+                    Severity::Error,
+                    "the schema of the list's items was removed".into(),
+                    "the items are no longer described: stored values are pruned",
+                    NEW_VERSION,
+                );
+            }
             _ => {}
         }
         match (values(o), values(n)) {
-            (Some(ov), Some(nv)) => self.node(&format!("{path}[*]"), ov, nv),
-            (Some(_), None) => self.push(
-                &format!("{path}[*]"),
-                Check::FieldRemoved,
-                Severity::Error,
-                "the map's value schema (additionalProperties) was removed".into(),
-                "the map's entries are no longer allowed: they are pruned from stored objects on their next write",
-                NEW_VERSION,
-            ),
+            (Some(ov), Some(nv)) => self.node(&format!("{path}[*]"), Step::Values, ov, nv),
+            (Some(_), None) => {
+                self.push(
+                    &format!("{path}[*]"),
+                    Check::FieldRemoved,
+                    Severity::Error,
+                    "the map's value schema (additionalProperties) was removed".into(),
+                    "the map's entries are no longer allowed: they are pruned from stored objects on their next write",
+                    NEW_VERSION,
+                );
+            }
             _ => {}
         }
+    }
+}
+
+/// The way through for a finding that loses data inside a Kubernetes type: its fields are
+/// k8s-openapi's, not the user's, so "keep the field" cannot be done. (An error's report
+/// adds the `#[compat(allow = ...)]` that allows it.)
+fn kubernetes_way(inside: Inside) -> String {
+    match inside {
+        Inside::Meta { full: false } => "this is an ObjectMeta below the root (a template's metadata), whose fields are k8s-openapi's, not your code's: `embedded-object-meta = \"full\"` in [package.metadata.operator-gen] (the default; `--embedded-object-meta full` for operator-gen) gives it every field ObjectMeta has, so nothing in it is pruned: remove the setting that chose `object` or `generate-embedded`; allow the change only if pruning it is meant".into(),
+        Inside::Meta { full: true } => "this is an ObjectMeta below the root, which has every field of ObjectMeta in operator-gen's table of Kubernetes types already: the baseline was made with another Kubernetes release's ObjectMeta (another k8s-openapi `v1_*` feature), and an operator built with the table's release cannot read the field either; once no stored object needs it, allow the change, naming the release that dropped it".into(),
+        Inside::Type(name) => format!(
+            "this is a field of the Kubernetes type {name}, whose schema comes from operator-gen's table of Kubernetes types (k8s-openapi's, of one Kubernetes release), not from your code: the baseline was made with another release's {name} (another k8s-openapi `v1_*` feature). Build the operator with the k8s-openapi feature of the table's release (the book's Types and serde chapter names it), so that it reads what the CRD keeps; once no stored object needs the old field, allow the change, naming the release that changed it"
+        ),
     }
 }
 
@@ -1261,6 +1774,200 @@ impl Report {
     pub fn errors(&self) -> usize {
         self.findings.iter().filter(|f| f.fails()).count()
     }
+
+    /// Whether the gate fails in `mode`: in the migration mode, only on a loss that no allow
+    /// covers.
+    pub fn fails_in(&self, mode: Mode) -> bool {
+        self.errors_in(mode) > 0
+    }
+
+    /// How many findings fail the gate in `mode`.
+    pub fn errors_in(&self, mode: Mode) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.fails() && (mode == Mode::Release || f.group == Group::Loss))
+            .count()
+    }
+
+    /// The findings of `group` in the migration mode's sense (a loss is an error; see
+    /// [`Group`]).
+    pub fn in_group(&self, group: Group) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(move |f| f.group == group)
+    }
+
+    /// The report as `mode` prints it.
+    pub fn render(&self, mode: Mode) -> String {
+        match mode {
+            Mode::Release => self.to_string(),
+            Mode::Migration => Migration(self).to_string(),
+        }
+    }
+
+    /// The last line of a run that `mode` fails: how many changes against `against` (the
+    /// baseline, as messages name it) fail it, and what they do.
+    pub fn verdict(&self, mode: Mode, against: &str) -> String {
+        mode.verdict(self.errors_in(mode), against)
+    }
+}
+
+impl Mode {
+    /// The last line of a run this mode fails: `n` changes against `against` (the baseline,
+    /// as messages name it) fail it, and what they do.
+    pub fn verdict(self, n: usize, against: &str) -> String {
+        let s = if n == 1 { "" } else { "s" };
+        match self {
+            Mode::Release => {
+                format!("{n} change{s} against {against} can break stored objects or clients")
+            }
+            Mode::Migration => format!(
+                "{n} change{s} against {against} {}",
+                if n == 1 {
+                    "loses data or refuses what was admitted"
+                } else {
+                    "lose data or refuse what was admitted"
+                }
+            ),
+        }
+    }
+}
+
+/// How the gate judges the changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// A release against the last one: every error fails, unless allowed.
+    #[default]
+    Release,
+    /// A move from another tool (`--migrating`): the findings sorted by [`Group`]; only
+    /// losses fail, unless allowed, and what is stricter as the Rust type is is shown.
+    Migration,
+}
+
+/// How many paths of one check the migration report lists before it summarizes.
+const LISTED: usize = 5;
+
+/// The report in the migration mode: a header with the counts, the losses in full, then
+/// the stricter findings by check (summarized when there are many), then other warnings.
+struct Migration<'r>(&'r Report);
+
+impl fmt::Display for Migration<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let report = self.0;
+        let losses: Vec<&Finding> = report.in_group(Group::Loss).collect();
+        let stricter: Vec<&Finding> = report.in_group(Group::Stricter).collect();
+        let notices: Vec<&Finding> = report.in_group(Group::Notice).collect();
+        let allowed = losses.iter().filter(|l| l.allowed.is_some()).count();
+        write!(
+            f,
+            "migration check: {} change{} {}",
+            losses.len(),
+            if losses.len() == 1 { "" } else { "s" },
+            if losses.len() == 1 {
+                "loses data or refuses what was admitted"
+            } else {
+                Group::Loss.title()
+            }
+        )?;
+        if allowed > 0 {
+            write!(f, " ({allowed} allowed)")?;
+        }
+        write!(
+            f,
+            "; {} {}",
+            stricter.len(),
+            if stricter.len() == 1 {
+                "is stricter, as the Rust type is"
+            } else {
+                "are stricter, as the Rust type is"
+            }
+        )?;
+        if !notices.is_empty() {
+            write!(
+                f,
+                "; {} other warning{}",
+                notices.len(),
+                if notices.len() == 1 { "" } else { "s" }
+            )?;
+        }
+        writeln!(f)?;
+        if !losses.is_empty() {
+            writeln!(
+                f,
+                "\n== {} {} (each fails the check unless allowed) ==",
+                losses.len(),
+                Group::Loss.title()
+            )?;
+            for l in &losses {
+                writeln!(f, "{l}")?;
+            }
+        }
+        if !stricter.is_empty() {
+            writeln!(
+                f,
+                "\n== {} {} (shown, not refused) ==",
+                stricter.len(),
+                Group::Stricter.title()
+            )?;
+            let mut by_check: BTreeMap<Check, Vec<&Finding>> = BTreeMap::new();
+            for s in &stricter {
+                by_check.entry(s.check).or_default().push(s);
+            }
+            for (check, found) in by_check {
+                let place = |s: &Finding| {
+                    format!(
+                        "{} {} {}",
+                        s.crd,
+                        s.version.as_deref().unwrap_or("-"),
+                        if s.path.is_empty() { "-" } else { &s.path }
+                    )
+                };
+                writeln!(f, "{check}: {}", found.len())?;
+                if found.len() <= LISTED {
+                    for s in &found {
+                        writeln!(f, "  {}: {}", place(s), s.what)?;
+                    }
+                } else {
+                    for s in &found[..LISTED - 2] {
+                        writeln!(f, "  {}: {}", place(s), s.what)?;
+                    }
+                    writeln!(
+                        f,
+                        "  ... and {} more (every finding: run without --migrating)",
+                        found.len() - (LISTED - 2)
+                    )?;
+                }
+                writeln!(f, "  why: {}", found[0].why)?;
+            }
+        }
+        if !notices.is_empty() {
+            writeln!(f, "\n== {} {} ==", notices.len(), Group::Notice.title())?;
+            for n in &notices {
+                writeln!(f, "{n}")?;
+            }
+        }
+        for a in &report.unused {
+            write_unused(f, a)?;
+        }
+        Ok(())
+    }
+}
+
+/// The warning for an allow that covered nothing.
+fn write_unused(f: &mut fmt::Formatter<'_>, a: &Allow) -> fmt::Result {
+    write!(
+        f,
+        "warning: #[compat(allow = \"{}\"{})] on {} {} covers no change against the baseline; remove it once the baseline holds the change",
+        a.check,
+        a.path
+            .as_deref()
+            .map(|p| format!(", path = \"{p}\""))
+            .unwrap_or_default(),
+        a.crd,
+        a.version
+    )?;
+    if let Some(at) = &a.at {
+        write!(f, " ({}:{})", at.file.display(), at.line)?;
+    }
+    writeln!(f)
 }
 
 impl fmt::Display for Report {
@@ -1269,21 +1976,7 @@ impl fmt::Display for Report {
             writeln!(f, "{finding}")?;
         }
         for a in &self.unused {
-            write!(
-                f,
-                "warning: #[compat(allow = \"{}\"{})] on {} {} covers no change against the baseline; remove it once the baseline holds the change",
-                a.check,
-                a.path
-                    .as_deref()
-                    .map(|p| format!(", path = \"{p}\""))
-                    .unwrap_or_default(),
-                a.crd,
-                a.version
-            )?;
-            if let Some(at) = &a.at {
-                write!(f, " ({}:{})", at.file.display(), at.line)?;
-            }
-            writeln!(f)?;
+            write_unused(f, a)?;
         }
         Ok(())
     }

@@ -158,6 +158,104 @@ pub fn kind_markers(item: TypeItem<'_>, diags: &mut Diagnostics) -> Option<CrdMa
     })
 }
 
+/// What operator-gen says of a kind kube-derive makes: `#[derive(CustomResource)]` with
+/// `#[kube(group = ..., version = ..., kind = ...)]` on the spec struct. kube-derive builds
+/// that CRD when the operator runs, so operator-gen writes none; the warning (at the
+/// `#[kube(...)]` that names the kind) says so, and how to write the kind here instead.
+/// `None` for anything else, our own kinds (with `#[resource]`) among them.
+pub(crate) fn kube_derive_kind(item: TypeItem<'_>) -> Option<Diagnostic<Span>> {
+    use syn::spanned::Spanned as _;
+    let TypeItem::Struct(s) = item else {
+        return None;
+    };
+    if s.attrs
+        .iter()
+        .any(|a| marker_name(a) == Some(markers::RESOURCE))
+    {
+        return None;
+    }
+    let kube: Vec<&syn::Attribute> = s
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("kube"))
+        .collect();
+    let first = kube.first()?;
+    let (mut kind, mut group, mut version, mut status) = (None, None, None, None);
+    let mut namespaced = false;
+    let mut at = first.span();
+    for attr in &kube {
+        // kube-derive's arguments, read loosely: only these few matter here, and a value
+        // that does not parse costs the help its detail, not the warning.
+        let Ok(args) = attr.parse_args_with(
+            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+        ) else {
+            continue;
+        };
+        for arg in args {
+            if arg.path().is_ident("namespaced") {
+                namespaced = true;
+            }
+            let syn::Meta::NameValue(nv) = &arg else {
+                continue;
+            };
+            let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(value),
+                ..
+            }) = &nv.value
+            else {
+                continue;
+            };
+            let slot = match nv.path.get_ident().map(ToString::to_string).as_deref() {
+                Some("kind") => {
+                    at = attr.span();
+                    &mut kind
+                }
+                Some("group") => &mut group,
+                Some("version") => &mut version,
+                Some("status") => &mut status,
+                _ => continue,
+            };
+            *slot = Some(value.value());
+        }
+    }
+    let spec = s.ident.to_string();
+    let kind = kind.unwrap_or_else(|| {
+        spec.strip_suffix("Spec")
+            .filter(|k| !k.is_empty())
+            .unwrap_or(&spec)
+            .to_string()
+    });
+    let or_dots = |v: Option<String>| v.unwrap_or_else(|| "...".into());
+    let scope = if namespaced {
+        ", namespaced"
+    } else {
+        // kube-derive's kinds are cluster-scoped unless `namespaced`; ours are namespaced
+        // unless told otherwise.
+        ", scope = \"Cluster\""
+    };
+    let (status_field, status_marker) = match &status {
+        Some(t) => (
+            format!(", status: Option<{t}>"),
+            " and #[subresource(status)]",
+        ),
+        None => (String::new(), ""),
+    };
+    Some(
+        Diagnostic::new(
+            at,
+            format!(
+                "kind `{kind}` is kube-derive's #[derive(CustomResource)] on `{spec}`: operator-gen does not generate its CRD (kube-derive builds it when the operator runs)"
+            ),
+            Origin::Source,
+        )
+        .with_help(format!(
+            "to generate it, write the kind out as `pub struct {kind} {{ metadata: ObjectMeta, spec: {spec}{status_field} }}` with operator-derive's #[derive(CustomResource)], #[resource(group = \"{}\", version = \"{}\", kind = \"{kind}\"{scope})]{status_marker}, and #[derive(Schema)] on `{spec}` in place of #[kube(...)] (the book's \"Moving an operator over\", from kube-derive)",
+            or_dots(group),
+            or_dots(version),
+        )),
+    )
+}
+
 pub use crate::plural::default_plural;
 
 /// Builds the CRD of (`group`, `kind`) with one version per `#[resource]` struct in `decls`
@@ -766,5 +864,141 @@ pub struct Status {{ pub ready: Option<i32> }}
         ])
         .unwrap_err();
         assert!(err.contains("scope"), "{err}");
+    }
+
+    /// `#[crd_schema(...)]` is `#[schema(...)]`: the same CRD from either spelling, on
+    /// fields and on types, and the markers do reach the CRD.
+    #[test]
+    fn crd_schema_is_schema_spelled_otherwise() {
+        let text = r#"
+#[resource(group = "x.example.com", version = "v1", kind = "Gadget")]
+pub struct Gadget { pub metadata: ObjectMeta, pub spec: GadgetSpec }
+#[schema(title = "The spec")]
+pub struct GadgetSpec {
+    #[schema(schemaless, preserve_unknown_fields)]
+    #[validation(type = "object")]
+    pub raw: serde_json::Value,
+    #[schema(list_type = "set")]
+    pub tags: Vec<String>,
+    #[schema(nullable, default = 3)]
+    pub size: Option<i32>,
+}
+"#;
+        let written = build(&[("lib", text)]).unwrap();
+        let spelled = build(&[("lib", &text.replace("#[schema(", "#[crd_schema("))]).unwrap();
+        assert!(text.replace("#[schema(", "#[crd_schema(") != text);
+        assert_eq!(written, spelled);
+        let json = crate::output::to_json(&spelled[0]);
+        let spec = &json["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+        assert_eq!(spec["title"], "The spec");
+        let fields = &spec["properties"];
+        assert_eq!(fields["raw"]["x-kubernetes-preserve-unknown-fields"], true);
+        assert_eq!(fields["raw"]["type"], "object");
+        assert_eq!(fields["tags"]["x-kubernetes-list-type"], "set");
+        assert_eq!(fields["size"]["nullable"], true);
+        assert_eq!(fields["size"]["default"], 3);
+    }
+
+    /// The two spellings are one marker: a key given in both is given twice, and a mistake
+    /// names the spelling written.
+    #[test]
+    fn crd_schema_mistakes_are_schema_mistakes() {
+        let err = |field: &str| {
+            let text = format!(
+                "#[resource(group = \"x.example.com\", version = \"v1\", kind = \"Gadget\")]\npub struct Gadget {{ pub metadata: ObjectMeta, pub spec: GadgetSpec }}\npub struct GadgetSpec {{\n{field}\n}}\n"
+            );
+            build(&[("lib", &text)]).unwrap_err()
+        };
+        let twice = err("#[schema(nullable)]\n#[crd_schema(nullable)]\npub size: Option<i32>,");
+        assert!(
+            twice.contains("src/lib.rs:5:14: error: `nullable` is given twice for this field"),
+            "{twice}"
+        );
+        let unknown = err("#[crd_schema(schemales)]\npub raw: serde_json::Value,");
+        assert!(
+            unknown.contains(
+                "src/lib.rs:4:14: error: unknown argument `schemales` in #[crd_schema(...)]; did you mean `schemaless`?"
+            ),
+            "{unknown}"
+        );
+        let duplicate = err("#[crd_schema(nullable, nullable)]\npub size: Option<i32>,");
+        assert!(
+            duplicate.contains("duplicate argument `nullable` in #[crd_schema(...)]"),
+            "{duplicate}"
+        );
+    }
+
+    fn warned(files: &[(&str, &str)]) -> (Vec<String>, Vec<String>) {
+        let texts = files
+            .iter()
+            .map(|(name, text)| (PathBuf::from(format!("src/{name}.rs")), text.to_string()))
+            .collect();
+        let generated =
+            crate::generate_from_texts(Path::new("src"), texts, &crate::Options::default())
+                .unwrap_or_else(|e| panic!("{e}"));
+        let kinds = generated
+            .crds
+            .iter()
+            .map(|c| c.spec.names.kind.clone())
+            .collect();
+        (
+            generated.warnings.iter().map(ToString::to_string).collect(),
+            kinds,
+        )
+    }
+
+    /// A kube-derive kind left in the sources is a warning naming it, at its `#[kube(...)]`,
+    /// saying how to write it here; generation goes on, and our own kinds are not warned of.
+    #[test]
+    fn a_kube_derive_kind_is_a_warning_naming_it() {
+        let text = r##"use kube::CustomResource;
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[kube(group = "kube.rs", version = "v1", kind = "Document", namespaced)]
+#[kube(status = "DocumentStatus", shortname = "doc", printcolumn = r#"{"name":"Hidden","type":"boolean","jsonPath":".spec.hidden"}"#)]
+pub struct DocumentSpec { pub title: String }
+#[derive(kube::CustomResource)]
+#[kube(group = "kube.rs", version = "v1")]
+pub struct NoteSpec { pub text: String }
+#[derive(CustomResource)]
+#[resource(group = "x.example.com", version = "v1", kind = "Gadget")]
+pub struct Gadget { pub metadata: ObjectMeta, pub spec: GadgetSpec }
+pub struct GadgetSpec { pub size: i32 }
+"##;
+        let (warnings, kinds) = warned(&[("lib", text)]);
+        assert_eq!(kinds, ["Gadget"]);
+        assert_eq!(warnings.len(), 2, "{warnings:#?}");
+        assert!(
+            warnings[0].starts_with(
+                "src/lib.rs:3:1: warning: kind `Document` is kube-derive's #[derive(CustomResource)] on `DocumentSpec`: operator-gen does not generate its CRD (kube-derive builds it when the operator runs)\n"
+            ),
+            "{}",
+            warnings[0]
+        );
+        assert!(
+            warnings[0].ends_with(
+                "= help: to generate it, write the kind out as `pub struct Document { metadata: ObjectMeta, spec: DocumentSpec, status: Option<DocumentStatus> }` with operator-derive's #[derive(CustomResource)], #[resource(group = \"kube.rs\", version = \"v1\", kind = \"Document\", namespaced)] and #[subresource(status)], and #[derive(Schema)] on `DocumentSpec` in place of #[kube(...)] (the book's \"Moving an operator over\", from kube-derive)"
+            ),
+            "{}",
+            warnings[0]
+        );
+        // No `kind = ...`: the spec's name without `Spec`; cluster-scoped, as kube-derive's
+        // kinds are without `namespaced`.
+        assert!(
+            warnings[1].starts_with("src/lib.rs:7:1: warning: kind `Note` is kube-derive's"),
+            "{}",
+            warnings[1]
+        );
+        assert!(
+            warnings[1].contains(
+                "#[resource(group = \"kube.rs\", version = \"v1\", kind = \"Note\", scope = \"Cluster\")], and"
+            ),
+            "{}",
+            warnings[1]
+        );
+        // Neither a struct without `#[kube]` nor our kind with one (a user moving over).
+        let ours = "#[derive(CustomResource)]\n#[kube(group = \"kube.rs\", version = \"v1\")]\n#[resource(group = \"kube.rs\", version = \"v1\")]\npub struct Plain { pub metadata: ObjectMeta, pub spec: PlainSpec }\npub struct PlainSpec { pub a: i32 }";
+        let (none, kinds) = warned(&[("lib", ours)]);
+        assert_eq!(kinds, ["Plain"]);
+        assert!(none.is_empty(), "{none:?}");
     }
 }

@@ -87,8 +87,15 @@ pub fn is_known_path(path: &[String]) -> bool {
         || table_index(path).is_some()
 }
 
-/// The schema of the type at `path` if [`is_known_path`] says it is a type we know.
-pub fn schema_for_path(path: &[String]) -> Option<JSONSchemaProps> {
+/// The schema of the type at `path` if [`is_known_path`] says it is a type we know, with
+/// every `ObjectMeta` in it (the type itself, or a `metadata` of a Kubernetes type inside
+/// it) as `meta` says.
+pub fn schema_for_path(path: &[String], meta: EmbeddedObjectMeta) -> Option<JSONSchemaProps> {
+    if (is_kubernetes_path(path) || path.len() == 1)
+        && path.last().is_some_and(|name| name == "ObjectMeta")
+    {
+        return Some(meta.schema());
+    }
     if (is_kubernetes_path(path) || path.len() == 1)
         && let Some(schema) = path.last().and_then(|name| kubernetes_schema(name))
     {
@@ -100,7 +107,189 @@ pub fn schema_for_path(path: &[String]) -> Option<JSONSchemaProps> {
             ..typed("string")
         });
     }
-    table_index(path).map(|i| table_schema(i).clone())
+    table_index(path).map(|i| {
+        let mut schema = table_schema(i).clone();
+        if meta != EmbeddedObjectMeta::Object {
+            embed_object_meta(&mut schema, meta);
+        }
+        schema
+    })
+}
+
+/// The schema an `ObjectMeta` gets below the root of a kind (a pod template's, a volume
+/// claim template's, a field of the user's own). At the root the API server owns
+/// `metadata` and the CRD says only `type: object`; anywhere else the API server treats it
+/// as any other object and prunes whatever its schema does not declare, so controller-gen's
+/// default `type: object` stores a template's labels and annotations as `{}`.
+///
+/// Set per crate with `[package.metadata.operator-gen] embedded-object-meta = "..."`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EmbeddedObjectMeta {
+    /// Every field of `ObjectMeta` (as k8s-openapi writes it), so nothing serde writes is
+    /// pruned: the default.
+    #[default]
+    Full,
+    /// controller-gen's `crd:generateEmbeddedObjectMeta=true`: `name`, `namespace`,
+    /// `labels`, `annotations` and `finalizers`; the API server prunes the other fields
+    /// (`generateName`, `ownerReferences`, ...). For byte parity with a Go project built
+    /// with that option.
+    GenerateEmbedded,
+    /// controller-gen's default, `type: object`: the API server prunes everything in it.
+    /// For byte parity with a Go project built without the option.
+    Object,
+}
+
+impl EmbeddedObjectMeta {
+    /// The spellings of the manifest key and the CLI flag, in the variants' order.
+    pub const NAMES: [&'static str; 3] = ["full", "generate-embedded", "object"];
+
+    /// The variant `name` spells.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "full" => Self::Full,
+            "generate-embedded" => Self::GenerateEmbedded,
+            "object" => Self::Object,
+            _ => return None,
+        })
+    }
+
+    /// How the manifest key spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Full => Self::NAMES[0],
+            Self::GenerateEmbedded => Self::NAMES[1],
+            Self::Object => Self::NAMES[2],
+        }
+    }
+
+    /// The schema of an `ObjectMeta` below the root. No descriptions below it, as
+    /// controller-gen writes its embedded shape: the field's own description says what it
+    /// is for.
+    pub fn schema(self) -> JSONSchemaProps {
+        let string = || typed("string");
+        let strings = || JSONSchemaProps {
+            items: Some(JSONSchemaPropsOrArray::Schema(Box::new(string()))),
+            ..typed("array")
+        };
+        let string_map = || JSONSchemaProps {
+            additional_properties: Some(JSONSchemaPropsOrBool::Schema(Box::new(string()))),
+            ..typed("object")
+        };
+        let mut props: BTreeMap<String, JSONSchemaProps> = match self {
+            Self::Object => return typed("object"),
+            Self::Full | Self::GenerateEmbedded => [
+                ("annotations", string_map()),
+                ("finalizers", strings()),
+                ("labels", string_map()),
+                ("name", string()),
+                ("namespace", string()),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+        };
+        if self == Self::Full {
+            let int64 = || JSONSchemaProps {
+                format: Some("int64".into()),
+                ..typed("integer")
+            };
+            let time = || JSONSchemaProps {
+                format: Some("date-time".into()),
+                ..typed("string")
+            };
+            let list_of = |key: &str| {
+                let index = entry_index(key).expect("ObjectMeta's field types are in the table");
+                let mut item = table_schema(index).clone();
+                strip_descriptions(&mut item);
+                JSONSchemaProps {
+                    items: Some(JSONSchemaPropsOrArray::Schema(Box::new(item))),
+                    ..typed("array")
+                }
+            };
+            const META: &str = "k8s_openapi::apimachinery::pkg::apis::meta::v1::";
+            let mut managed_fields = list_of(&format!("{META}ManagedFieldsEntry"));
+            // `fieldsV1` is any JSON object (k8s-openapi's `FieldsV1(serde_json::Value)`,
+            // Go's raw JSON): controller-gen's bare `type: object` would prune it to `{}`.
+            if let Some(JSONSchemaPropsOrArray::Schema(entry)) = &mut managed_fields.items
+                && let Some(fields) = entry
+                    .properties
+                    .as_mut()
+                    .and_then(|p| p.get_mut("fieldsV1"))
+            {
+                fields.x_kubernetes_preserve_unknown_fields = Some(true);
+            }
+            props.extend(
+                [
+                    ("creationTimestamp", time()),
+                    ("deletionGracePeriodSeconds", int64()),
+                    ("deletionTimestamp", time()),
+                    ("generateName", string()),
+                    ("generation", int64()),
+                    ("managedFields", managed_fields),
+                    ("ownerReferences", list_of(&format!("{META}OwnerReference"))),
+                    ("resourceVersion", string()),
+                    ("selfLink", string()),
+                    ("uid", string()),
+                ]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v)),
+            );
+        }
+        JSONSchemaProps {
+            properties: Some(props),
+            ..typed("object")
+        }
+    }
+}
+
+/// Whether `schema` is the bare `type: object` controller-gen gives an `ObjectMeta`.
+fn is_bare_object(schema: &JSONSchemaProps) -> bool {
+    let mut bare = schema.clone();
+    bare.description = None;
+    bare == typed("object")
+}
+
+/// Gives every `metadata` of a Kubernetes type inside `schema` the shape `meta` says. In the
+/// table a Kubernetes type's `metadata` is always its `ObjectMeta` (a list's `ListMeta` has
+/// properties), written as controller-gen's bare `type: object`. An embedded resource's
+/// `metadata` is left to the API server, which reads it as `ObjectMeta` itself.
+fn embed_object_meta(schema: &mut JSONSchemaProps, meta: EmbeddedObjectMeta) {
+    let embedded_resource = schema.x_kubernetes_embedded_resource == Some(true);
+    if let Some(props) = &mut schema.properties {
+        for (name, prop) in props.iter_mut() {
+            if name == "metadata" && is_bare_object(prop) {
+                if !embedded_resource {
+                    let description = prop.description.take();
+                    *prop = JSONSchemaProps {
+                        description,
+                        ..meta.schema()
+                    };
+                }
+            } else {
+                embed_object_meta(prop, meta);
+            }
+        }
+    }
+    if let Some(JSONSchemaPropsOrArray::Schema(items)) = &mut schema.items {
+        embed_object_meta(items, meta);
+    }
+    if let Some(JSONSchemaPropsOrBool::Schema(values)) = &mut schema.additional_properties {
+        embed_object_meta(values, meta);
+    }
+}
+
+/// `schema` without the descriptions in it.
+fn strip_descriptions(schema: &mut JSONSchemaProps) {
+    schema.description = None;
+    for prop in schema.properties.iter_mut().flat_map(|p| p.values_mut()) {
+        strip_descriptions(prop);
+    }
+    if let Some(JSONSchemaPropsOrArray::Schema(items)) = &mut schema.items {
+        strip_descriptions(items);
+    }
+    if let Some(JSONSchemaPropsOrBool::Schema(values)) = &mut schema.additional_properties {
+        strip_descriptions(values);
+    }
 }
 
 /// Every type of k8s-openapi's `api`, `apimachinery`, `apiextensions_apiserver` and
@@ -289,6 +478,7 @@ fn table_index(path: &[String]) -> Option<usize> {
 /// The schema of a Kubernetes type by its Rust name, or `None` if we do not know it.
 pub fn kubernetes_schema(name: &str) -> Option<JSONSchemaProps> {
     Some(match name {
+        // Below the root: see `EmbeddedObjectMeta` (`schema_for_path` asks it first).
         "ObjectMeta" => typed("object"),
         "Time" | "MicroTime" => JSONSchemaProps { format: Some("date-time".into()), ..typed("string") },
         // k8s-openapi's IntOrString (as Go's) holds an i32: a bigger number would be
@@ -461,20 +651,131 @@ mod tests {
 
     #[test]
     fn the_table_has_whole_objects_by_their_k8s_openapi_path() {
-        let pod = schema_for_path(&path("k8s_openapi::api::core::v1::PodTemplateSpec"))
-            .expect("PodTemplateSpec is in the table");
+        let pod = schema_for_path(
+            &path("k8s_openapi::api::core::v1::PodTemplateSpec"),
+            EmbeddedObjectMeta::Object,
+        )
+        .expect("PodTemplateSpec is in the table");
         assert!(pod.properties.unwrap().contains_key("spec"));
         assert!(is_known_path(&path("ResourceRequirements")));
         assert!(!is_known_path(&path(
             "k8s_openapi::api::apps::v1::PodTemplateSpec"
         )));
         assert!(!is_known_path(&path("my_api::Volume")));
-        let deployment = schema_for_path(&path("k8s_openapi::api::apps::v1::DeploymentSpec"))
-            .expect("DeploymentSpec is in the table");
+        let deployment = schema_for_path(
+            &path("k8s_openapi::api::apps::v1::DeploymentSpec"),
+            EmbeddedObjectMeta::Object,
+        )
+        .expect("DeploymentSpec is in the table");
         let template = &deployment.properties.unwrap()["template"];
         assert!(template.properties.as_ref().unwrap().contains_key("spec"));
         assert!(table_names().is_sorted());
         assert!(table_names().count() > 600);
+    }
+
+    #[test]
+    fn object_meta_below_the_root_keeps_what_its_mode_says() {
+        let fields = |s: &JSONSchemaProps| -> Vec<String> {
+            s.properties
+                .iter()
+                .flatten()
+                .map(|(k, _)| k.clone())
+                .collect()
+        };
+        let meta = |mode| {
+            schema_for_path(
+                &path("k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta"),
+                mode,
+            )
+            .unwrap()
+        };
+        assert_eq!(meta(EmbeddedObjectMeta::Object), typed("object"));
+        assert_eq!(
+            fields(&meta(EmbeddedObjectMeta::GenerateEmbedded)),
+            ["annotations", "finalizers", "labels", "name", "namespace"]
+        );
+        let full = meta(EmbeddedObjectMeta::Full);
+        assert_eq!(
+            fields(&full),
+            [
+                "annotations",
+                "creationTimestamp",
+                "deletionGracePeriodSeconds",
+                "deletionTimestamp",
+                "finalizers",
+                "generateName",
+                "generation",
+                "labels",
+                "managedFields",
+                "name",
+                "namespace",
+                "ownerReferences",
+                "resourceVersion",
+                "selfLink",
+                "uid"
+            ]
+        );
+        let managed = serde_json::to_value(&full).unwrap();
+        assert_eq!(
+            managed["properties"]["managedFields"]["items"]["properties"]["fieldsV1"]["x-kubernetes-preserve-unknown-fields"],
+            true
+        );
+        // No descriptions below it, as controller-gen's embedded shape.
+        assert!(
+            !serde_json::to_string(&full)
+                .unwrap()
+                .contains("description")
+        );
+        // A bare name is ObjectMeta too (a glob import).
+        assert_eq!(
+            schema_for_path(&path("ObjectMeta"), EmbeddedObjectMeta::Full).unwrap(),
+            full
+        );
+
+        // Inside Kubernetes types, at any depth, the field's own description kept.
+        let deployment = schema_for_path(
+            &path("k8s_openapi::api::apps::v1::DeploymentSpec"),
+            EmbeddedObjectMeta::Full,
+        )
+        .unwrap();
+        let template_meta = &deployment.properties.as_ref().unwrap()["template"]
+            .properties
+            .as_ref()
+            .unwrap()["metadata"];
+        assert_eq!(fields(template_meta), fields(&full));
+        assert!(
+            template_meta
+                .description
+                .as_deref()
+                .unwrap()
+                .starts_with("Standard object's metadata.")
+        );
+        let volume = schema_for_path(
+            &path("k8s_openapi::api::core::v1::Volume"),
+            EmbeddedObjectMeta::GenerateEmbedded,
+        )
+        .unwrap();
+        let claim = &volume.properties.as_ref().unwrap()["ephemeral"]
+            .properties
+            .as_ref()
+            .unwrap()["volumeClaimTemplate"];
+        assert_eq!(
+            fields(&claim.properties.as_ref().unwrap()["metadata"]).len(),
+            5
+        );
+        // Every `metadata` a table type holds is given the shape: none is left bare.
+        for (i, entry) in entries().iter().enumerate() {
+            let mut schema = table_schema(i).clone();
+            embed_object_meta(&mut schema, EmbeddedObjectMeta::Full);
+            assert!(!has_bare_metadata(&schema), "{}", entry.key);
+        }
+    }
+
+    fn has_bare_metadata(schema: &JSONSchemaProps) -> bool {
+        schema.properties.iter().flatten().any(|(name, prop)| {
+            (name == "metadata" && is_bare_object(prop)) || has_bare_metadata(prop)
+        }) || matches!(&schema.items, Some(JSONSchemaPropsOrArray::Schema(s)) if has_bare_metadata(s))
+            || matches!(&schema.additional_properties, Some(JSONSchemaPropsOrBool::Schema(s)) if has_bare_metadata(s))
     }
 
     #[test]
@@ -491,7 +792,8 @@ mod tests {
 
     #[test]
     fn special_types_have_the_schemas_controller_gen_gives_their_go_types() {
-        let byte_string = schema_for_path(&path("k8s_openapi::ByteString")).unwrap();
+        let byte_string =
+            schema_for_path(&path("k8s_openapi::ByteString"), EmbeddedObjectMeta::Full).unwrap();
         assert_eq!(byte_string.type_.as_deref(), Some("string"));
         assert_eq!(byte_string.pattern.as_deref(), Some(BASE64));
         let base64 = regex::Regex::new(BASE64).unwrap();
@@ -513,14 +815,18 @@ mod tests {
                 base64::Engine::decode(&base64::engine::general_purpose::STANDARD, text).is_ok();
             assert_eq!(decodes, canonical, "{text:?}");
         }
-        assert_eq!(byte_string, schema_for_path(&path("ByteString")).unwrap());
+        assert_eq!(
+            byte_string,
+            schema_for_path(&path("ByteString"), EmbeddedObjectMeta::Object).unwrap()
+        );
         for duration in [
             "kube::core::Duration",
             "kube_core::Duration",
             "kube::core::duration::Duration",
         ] {
             assert_eq!(
-                schema_for_path(&path(duration)).and_then(|s| s.pattern),
+                schema_for_path(&path(duration), EmbeddedObjectMeta::Object)
+                    .and_then(|s| s.pattern),
                 Some(GO_DURATION.to_string()),
                 "{duration}"
             );
@@ -545,9 +851,10 @@ mod tests {
         }
         // A bare `Duration` may well be std's.
         assert!(!is_known_path(&path("Duration")));
-        let time = schema_for_path(&path(
-            "k8s_openapi::apimachinery::pkg::apis::meta::v1::Time",
-        ));
+        let time = schema_for_path(
+            &path("k8s_openapi::apimachinery::pkg::apis::meta::v1::Time"),
+            EmbeddedObjectMeta::Object,
+        );
         assert_eq!(time.unwrap().format.as_deref(), Some("date-time"));
     }
 
@@ -591,7 +898,8 @@ mod tests {
         let mut checked = 0;
         for line in sums.lines().filter(|l| !l.starts_with('#')) {
             let (key, sum) = line.split_once(' ').unwrap();
-            let schema = schema_for_path(&path(key)).unwrap_or_else(|| panic!("{key}"));
+            let schema = schema_for_path(&path(key), EmbeddedObjectMeta::Object)
+                .unwrap_or_else(|| panic!("{key}"));
             let schema = if kubernetes_schema(type_name(key)).is_some() {
                 // Hand-written (checked against the table above): the table's own.
                 table_schema(entry_index(key).unwrap()).clone()
@@ -760,11 +1068,13 @@ mod tests {
                 let joined = key.join("::");
                 if NOT_IN_THE_TABLE.iter().any(|(k, _)| *k == joined) {
                     assert!(
-                        schema_for_path(&key).is_none(),
+                        schema_for_path(&key, EmbeddedObjectMeta::Object).is_none(),
                         "{joined} is listed as missing"
                     );
                     excepted += 1;
-                } else if schema_for_path(&key).is_some() && is_known_path(&key) {
+                } else if schema_for_path(&key, EmbeddedObjectMeta::Object).is_some()
+                    && is_known_path(&key)
+                {
                     resolved += 1;
                 } else {
                     missing.push(joined);

@@ -62,6 +62,7 @@ use std::path::{Path, PathBuf};
 use crate::api::apiextensions::v1::CustomResourceDefinition;
 
 pub use generator::{ArtifactKind, GENERATORS, Generator, Reads};
+pub use known_types::EmbeddedObjectMeta;
 pub use model::{Api, Located, Location};
 pub use output::{Artifact, Layout};
 pub use rbac::RbacRole;
@@ -77,6 +78,9 @@ pub struct Options {
     pub allow_dangerous_types: bool,
     /// Name of the role for `#[rbac]` markers without their own `role_name` (`rbac:roleName`).
     pub role_name: String,
+    /// The schema of an `ObjectMeta` below a kind's root (`crd:generateEmbeddedObjectMeta`
+    /// and more; see [`EmbeddedObjectMeta`]).
+    pub embedded_object_meta: EmbeddedObjectMeta,
 }
 
 impl Options {
@@ -88,6 +92,7 @@ impl Options {
     /// allow-dangerous-types = true   # crd:allowDangerousTypes
     /// max-desc-len = 0               # crd:maxDescLen
     /// role-name = "manager-role"     # rbac:roleName
+    /// embedded-object-meta = "full"  # or "generate-embedded" (crd:generateEmbeddedObjectMeta), "object"
     /// json-schema = false            # no schemars::JsonSchema impls (see JsonSchemaSupport)
     /// ```
     ///
@@ -100,6 +105,7 @@ impl Options {
             allow_dangerous_types: Option<bool>,
             max_desc_len: Option<usize>,
             role_name: Option<String>,
+            embedded_object_meta: Option<String>,
             // Read by [`JsonSchemaSupport::from_manifest`]; the generator does not use it.
             #[allow(dead_code)]
             json_schema: Option<bool>,
@@ -126,6 +132,15 @@ impl Options {
                 .allow_dangerous_types
                 .unwrap_or(defaults.allow_dangerous_types),
             role_name: table.role_name.unwrap_or(defaults.role_name),
+            embedded_object_meta: match table.embedded_object_meta.as_deref() {
+                None => defaults.embedded_object_meta,
+                Some(name) => EmbeddedObjectMeta::from_name(name).ok_or_else(|| {
+                    format!(
+                        "{shown}: [package.metadata.operator-gen]: embedded-object-meta must be one of {}, not {name:?}",
+                        EmbeddedObjectMeta::NAMES.map(|n| format!("\"{n}\"")).join(", ")
+                    )
+                })?,
+            },
         })
     }
 }
@@ -219,6 +234,7 @@ impl Default for Options {
             max_desc_len: None,
             allow_dangerous_types: false,
             role_name: "manager-role".into(),
+            embedded_object_meta: EmbeddedObjectMeta::default(),
         }
     }
 }
@@ -243,34 +259,52 @@ impl LocatedError {
 
 impl fmt::Display for LocatedError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = &self.at;
+        render(self, "error", f)
+    }
+}
+
+/// A finding that does not stop generation, placed as a [`LocatedError`] is: the caller
+/// shows it (`file:line:column: warning: ...`) and carries on. A kube-derive kind left in
+/// the sources is one: operator-gen writes no CRD for it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Warning(pub LocatedError);
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        render(&self.0, "warning", f)
+    }
+}
+
+/// `file:line:column: <severity>: message`, the line's excerpt with the place marked, and
+/// the help.
+fn render(d: &LocatedError, severity: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let at = &d.at;
+    write!(
+        f,
+        "{}:{}:{}: {severity}: {}",
+        at.file.display(),
+        at.line,
+        at.column,
+        d.message
+    )?;
+    let gutter = at.line.to_string().len();
+    if let Some(snippet) = &at.snippet {
+        let (from, to) = at.highlight;
+        writeln!(f)?;
+        writeln!(f, "{:gutter$} |", "")?;
+        writeln!(f, "{} | {}", at.line, snippet)?;
         write!(
             f,
-            "{}:{}:{}: error: {}",
-            at.file.display(),
-            at.line,
-            at.column,
-            self.message
+            "{:gutter$} | {}{}",
+            "",
+            " ".repeat(from),
+            "^".repeat(to.saturating_sub(from).max(1))
         )?;
-        let gutter = at.line.to_string().len();
-        if let Some(snippet) = &at.snippet {
-            let (from, to) = at.highlight;
-            writeln!(f)?;
-            writeln!(f, "{:gutter$} |", "")?;
-            writeln!(f, "{} | {}", at.line, snippet)?;
-            write!(
-                f,
-                "{:gutter$} | {}{}",
-                "",
-                " ".repeat(from),
-                "^".repeat(to.saturating_sub(from).max(1))
-            )?;
-        }
-        if let Some(help) = &self.help {
-            write!(f, "\n{:gutter$} = help: {help}", "")?;
-        }
-        Ok(())
     }
+    if let Some(help) = &d.help {
+        write!(f, "\n{:gutter$} = help: {help}", "")?;
+    }
+    Ok(())
 }
 
 /// Why generation failed.
@@ -324,6 +358,9 @@ pub struct Generated {
     pub files: Vec<Artifact>,
     /// The `#[compat(allow = ...)]` markers of the root kinds, for [`compat::Report::apply`].
     pub compat: Vec<compat::Allow>,
+    /// What the sources do that generation goes past (a kube-derive kind, which gets no
+    /// CRD), in file order: for the caller to show.
+    pub warnings: Vec<Warning>,
 }
 
 /// Reads the Rust sources under `paths` and runs every generator.
@@ -345,6 +382,7 @@ pub fn generate_with(
         crds: made.crds,
         files: made.files,
         compat: made.compat,
+        warnings: made.warnings,
     })
 }
 
@@ -369,15 +407,32 @@ pub fn crds(paths: &[PathBuf], options: &Options) -> Result<Vec<CustomResourceDe
 
 /// The files of the generators in `ran` (`generate(paths, options)?.artifacts()` when all
 /// run), with each CRD rendered on the thread that built it and dropped right after, so a
-/// large API never holds all of its CRD objects in memory (the command line uses this).
-/// Generators not in `ran` do not run: `rbac` alone reads no kind.
+/// large API never holds all of its CRD objects in memory. Generators not in `ran` do not
+/// run: `rbac` alone reads no kind.
 pub fn generate_artifacts(
     paths: &[PathBuf],
     options: &Options,
     ran: &[ArtifactKind],
 ) -> Result<Vec<Artifact>, Error> {
+    Ok(generate_files(paths, options, ran)?.files)
+}
+
+/// [`generate_artifacts`] with the rest of [`Generated`] but its `crds`, which stay empty:
+/// the files, the warnings and the `#[compat]` markers, each CRD dropped once its file is
+/// rendered (the command line uses this).
+pub fn generate_files(
+    paths: &[PathBuf],
+    options: &Options,
+    ran: &[ArtifactKind],
+) -> Result<Generated, Error> {
     let inputs = source::read_inputs(paths)?;
-    Ok(pipeline::run(&inputs, options, ran, false)?.files)
+    let made = pipeline::run(&inputs, options, ran, false)?;
+    Ok(Generated {
+        crds: made.crds,
+        files: made.files,
+        compat: made.compat,
+        warnings: made.warnings,
+    })
 }
 
 /// Generates from sources already in memory (`(path, text)` pairs; module paths are taken
@@ -400,6 +455,7 @@ pub fn generate_from_texts(
         crds: made.crds,
         files: made.files,
         compat: made.compat,
+        warnings: made.warnings,
     })
 }
 
@@ -517,6 +573,21 @@ mod tests {
         assert!(
             wrong.contains("max-desc-len") || wrong.contains("invalid type"),
             "{wrong}"
+        );
+        assert_eq!(plain.embedded_object_meta, EmbeddedObjectMeta::Full);
+        let parity = options(
+            "[package.metadata.operator-gen]\nembedded-object-meta = \"generate-embedded\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            parity.embedded_object_meta,
+            EmbeddedObjectMeta::GenerateEmbedded
+        );
+        let unknown = options("[package.metadata.operator-gen]\nembedded-object-meta = \"yes\"\n")
+            .unwrap_err();
+        assert_eq!(
+            unknown,
+            "Cargo.toml: [package.metadata.operator-gen]: embedded-object-meta must be one of \"full\", \"generate-embedded\", \"object\", not \"yes\""
         );
     }
 }

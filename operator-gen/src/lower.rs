@@ -10,7 +10,10 @@ use crate::markers::{self, MetaSource, ResourceMarker};
 use crate::model::{Kind, KindMarkers, Loc, Located, Location, TypeDef};
 use crate::source::{FileSummary, SourceFile};
 
+mod named;
 mod types;
+
+pub(crate) use named::resolve_named;
 
 /// A file's share of the model.
 #[derive(Debug, Default)]
@@ -22,6 +25,8 @@ pub(crate) struct Lowered {
     pub rbac: Vec<Located<markers::RbacMarker>>,
     pub webhooks: Vec<Located<markers::WebhookMarker>>,
     pub webhook_configurations: Vec<Located<markers::WebhookConfigurationMarker>>,
+    /// What generation goes past: kube-derive's kinds, which get no CRD.
+    pub warnings: Vec<crate::Warning>,
 }
 
 /// The model of every type `file` (input `file_no`) declares, in declaration order.
@@ -79,6 +84,9 @@ pub(crate) fn lower(
                             .collect(),
                     });
                 }
+            } else if let Some(found) = crd::kube_derive_kind(item) {
+                let found = found.map_at(|span| Location::of(file, span));
+                lowered.warnings.push(crate::Warning(found));
             }
             lowered.types.extend(def);
         }

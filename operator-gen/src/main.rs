@@ -58,12 +58,26 @@ struct Cli {
     /// [default: manager-role].
     #[arg(long)]
     role_name: Option<String>,
+    /// The schema of an ObjectMeta below a kind's root (a pod template's metadata): `full`
+    /// keeps every field serde writes; `generate-embedded` is controller-gen's
+    /// crd:generateEmbeddedObjectMeta=true (name, namespace, labels, annotations,
+    /// finalizers); `object` is controller-gen's default, under which the API server prunes
+    /// it all [default: full].
+    #[arg(long, value_name = "SHAPE", value_parser = PossibleValuesParser::new(operator_gen::EmbeddedObjectMeta::NAMES))]
+    embedded_object_meta: Option<String>,
     /// The compatibility gate: compare the generated CRDs with the CRDs in this YAML file or
     /// directory (a release's config/crd/bases, `kubectl get crd -o yaml` output). Changes
-    /// that break stored objects or clients fail the run, nothing written, unless a
+    /// that break stored objects or clients fail the run, nothing written (with --stdout:
+    /// nothing printed on stdout; the report is on stderr), unless a
     /// #[compat(allow = "<check>", reason = "...")] on the root kind covers them.
-    #[arg(long, value_name = "FILE_OR_DIR", conflicts_with = "stdout")]
+    #[arg(long, value_name = "FILE_OR_DIR")]
     against: Option<PathBuf>,
+    /// With --against: the baseline is the CRD another tool made (kube-derive's schemars, a
+    /// hand-written one) and this is the move. The changes are sorted into those that lose
+    /// data or refuse what the old CRD admitted, which fail the run unless allowed, and those
+    /// that are stricter as the Rust type is, which are shown and pass.
+    #[arg(long, requires = "against")]
+    migrating: bool,
     /// With --against: a CRD (by name, `<plural>.<group>`) whose versions a conversion
     /// webhook converts (repeatable).
     #[arg(long, value_name = "CRD_NAME", requires = "against")]
@@ -89,12 +103,13 @@ fn main() -> ExitCode {
     }
 }
 
-/// The compatibility gate against the CRDs under `against`; prints the report, and says
-/// whether the run may go on.
+/// The compatibility gate against the CRDs under `against`, judged as `mode` says; prints
+/// the report on stderr, and says whether the run may go on.
 fn gate(
     generated: &operator_gen::Generated,
     against: &std::path::Path,
     converted: &[String],
+    mode: operator_gen::compat::Mode,
 ) -> anyhow::Result<bool> {
     use operator_gen::compat;
     let mut files = Vec::new();
@@ -124,13 +139,11 @@ fn gate(
             .as_ref()
             .is_some_and(|n| converted.contains(n))
     });
-    eprint!("{report}");
-    if report.fails() {
-        let n = report.errors();
+    eprint!("{}", report.render(mode));
+    if report.fails_in(mode) {
         eprintln!(
-            "{n} change{} against {} can break stored objects or clients; nothing was written",
-            if n == 1 { "" } else { "s" },
-            against.display()
+            "{}; nothing was written",
+            report.verdict(mode, &against.display().to_string())
         );
         return Ok(false);
     }
@@ -156,6 +169,13 @@ fn size_budgets(artifacts: &[operator_gen::output::Artifact]) -> anyhow::Result<
     Ok(fits)
 }
 
+/// Shows what generation went past (a kube-derive kind): said, never a failure.
+fn warn(warnings: &[operator_gen::Warning]) {
+    for w in warnings {
+        eprintln!("{w}\n");
+    }
+}
+
 fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let base = match &cli.manifest_path {
         Some(manifest) => Options::from_manifest(manifest).map_err(anyhow::Error::msg)?,
@@ -165,6 +185,12 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         max_desc_len: cli.max_desc_len.or(base.max_desc_len),
         allow_dangerous_types: cli.allow_dangerous_types || base.allow_dangerous_types,
         role_name: cli.role_name.clone().unwrap_or(base.role_name),
+        // clap accepts only the names.
+        embedded_object_meta: cli
+            .embedded_object_meta
+            .as_deref()
+            .and_then(operator_gen::EmbeddedObjectMeta::from_name)
+            .unwrap_or(base.embedded_object_meta),
     };
     // The process ends when `run` returns: freeing the files of a large API one by one
     // would only add time, so they are left to the operating system.
@@ -172,14 +198,24 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let ran = ArtifactKind::named(&cli.what).map_or_else(ArtifactKind::all, |kind| vec![kind]);
     let ran = &ran[..];
     let artifacts = match &cli.against {
-        None => operator_gen::generate_artifacts(&cli.paths, &options, ran)?,
+        None => {
+            let generated = operator_gen::generate_files(&cli.paths, &options, ran)?;
+            warn(&generated.warnings);
+            generated.files
+        }
         Some(against) => {
             // The gate needs the typed CRDs and the allows, which generate_with keeps.
             if !ran.contains(&ArtifactKind::named("crd").expect("crd is a generator")) {
                 anyhow::bail!("--against compares CRDs: run the `crd` generator (or `all`)");
             }
             let generated = operator_gen::generate_with(&cli.paths, &options, ran)?;
-            if !gate(&generated, against, &cli.converted)? {
+            warn(&generated.warnings);
+            let mode = if cli.migrating {
+                operator_gen::compat::Mode::Migration
+            } else {
+                operator_gen::compat::Mode::Release
+            };
+            if !gate(&generated, against, &cli.converted, mode)? {
                 return Ok(ExitCode::FAILURE);
             }
             generated.files

@@ -34,7 +34,7 @@ use crate::model::{Api, Kind, Location, TypeDef};
 use crate::output::Artifact;
 use crate::schema::{SchemaBuilder, Types};
 use crate::source::{FileSummary, Input, Skeleton, SourceFile, Sources};
-use crate::{Error, LocatedError, Options, Origin, crd, output};
+use crate::{Error, LocatedError, Options, Origin, Warning, crd, output};
 
 /// The stack of a worker thread. Parsing, schema building and rendering recurse once per
 /// level of nesting, up to [`crate::source::MAX_NESTING`] levels; the default 2 MiB of a
@@ -125,6 +125,8 @@ pub struct Made {
     pub files: Vec<Artifact>,
     /// Every root kind's `#[compat(allow = ...)]`, in input order.
     pub compat: Vec<crate::compat::Allow>,
+    /// What generation went past, in input order.
+    pub warnings: Vec<Warning>,
 }
 
 /// The files of the generators in `ran` (and the CRDs, when `keep_crds`), or every problem
@@ -150,10 +152,10 @@ fn run_on(inputs: &[Input], run: &Run<'_>, threads: usize) -> Result<Made, Error
     let queue = Queue::new(inputs);
     if threads == 1 {
         let facts = round_one(inputs, &queue, run);
-        let (plan, api, errors) = plan(vec![facts.map_err(syntax_errors)?]);
+        let (plan, api, errors, warnings) = plan(vec![facts.map_err(syntax_errors)?]);
         let built = round_two(inputs, &plan, run);
         let early = build_generators(run, &api, false);
-        return finish(run, api, vec![built], early, errors);
+        return finish(run, api, vec![built], early, errors, warnings);
     }
 
     std::thread::scope(|scope| {
@@ -204,14 +206,14 @@ fn run_on(inputs: &[Input], run: &Run<'_>, threads: usize) -> Result<Made, Error
             join(workers);
             return Err(syntax_errors(syntax));
         }
-        let (plan, api, errors) = plan(facts);
+        let (plan, api, errors, warnings) = plan(facts);
         let plan = std::sync::Arc::new(plan);
         for sender in &plan_senders {
             let _ = sender.send(plan.clone());
         }
         // The generators that need no CRD build here while the workers build the CRDs.
         let early = build_generators(run, &api, false);
-        finish(run, api, join(workers), early, errors)
+        finish(run, api, join(workers), early, errors, warnings)
     })
 }
 
@@ -329,8 +331,8 @@ fn declared_twice(file: &SourceFile, summary: &FileSummary) -> Vec<LocatedError>
 }
 
 /// Builds the skeleton and the model, and lists the CRDs to build; returns the plan, the
-/// model (without CRDs) and round one's marker errors.
-fn plan(per_worker: Vec<Vec<(usize, FileFacts)>>) -> (Plan, Api, Vec<LocatedError>) {
+/// model (without CRDs), round one's marker errors and its warnings (in file order).
+fn plan(per_worker: Vec<Vec<(usize, FileFacts)>>) -> (Plan, Api, Vec<LocatedError>, Vec<Warning>) {
     let mut files: Vec<(usize, FileFacts)> = per_worker.into_iter().flatten().collect();
     files.sort_by_key(|(no, _)| *no);
     let mut summaries = Vec::with_capacity(files.len());
@@ -338,8 +340,10 @@ fn plan(per_worker: Vec<Vec<(usize, FileFacts)>>) -> (Plan, Api, Vec<LocatedErro
     let mut types = Vec::new();
     let mut api = Api::default();
     let mut errors = Vec::new();
+    let mut warnings = Vec::new();
     for (_, f) in files {
         summaries.push(f.summary);
+        warnings.extend(f.lowered.warnings);
         kinds.push(f.lowered.kinds);
         types.extend(f.lowered.types);
         api.rbac.extend(f.lowered.rbac);
@@ -349,6 +353,8 @@ fn plan(per_worker: Vec<Vec<(usize, FileFacts)>>) -> (Plan, Api, Vec<LocatedErro
         errors.extend(f.errors);
     }
     let skeleton = Skeleton::build(summaries);
+    // Values the markers name by path are read now that every file's items are indexed.
+    crate::lower::resolve_named(&skeleton, &mut types);
     let mut by_group_kind: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
     let mut crd_names: HashMap<String, String> = HashMap::new();
     // (group, name) -> the kind that claims it: the API server accepts a CRD whose plural,
@@ -425,6 +431,7 @@ fn plan(per_worker: Vec<Vec<(usize, FileFacts)>>) -> (Plan, Api, Vec<LocatedErro
         },
         api,
         errors,
+        warnings,
     )
 }
 
@@ -491,6 +498,7 @@ fn finish(
     built: Vec<RoundTwo>,
     early: Builds,
     mut errors: Vec<LocatedError>,
+    warnings: Vec<Warning>,
 ) -> Result<Made, Error> {
     let mut crds: Vec<(usize, BuiltCrd)> = Vec::new();
     for (c, e) in built {
@@ -542,6 +550,7 @@ fn finish(
         crds: if run.keep_crds { api.crds } else { Vec::new() },
         files,
         compat: api.kinds.iter().flat_map(|k| k.compat.clone()).collect(),
+        warnings,
     })
 }
 

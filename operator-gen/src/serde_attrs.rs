@@ -72,6 +72,8 @@ pub struct FieldAttrs {
     pub default: bool,
     /// That default comes from a function (`default = "path"`), not the type's `Default`.
     pub default_fills: bool,
+    /// That function: its path as written, and where.
+    pub default_function: Option<(String, Loc)>,
     /// `skip_serializing_if = "..."`: sometimes left out when written.
     pub skip_serializing_if: bool,
     /// `flatten`: its fields are written into the enclosing object.
@@ -417,6 +419,10 @@ fn field(f: &ast::Field<'_>, file: usize) -> FieldAttrs {
         skip_deserializing: a.skip_deserializing(),
         default: !a.default().is_none(),
         default_fills: matches!(a.default(), attr::Default::Path(_)),
+        default_function: match a.default() {
+            attr::Default::Path(p) => Some((shown(p), Loc::of(file, p.span()))),
+            _ => None,
+        },
         skip_serializing_if: a.skip_serializing_if().is_some(),
         flatten: a.flatten(),
         swaps,

@@ -1,5 +1,6 @@
 //! Stage one of the pipeline: find the Rust files, parse them with syn, and index what the
-//! later stages need: type declarations by module, `use` imports, and `#[rbac]` markers.
+//! later stages need: type declarations and value items (`static`, `const`,
+//! `lazy_static!`) by module, `use` imports, and `#[rbac]` markers.
 //! Syntax trees stay on the thread that parsed them (see `pipeline`); what crosses threads
 //! is the [`Skeleton`], which resolves names without them.
 
@@ -10,9 +11,11 @@ use crate::diagnostics::Diagnostic;
 
 mod nesting;
 mod resolve;
+mod values;
 
 pub use nesting::{MAX_NESTING, check_nesting};
 pub use resolve::{DeclInfo, Resolved, Skeleton};
+pub use values::{Value, ValueItem};
 
 /// One parsed source file.
 #[derive(Debug)]
@@ -438,6 +441,8 @@ pub struct FileSummary {
     pub globs: Vec<(Vec<String>, Vec<String>)>,
     /// Hand-written `impl Serialize for T` / `impl Deserialize for T`, in source order.
     pub serde_impls: Vec<SerdeImpl>,
+    /// The `static`, `const` and `lazy_static!` items, in source order.
+    pub values: Vec<ValueItem>,
 }
 
 /// A hand-written `impl Serialize for T` or `impl<'de> Deserialize<'de> for T`: what `T`
@@ -569,6 +574,7 @@ pub fn summarize(file: &SourceFile) -> FileSummary {
     }
     let mut out = FileSummary::default();
     visit_items(&file.module, &file.ast.items, &mut |module, item| {
+        out.values.extend(values::value_items(module, item));
         if let Some(t) = TypeItem::of(item) {
             out.decls.push((module.to_vec(), t.ident().to_string()));
         } else if let syn::Item::Use(u) = item {

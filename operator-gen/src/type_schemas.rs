@@ -65,6 +65,7 @@ pub fn type_schemas_of(inputs: &[Input], options: &Options) -> Result<Vec<TypeSc
         return Err(syntax_errors(syntax));
     }
     let skeleton = Skeleton::build(summaries);
+    crate::lower::resolve_named(&skeleton, &mut defs);
     let instances = typed_arena::Arena::new();
     let types = Types {
         skeleton: &skeleton,

@@ -141,6 +141,38 @@ fn bad_markers_fail_with_their_location_and_nothing_is_written() {
     assert!(!config.exists(), "no config directory after an error");
 }
 
+#[test]
+fn a_kube_derive_kind_is_a_warning_and_the_rest_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = api(dir.path());
+    let kube = r#"
+#[derive(kube::CustomResource, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[kube(group = "cli.example.com", version = "v1", kind = "Gizmo")]
+pub struct GizmoSpec {
+    pub size: i32,
+}
+"#;
+    std::fs::write(Path::new(&src).join("lib.rs"), format!("{API}{kube}")).unwrap();
+    let config = dir.path().join("config");
+    let out = operator_gen(&["crd", "--paths", &src, "--out", config.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!(
+            "{}: warning: kind `Gizmo` is kube-derive's #[derive(CustomResource)] on `GizmoSpec`: operator-gen does not generate its CRD",
+            Path::new(&src).join("lib.rs:22:1").display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("#[resource(group = \"cli.example.com\", version = \"v1\", kind = \"Gizmo\", scope = \"Cluster\")]"),
+        "{err}"
+    );
+    let bases = config.join("crd/bases");
+    assert!(bases.join("cli.example.com_widgets.yaml").exists(), "{err}");
+    assert!(!bases.join("cli.example.com_gizmos.yaml").exists(), "{err}");
+}
+
 /// Every file under `dir` with its contents, sorted.
 fn files(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
     let mut out = Vec::new();

@@ -1,9 +1,11 @@
 //! The baseline of the compatibility gate: the CRDs that `manifests` compares the generated
-//! ones with. By default the committed files (`config/crd/bases` at git's HEAD; the files
-//! on disk outside a git repository), or a git ref's files (`--against v1.2.0`), a YAML file
-//! (`--against-file crds.yaml`), or the CRDs a cluster serves with their
-//! `status.storedVersions` (`--against-cluster`: the cluster binary reads them with kube and
-//! hands them over as [`Against::Cluster`]).
+//! ones with. By default the last release (`config/crd/bases` at the nearest git tag matching
+//! `[compat] release-tags`, `v*` unless set, in HEAD's history); before the first release
+//! there is none, and the changes against the committed files are only shown. `[compat]
+//! against` in `PROJECT.toml` names a baseline instead (a git ref, `HEAD` or `none`), and so
+//! do `--against v1.2.0` (a git ref), `--against-file crds.yaml` (a YAML file) and
+//! `--against-cluster` (the CRDs a cluster serves with their `status.storedVersions`: the
+//! cluster binary reads them with kube and hands them over as [`Against::Cluster`]).
 
 use std::path::Path;
 use std::process::Command;
@@ -11,11 +13,15 @@ use std::process::Command;
 use anyhow::{Context as _, Result, bail};
 use operator_gen::compat::{self, BaselineCrd};
 
+use crate::project::{self, Compat};
+
 /// Where the baseline comes from.
 #[derive(Debug, Clone, Default)]
 pub enum Against {
-    /// The committed CRDs (HEAD); the files on disk outside git.
+    /// What `PROJECT.toml`'s `[compat]` says; without `against` there, the last release tag.
     #[default]
+    Project,
+    /// The committed CRDs (HEAD); the files on disk outside git.
     Committed,
     /// The CRDs at a git ref.
     GitRef(String),
@@ -34,6 +40,19 @@ pub enum Against {
 pub struct Baseline {
     pub label: String,
     pub crds: Vec<BaselineCrd>,
+    /// Set when there is no release to compare with yet: why, in one line. The findings
+    /// against `crds` (the committed ones) are then shown as warnings, and none is refused.
+    pub unreleased: Option<String>,
+}
+
+impl Baseline {
+    fn strict(label: String, crds: Vec<BaselineCrd>) -> Baseline {
+        Baseline {
+            label,
+            crds,
+            unreleased: None,
+        }
+    }
 }
 
 const BASES: &str = "config/crd/bases";
@@ -52,14 +71,21 @@ fn in_git(root: &Path) -> bool {
         .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).trim() == "true")
 }
 
-/// The CRD files under `config/crd/bases` at `rev`, or `None` when `rev` does not name a
-/// commit and `required` is false (a repository without commits yet).
-fn at_rev(root: &Path, rev: &str, required: bool) -> Result<Option<Vec<BaselineCrd>>> {
+/// Whether `rev` names a commit.
+fn is_commit(root: &Path, rev: &str) -> Result<bool> {
     let commit = format!("{rev}^{{commit}}");
-    let verify = git(root, &["rev-parse", "--verify", "--quiet", &commit])?;
-    if !verify.status.success() {
-        if required {
-            bail!("--against {rev}: git knows no commit, tag or branch of that name");
+    Ok(git(root, &["rev-parse", "--verify", "--quiet", &commit])?
+        .status
+        .success())
+}
+
+/// The CRD files under `config/crd/bases` at `rev`, or `None` when `rev` does not name a
+/// commit and `required` is `None` (a repository without commits yet). `required` names where
+/// the ref was given, for the error when it names nothing.
+fn at_rev(root: &Path, rev: &str, required: Option<&str>) -> Result<Option<Vec<BaselineCrd>>> {
+    if !is_commit(root, rev)? {
+        if let Some(given) = required {
+            bail!("{given}: git knows no commit, tag or branch of that name");
         }
         return Ok(None);
     }
@@ -116,41 +142,130 @@ fn on_disk(root: &Path) -> Result<Vec<BaselineCrd>> {
     Ok(crds)
 }
 
-/// Reads the baseline; `None` when there is none to compare with (no commit yet).
-pub fn load(root: &Path, against: &Against) -> Result<Option<Baseline>> {
-    Ok(match against {
-        Against::Committed if in_git(root) => at_rev(root, "HEAD", false)?.map(|crds| Baseline {
-            label: "the committed CRDs (HEAD)".into(),
-            crds,
-        }),
-        Against::Committed => Some(Baseline {
-            label: format!("the CRDs in {BASES}"),
-            crds: on_disk(root)?,
-        }),
-        Against::GitRef(rev) => {
-            if !in_git(root) {
-                bail!(
-                    "--against {rev}: {} is not in a git repository",
-                    root.display()
-                );
-            }
-            at_rev(root, rev, true)?.map(|crds| Baseline {
-                label: format!("the CRDs at {rev}"),
-                crds,
-            })
+/// The last release: the nearest tag matching `glob` in HEAD's history, as `git describe
+/// --tags --abbrev=0 --match <glob> HEAD` finds it. Nearest in history, not highest in
+/// version: on a maintenance branch that is the branch's last release, not a newer one made
+/// on main since, and the CRDs a release tag holds are what users of that line have stored.
+/// `Err` with the one-line note to show when there is none.
+fn last_release(root: &Path, glob: &str) -> Result<std::result::Result<String, String>> {
+    let tag_it = if glob == project::DEFAULT_RELEASE_TAGS {
+        ", e.g. `git tag v0.1.0`".to_string()
+    } else {
+        format!(" with a name matching {glob:?}")
+    };
+    let because = |why: String, what: &str| {
+        Ok(Err(format!(
+            "note: {why}: breaking CRD changes are warnings, not refused, until the first \
+             release ({what} it{tag_it}, or set [compat] against in {})",
+            project::FILE
+        )))
+    };
+    if !in_git(root) {
+        return because(
+            format!("not in a git repository, so no release tag matching {glob:?} to compare with"),
+            "commit and tag",
+        );
+    }
+    if is_commit(root, "HEAD")? {
+        let described = git(
+            root,
+            &["describe", "--tags", "--abbrev=0", "--match", glob, "HEAD"],
+        )?;
+        let tag = String::from_utf8_lossy(&described.stdout)
+            .trim()
+            .to_string();
+        if described.status.success() && !tag.is_empty() {
+            return Ok(Ok(tag));
         }
+    }
+    let shallow = git(root, &["rev-parse", "--is-shallow-repository"])
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "true");
+    let why = if shallow {
+        format!(
+            "no release tag matching {glob:?} in this shallow clone's history (fetch the \
+             history and tags, e.g. `git fetch --unshallow --tags`, for the gate to find one)"
+        )
+    } else {
+        format!("no release tag matching {glob:?} in HEAD's history yet")
+    };
+    because(why, "tag")
+}
+
+/// The committed CRDs (HEAD), or the files on disk outside git or before the first commit:
+/// what the changes of an unreleased project are shown against.
+fn committed_or_on_disk(root: &Path) -> Result<Baseline> {
+    Ok(match committed(root)? {
+        Some(baseline) => baseline,
+        None => Baseline::strict(format!("the CRDs in {BASES}"), on_disk(root)?),
+    })
+}
+
+/// Reads the baseline; `None` when there is none to compare with (`[compat] against =
+/// "none"`, or `HEAD` without a commit yet). `compat` is the project's `[compat]`, which
+/// [`Against::Project`] follows.
+pub fn load(root: &Path, against: &Against, compat: &Compat) -> Result<Option<Baseline>> {
+    Ok(match against {
+        Against::Project => return from_project(root, compat),
+        Against::Committed => committed(root)?,
+        Against::GitRef(rev) => at_ref(root, rev, &format!("--against {rev}"))?,
         Against::File(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("--against-file {}", path.display()))?;
-            Some(Baseline {
-                label: path.display().to_string(),
-                crds: compat::read_baseline(&text, &path.display().to_string())
+            Some(Baseline::strict(
+                path.display().to_string(),
+                compat::read_baseline(&text, &path.display().to_string())
                     .map_err(anyhow::Error::msg)?,
-            })
+            ))
         }
-        Against::Cluster { source, crds } => Some(Baseline {
-            label: format!("the CRDs of the cluster ({source})"),
-            crds: crds.clone(),
-        }),
+        Against::Cluster { source, crds } => Some(Baseline::strict(
+            format!("the CRDs of the cluster ({source})"),
+            crds.clone(),
+        )),
     })
+}
+
+/// The baseline `[compat]` names, by default the last release.
+fn from_project(root: &Path, compat: &Compat) -> Result<Option<Baseline>> {
+    match compat.against.as_deref() {
+        Some("none") => Ok(None),
+        Some("HEAD") => committed(root),
+        Some(rev) => at_ref(
+            root,
+            rev,
+            &format!("{} [compat] against = {rev:?}", project::FILE),
+        ),
+        None => Ok(Some(match last_release(root, compat.release_tags())? {
+            Ok(tag) => {
+                let crds =
+                    at_rev(root, &tag, Some(&format!("release tag {tag}")))?.unwrap_or_default();
+                Baseline::strict(format!("the CRDs of the last release ({tag})"), crds)
+            }
+            Err(note) => Baseline {
+                unreleased: Some(note),
+                ..committed_or_on_disk(root)?
+            },
+        })),
+    }
+}
+
+/// The committed CRDs: HEAD's (`None` before the first commit), the files on disk outside git.
+fn committed(root: &Path) -> Result<Option<Baseline>> {
+    Ok(if in_git(root) {
+        at_rev(root, "HEAD", None)?
+            .map(|crds| Baseline::strict("the committed CRDs (HEAD)".into(), crds))
+    } else {
+        Some(Baseline::strict(
+            format!("the CRDs in {BASES}"),
+            on_disk(root)?,
+        ))
+    })
+}
+
+/// The CRDs at the git ref `rev`, which `given` names for errors.
+fn at_ref(root: &Path, rev: &str, given: &str) -> Result<Option<Baseline>> {
+    if !in_git(root) {
+        bail!("{given}: {} is not in a git repository", root.display());
+    }
+    Ok(at_rev(root, rev, Some(given))?
+        .map(|crds| Baseline::strict(format!("the CRDs at {rev}"), crds)))
 }

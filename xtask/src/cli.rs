@@ -65,14 +65,20 @@ enum Cmd {
     /// config/webhook/manifests.yaml from the markers in the crates PROJECT.toml names (make
     /// manifests).
     ///
-    /// Every run also compares the new CRDs with a baseline (the committed ones by default)
-    /// and refuses changes that break stored objects or clients, unless the root kind
-    /// allows them with #[compat(allow = "<check>", path = "...", reason = "...")].
+    /// Every run also compares the new CRDs with a baseline and refuses changes that break
+    /// stored objects or clients, unless the root kind allows them with #[compat(allow =
+    /// "<check>", path = "...", reason = "...")]. The baseline is the last release: the
+    /// nearest git tag in HEAD's history matching PROJECT.toml's [compat] release-tags ("v*"
+    /// by default). Before the first release the changes against the committed CRDs are
+    /// shown as warnings, not refused; [compat] against = "<git ref>" | "HEAD" | "none"
+    /// names another baseline. With --migrating (a move from kube-derive or another tool)
+    /// only changes that lose data or refuse what the old CRD admitted are refused.
     Manifests {
         /// Write nothing; exit 1 with a diff when a committed manifest is stale.
         #[arg(long)]
         check: bool,
-        /// Compare with the CRDs at this git ref (a release tag, a branch) instead of HEAD.
+        /// Compare with the CRDs at this git ref (a release tag, a branch, HEAD) instead of
+        /// the last release (or what [compat] against names).
         #[arg(long, value_name = "GIT_REF", conflicts_with_all = ["against_file", "against_cluster"])]
         against: Option<String>,
         /// Compare with the CRDs in this YAML file (`kubectl get crd -o yaml` output works).
@@ -83,6 +89,13 @@ enum Cmd {
         /// use.
         #[arg(long)]
         against_cluster: bool,
+        /// With --against-file (or --against): the baseline is the CRD another tool made
+        /// (kube-derive's schemars, a Go project's controller-gen), and this is the move.
+        /// The changes are sorted into those that lose data or refuse what the old CRD
+        /// admitted, which fail the run unless allowed, and those that are stricter as the
+        /// Rust type is, which are shown and pass.
+        #[arg(long, conflicts_with = "against_cluster")]
+        migrating: bool,
     },
     /// The local control plane (up, down, status, env): etcd, kube-apiserver,
     /// kube-controller-manager, kube-scheduler and kwok, built from Go modules on first use.
@@ -125,6 +138,14 @@ impl Xtask {
         if args.first().is_some_and(|a| a == "manifests")
             && args.iter().any(|a| a == "--against-cluster")
         {
+            if args.iter().any(|a| a == "--migrating") {
+                eprintln!(
+                    "error: --migrating reads the other tool's CRDs from a file or a git ref, not \
+                     a cluster: save them with `kubectl get crd <name> -o yaml > old.yaml` and \
+                     pass --against-file old.yaml"
+                );
+                return ExitCode::FAILURE;
+            }
             return self.forward("manifests", args[1..].to_vec());
         }
         // `manifests`, help, and mistakes (which clap reports with the list of commands).
@@ -138,17 +159,31 @@ impl Xtask {
             against,
             against_file,
             against_cluster,
+            migrating,
         } = cli.command
         else {
             unreachable!("every other command is handed over above")
+        };
+        if migrating && against.is_none() && against_file.is_none() {
+            eprintln!(
+                "error: --migrating compares with the CRDs the other tool made: name them with \
+                 --against-file <FILE> (`kubectl get crd <name> -o yaml > old.yaml` saves a \
+                 cluster's) or --against <GIT_REF>"
+            );
+            return ExitCode::FAILURE;
+        }
+        let mode = if migrating {
+            operator_gen::compat::Mode::Migration
+        } else {
+            operator_gen::compat::Mode::Release
         };
         let against = match (against, against_file, against_cluster) {
             (Some(rev), _, _) => Against::GitRef(rev),
             (_, Some(file), _) => Against::File(file),
             (_, _, true) => unreachable!("--against-cluster is handed to the cluster binary"),
-            _ => Against::Committed,
+            _ => Against::Project,
         };
-        match manifests::manifests(check, &against) {
+        match manifests::manifests_judged(&crate::root(), check, &against, mode) {
             Ok(code) => code,
             Err(err) => {
                 eprintln!("error: {err:#}");

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
+use operator_gen::compat::Mode;
 use operator_gen::{ArtifactKind, Layout, Options, output};
 
 use crate::baseline::{self, Against};
@@ -19,35 +20,40 @@ enum ManifestsOutcome {
     Stale(Vec<output::Drift>),
     /// The sources have errors; nothing was written.
     Invalid(String),
-    /// The compatibility gate found changes that break stored objects or clients; nothing
-    /// was written.
+    /// The compatibility gate found changes that break stored objects or clients (in the
+    /// migration mode: that lose data or refuse what was admitted); nothing was written.
     Breaking {
         report: String,
         errors: usize,
         against: String,
+        /// How the gate judged them.
+        mode: Mode,
     },
 }
 
+/// What the compatibility gate found.
+#[derive(Debug)]
+struct Verdict {
+    /// The baseline, as messages name it.
+    label: String,
+    report: operator_gen::compat::Report,
+    /// Why nothing is refused (no release yet), in one line, said before the report.
+    note: Option<String>,
+}
+
 /// The compatibility gate: the generated CRDs against the baseline, with the sources'
-/// `#[compat(allow = ...)]` applied. `None` when there is no baseline (no commit yet).
+/// `#[compat(allow = ...)]` applied. `None` when there is no baseline (`[compat] against =
+/// "none"`, or no commit yet). Before the first release the findings against the committed
+/// CRDs are warnings: shown, never refused.
 fn gate(
     root: &Path,
     project: &Project,
     generated: &operator_gen::Generated,
     against: &Against,
-) -> Result<Option<(String, operator_gen::compat::Report)>> {
+) -> Result<Option<Verdict>> {
     use operator_gen::compat;
     use std::collections::BTreeSet;
-    let from_project;
-    let against = match (against, project.compat.against.as_deref()) {
-        (Against::Committed, Some("none")) => return Ok(None),
-        (Against::Committed, Some(rev)) if rev != "HEAD" => {
-            from_project = Against::GitRef(rev.to_string());
-            &from_project
-        }
-        _ => against,
-    };
-    let Some(mut base) = baseline::load(root, against)? else {
+    let Some(mut base) = baseline::load(root, against, &project.compat)? else {
         return Ok(None);
     };
     if matches!(against, Against::Cluster { .. }) {
@@ -71,6 +77,11 @@ fn gate(
     let mut report = compat::check(generated, &base.crds, |crd| {
         converted(&crd.spec.group, &crd.spec.names.kind)
     });
+    if base.unreleased.is_some() {
+        for f in &mut report.findings {
+            f.severity = compat::Severity::Warning;
+        }
+    }
     // Messages name files relative to the project, as the generator's errors do.
     let allowed_at = report
         .findings
@@ -87,7 +98,11 @@ fn gate(
     {
         at.file = relative(root, &at.file);
     }
-    Ok(Some((base.label, report)))
+    Ok(Some(Verdict {
+        label: base.label,
+        report,
+        note: base.unreleased,
+    }))
 }
 
 /// `p` relative to the project at `root` (as it is, when it is elsewhere).
@@ -176,8 +191,17 @@ fn check_resources(
     Ok(unlisted)
 }
 
-/// Generates the manifests of the workspace at `root` (paths in messages are relative to it).
-fn run_manifests(root: &Path, check: bool, against: &Against) -> Result<ManifestsOutcome> {
+/// Generates the manifests of the workspace at `root` (paths in messages are relative to it),
+/// writing its notes and warnings (what does not fail the run) to `said`; the note that no
+/// release is guarded yet only when `unreleased_note`.
+fn run_manifests_noting(
+    root: &Path,
+    check: bool,
+    against: &Against,
+    mode: Mode,
+    unreleased_note: bool,
+    said: &mut dyn std::io::Write,
+) -> Result<ManifestsOutcome> {
     let rel = |p: &Path| relative(root, p);
     let project = match Project::load(root) {
         Ok(project) => project,
@@ -201,10 +225,16 @@ fn run_manifests(root: &Path, check: bool, against: &Against) -> Result<Manifest
         }
         Err(err) => return Ok(ManifestsOutcome::Invalid(err.to_string())),
     };
+    // What generation went past (a kube-derive kind, which gets no CRD): said, not refused.
+    for w in &generated.warnings {
+        let mut w = w.clone();
+        w.0.at.file = rel(&w.0.at.file);
+        writeln!(said, "{w}")?;
+    }
     match check_resources(&project, &generated) {
         Ok(notes) => {
             for note in notes {
-                eprintln!("{note}");
+                writeln!(said, "{note}")?;
             }
         }
         Err(message) => return Ok(ManifestsOutcome::Invalid(message)),
@@ -221,18 +251,26 @@ fn run_manifests(root: &Path, check: bool, against: &Against) -> Result<Manifest
         return Ok(ManifestsOutcome::Invalid(text.join("\n")));
     }
     for o in &oversize {
-        eprintln!("{o}");
+        writeln!(said, "{o}")?;
     }
     match gate(root, &project, &generated, against) {
-        Ok(Some((label, report))) => {
-            if report.fails() {
+        Ok(Some(Verdict {
+            label,
+            report,
+            note,
+        })) => {
+            if report.fails_in(mode) {
                 return Ok(ManifestsOutcome::Breaking {
-                    report: report.to_string(),
-                    errors: report.errors(),
+                    report: report.render(mode),
+                    errors: report.errors_in(mode),
                     against: label,
+                    mode,
                 });
             }
-            eprint!("{report}");
+            if let Some(note) = note.filter(|_| unreleased_note) {
+                writeln!(said, "{note}")?;
+            }
+            write!(said, "{}", report.render(mode))?;
         }
         Ok(None) => {}
         Err(e) => return Ok(ManifestsOutcome::Invalid(format!("{e:#}"))),
@@ -267,7 +305,39 @@ pub fn manifests(check: bool, against: &Against) -> Result<ExitCode> {
 
 /// `cargo xtask manifests [--check]` in the project at `root`, reporting on stderr.
 pub fn manifests_in(root: &Path, check: bool, against: &Against) -> Result<ExitCode> {
-    match run_manifests(root, check, against)? {
+    manifests_judged(root, check, against, Mode::Release)
+}
+
+/// [`manifests_in`] with the gate judging as `mode` says: `Mode::Migration` is `cargo xtask
+/// manifests --migrating`, the check of a move from another tool.
+pub fn manifests_judged(
+    root: &Path,
+    check: bool,
+    against: &Against,
+    mode: Mode,
+) -> Result<ExitCode> {
+    let outcome = run_manifests_noting(root, check, against, mode, true, &mut std::io::stderr())?;
+    Ok(report(check, outcome))
+}
+
+/// The `cargo xtask manifests` that `cargo operator` runs after it writes a scaffold: against
+/// the project's baseline, refusing what breaks the last release, but without the note that
+/// there is no release yet (a new project has none; its own `cargo xtask manifests` says so).
+pub fn manifests_after_scaffolding(root: &Path) -> Result<ExitCode> {
+    let outcome = run_manifests_noting(
+        root,
+        false,
+        &Against::Project,
+        Mode::Release,
+        false,
+        &mut std::io::stderr(),
+    )?;
+    Ok(report(false, outcome))
+}
+
+/// Reports `outcome` on stderr; the exit code.
+fn report(check: bool, outcome: ManifestsOutcome) -> ExitCode {
+    match outcome {
         ManifestsOutcome::UpToDate(n) => eprintln!("manifests are up to date ({n} files)"),
         ManifestsOutcome::Written(paths) => {
             for path in paths {
@@ -279,27 +349,28 @@ pub fn manifests_in(root: &Path, check: bool, against: &Against) -> Result<ExitC
                 eprintln!("{d}");
             }
             eprintln!("manifests are stale: run `cargo xtask manifests` and commit the result");
-            return Ok(ExitCode::FAILURE);
+            return ExitCode::FAILURE;
         }
         ManifestsOutcome::Invalid(message) => {
             eprintln!("{message}");
-            return Ok(ExitCode::FAILURE);
+            return ExitCode::FAILURE;
         }
         ManifestsOutcome::Breaking {
             report,
             errors,
             against,
+            mode,
         } => {
             eprint!("{report}");
             eprintln!(
-                "{errors} change{} against {against} can break stored objects or clients{}",
-                if errors == 1 { "" } else { "s" },
+                "{}{}",
+                mode.verdict(errors, &against),
                 if check { "" } else { "; nothing was written" }
             );
-            return Ok(ExitCode::FAILURE);
+            return ExitCode::FAILURE;
         }
     }
-    Ok(ExitCode::SUCCESS)
+    ExitCode::SUCCESS
 }
 
 #[cfg(test)]
@@ -322,6 +393,59 @@ mod tests {
         std::fs::copy(root().join(project::FILE), dir.path().join(project::FILE)).unwrap();
         dir
     }
+
+    /// Sets the body of the scratch workspace's `[compat]` table (this repository's sets
+    /// `against = "HEAD"`); `""` leaves the project's defaults.
+    fn set_compat(dir: &Path, body: &str) {
+        edit(
+            &dir.join(project::FILE),
+            "[compat]\nagainst = \"HEAD\"\n",
+            &format!("[compat]\n{body}"),
+        );
+    }
+
+    /// `git <args>` in `dir`, which must succeed.
+    fn git(dir: &Path, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(["-c", "tag.gpgSign=false", "-c", "commit.gpgSign=false"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    /// Generates the manifests of the workspace at `root`, with its notes and warnings on
+    /// stderr.
+    fn run_manifests(root: &Path, check: bool, against: &Against) -> Result<ManifestsOutcome> {
+        run_manifests_noting(
+            root,
+            check,
+            against,
+            Mode::Release,
+            true,
+            &mut std::io::stderr(),
+        )
+    }
+
+    /// [`run_manifests`], with what it said (notes and warnings).
+    fn run_saying(root: &Path, check: bool) -> (ManifestsOutcome, String) {
+        let mut said = Vec::new();
+        let outcome = run_manifests_noting(
+            root,
+            check,
+            &Against::default(),
+            Mode::Release,
+            true,
+            &mut said,
+        )
+        .unwrap();
+        (outcome, String::from_utf8(said).unwrap())
+    }
+
+    const MEMCACHED_CRD: &str = "config/crd/bases/cache.example.com_memcacheds.yaml";
 
     fn copy_tree(from: &Path, to: &Path) {
         std::fs::create_dir_all(to).unwrap();
@@ -401,6 +525,7 @@ mod tests {
                 report,
                 errors,
                 against,
+                ..
             } = run_manifests(ws.path(), check, &Against::default()).unwrap()
             else {
                 panic!("expected the gate to refuse the change (check = {check})")
@@ -445,25 +570,18 @@ mod tests {
             "#[validation(minimum = 0)]",
             "#[validation(minimum = 1)]",
         );
+        // This repository's PROJECT.toml: against = "HEAD", the files on disk outside git.
         assert!(matches!(
             run_manifests(ws.path(), true, &Against::default()).unwrap(),
             ManifestsOutcome::Breaking { .. }
         ));
-        let project = ws.path().join(project::FILE);
-        let text = std::fs::read_to_string(&project).unwrap();
-        std::fs::write(&project, format!("{text}\n[compat]\nagainst = \"none\"\n")).unwrap();
-        assert!(matches!(
-            run_manifests(ws.path(), true, &Against::default()).unwrap(),
-            ManifestsOutcome::Stale(_)
-        ));
+        set_compat(ws.path(), "against = \"none\"\n");
+        let (outcome, said) = run_saying(ws.path(), true);
+        assert!(matches!(outcome, ManifestsOutcome::Stale(_)), "{outcome:?}");
+        assert_eq!(said, "", "the gate is off: not even a warning");
         // An explicit --against still compares.
         let baseline = ws.path().join("crds.yaml");
-        std::fs::copy(
-            ws.path()
-                .join("config/crd/bases/cache.example.com_memcacheds.yaml"),
-            &baseline,
-        )
-        .unwrap();
+        std::fs::copy(ws.path().join(MEMCACHED_CRD), &baseline).unwrap();
         let outcome = run_manifests(ws.path(), true, &Against::File(baseline)).unwrap();
         let ManifestsOutcome::Breaking { against, .. } = outcome else {
             panic!("expected the file baseline to refuse the change: {outcome:?}")
@@ -471,19 +589,222 @@ mod tests {
         assert!(against.ends_with("crds.yaml"), "{against}");
     }
 
+    /// `--migrating` against the CRD another tool wrote: a field the Rust types no longer
+    /// have fails the run; `nullable` on an Option (kube-derive's) and a missing `minLength`
+    /// are stricter as the Rust type is, shown, and written.
+    #[test]
+    fn the_migration_mode_refuses_losses_and_shows_what_is_stricter() {
+        let ws = scratch_workspace();
+        let written = ws.path().join(MEMCACHED_CRD);
+        let mut old = std::fs::read_to_string(&written).unwrap();
+        old = old.replacen(
+            "                minLength: 1\n                type: string\n",
+            "                nullable: true\n                type: string\n",
+            1,
+        );
+        assert!(old.contains("nullable: true"), "{old}");
+        let with_legacy = old.replacen(
+            "              size:\n",
+            "              legacy:\n                type: string\n              size:\n",
+            1,
+        );
+        let baseline = ws.path().join("kube-derive.yaml");
+        std::fs::write(&baseline, &with_legacy).unwrap();
+        let before = snapshot(ws.path());
+        let mut said = Vec::new();
+        let outcome = run_manifests_noting(
+            ws.path(),
+            false,
+            &Against::File(baseline.clone()),
+            Mode::Migration,
+            true,
+            &mut said,
+        )
+        .unwrap();
+        let ManifestsOutcome::Breaking {
+            report,
+            errors,
+            mode,
+            ..
+        } = outcome
+        else {
+            panic!("expected the removed field to fail the migration check: {outcome:?}")
+        };
+        assert_eq!((errors, mode), (1, Mode::Migration), "{report}");
+        assert!(
+            report.starts_with("migration check: 1 change loses data or refuses what was admitted; 2 are stricter, as the Rust type is\n"),
+            "{report}"
+        );
+        assert!(
+            report.contains("error[field-removed]: config/crd/bases/cache.example.com_memcacheds.yaml: memcacheds.cache.example.com v1alpha1 .spec.legacy: field removed"),
+            "{report}"
+        );
+        assert_eq!(snapshot(ws.path()), before, "nothing written");
+
+        // Without the field: the stricter changes are shown and the run goes on.
+        std::fs::write(&baseline, &old).unwrap();
+        let mut said = Vec::new();
+        let outcome = run_manifests_noting(
+            ws.path(),
+            false,
+            &Against::File(baseline),
+            Mode::Migration,
+            true,
+            &mut said,
+        )
+        .unwrap();
+        assert!(
+            matches!(outcome, ManifestsOutcome::UpToDate(_)),
+            "{outcome:?}"
+        );
+        let said = String::from_utf8(said).unwrap();
+        assert!(
+            said.starts_with("migration check: 0 changes lose data or refuse what was admitted; 2 are stricter, as the Rust type is\n"),
+            "{said}"
+        );
+        assert!(said.contains("nullable-removed: 1\n"), "{said}");
+        assert!(said.contains("bound-tightened: 1\n"), "{said}");
+    }
+
+    /// The default baseline is the last release tag: before there is one, a breaking edit is
+    /// written and shown as a warning, with one note saying why; after `git tag v0.1.0` the
+    /// same kind of edit is refused.
+    #[test]
+    fn breaking_edits_warn_until_the_first_release_tag_and_are_refused_after_it() {
+        let ws = scratch_workspace();
+        set_compat(ws.path(), "");
+        let api = ws.path().join("memcached/src/api/v1alpha1.rs");
+        let notes = |said: &str| said.lines().filter(|l| l.starts_with("note:")).count();
+
+        // Not in git (a project just made by `cargo operator init`): no release to keep.
+        edit(
+            &api,
+            "    /// Image is the memcached container image. Left out, the operator's\n    /// defaulting webhook sets the image the operator is configured with.\n    #[validation(min_length = 1)]\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub image: Option<String>,\n",
+            "",
+        );
+        let (outcome, said) = run_saying(ws.path(), false);
+        let ManifestsOutcome::Written(paths) = outcome else {
+            panic!("expected the edit to be written before any release: {outcome:?}\n{said}")
+        };
+        assert_eq!(paths, [PathBuf::from(MEMCACHED_CRD)]);
+        assert_eq!(notes(&said), 1, "{said}");
+        assert!(
+            said.starts_with("note: not in a git repository, so no release tag matching \"v*\" to compare with: breaking CRD changes are warnings, not refused, until the first release (commit and tag it, e.g. `git tag v0.1.0`, or set [compat] against in PROJECT.toml)\n"),
+            "{said}"
+        );
+        assert!(
+            said.contains(&format!("warning[field-removed]: {MEMCACHED_CRD}: memcacheds.cache.example.com v1alpha1 .spec.image: field removed\n  why: ")),
+            "{said}"
+        );
+        assert!(!said.contains("error["), "{said}");
+
+        // In git, no tag yet: the working tree against HEAD, as warnings, in both modes.
+        git(ws.path(), &["init", "-q"]);
+        git(ws.path(), &["add", "."]);
+        git(ws.path(), &["commit", "-q", "-m", "first"]);
+        edit(
+            &api,
+            "#[validation(minimum = 0)]",
+            "#[validation(minimum = 1)]",
+        );
+        for check in [true, false] {
+            let (outcome, said) = run_saying(ws.path(), check);
+            assert!(
+                matches!(
+                    (&outcome, check),
+                    (ManifestsOutcome::Stale(_), true) | (ManifestsOutcome::Written(_), false)
+                ),
+                "check = {check}: {outcome:?}\n{said}"
+            );
+            assert_eq!(notes(&said), 1, "{said}");
+            assert!(
+                said.starts_with("note: no release tag matching \"v*\" in HEAD's history yet: "),
+                "{said}"
+            );
+            assert!(
+                said.contains("warning[bound-tightened]: config/crd/bases/cache.example.com_memcacheds.yaml: memcacheds.cache.example.com v1alpha1 .spec.size: minimum raised from 0 to 1"),
+                "{said}"
+            );
+        }
+        git(ws.path(), &["commit", "-q", "-a", "-m", "tighter"]);
+        // A tag outside HEAD's history is not this line's release, nor is one of another name.
+        git(ws.path(), &["checkout", "-q", "-b", "elsewhere"]);
+        git(
+            ws.path(),
+            &["commit", "-q", "--allow-empty", "-m", "elsewhere"],
+        );
+        git(ws.path(), &["tag", "v9.0.0"]);
+        git(ws.path(), &["checkout", "-q", "-"]);
+        git(ws.path(), &["tag", "nightly"]);
+        let (outcome, said) = run_saying(ws.path(), true);
+        assert!(
+            matches!(outcome, ManifestsOutcome::UpToDate(3)),
+            "{outcome:?}"
+        );
+        assert!(
+            said.starts_with("note: no release tag matching \"v*\" in HEAD's history yet"),
+            "{said}"
+        );
+
+        // Released: the same kind of edit is refused, in both modes, and nothing is written.
+        git(ws.path(), &["tag", "v0.1.0"]);
+        let (outcome, said) = run_saying(ws.path(), true);
+        assert!(
+            matches!(outcome, ManifestsOutcome::UpToDate(3)),
+            "{outcome:?}"
+        );
+        assert_eq!(said, "", "released and unchanged: nothing to say");
+        edit(
+            &api,
+            "    #[serde(default, skip_serializing_if = \"Vec::is_empty\")]\n    pub nodes: Vec<String>,\n",
+            "",
+        );
+        let before = snapshot(ws.path());
+        for check in [true, false] {
+            let (outcome, said) = run_saying(ws.path(), check);
+            let ManifestsOutcome::Breaking {
+                report,
+                errors,
+                against,
+                ..
+            } = outcome
+            else {
+                panic!("expected the release to refuse the edit (check = {check}): {outcome:?}")
+            };
+            assert_eq!(against, "the CRDs of the last release (v0.1.0)");
+            assert_eq!(errors, 1, "{report}");
+            assert!(
+                report.contains(&format!("error[field-removed]: {MEMCACHED_CRD}: memcacheds.cache.example.com v1alpha1 .status.nodes: field removed")),
+                "{report}"
+            );
+            // What the release already holds is not reported again.
+            assert!(!report.contains("bound-tightened"), "{report}");
+            assert_eq!(said, "", "no note once there is a release");
+            assert_eq!(snapshot(ws.path()), before);
+        }
+
+        // Release tags of another name: none yet, so the gate warns again and says how.
+        edit(
+            &ws.path().join(project::FILE),
+            "[compat]\n",
+            "[compat]\nrelease-tags = \"memcached-v*\"\n",
+        );
+        let (outcome, said) = run_saying(ws.path(), false);
+        assert!(
+            matches!(outcome, ManifestsOutcome::Written(_)),
+            "{outcome:?}"
+        );
+        assert!(
+            said.starts_with("note: no release tag matching \"memcached-v*\" in HEAD's history yet: breaking CRD changes are warnings, not refused, until the first release (tag it with a name matching \"memcached-v*\", or set [compat] against in PROJECT.toml)\n"),
+            "{said}"
+        );
+        assert!(said.contains("warning[field-removed]"), "{said}");
+    }
+
     #[test]
     fn the_gate_compares_with_a_git_ref_and_finds_a_removed_field() {
         let ws = scratch_workspace();
-        let git = |args: &[&str]| {
-            let out = std::process::Command::new("git")
-                .arg("-C")
-                .arg(ws.path())
-                .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-                .args(args)
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "git {args:?}: {out:?}");
-        };
+        let git = |args: &[&str]| git(ws.path(), args);
         git(&["init", "-q"]);
         git(&["add", "."]);
         git(&["commit", "-q", "-m", "v1"]);

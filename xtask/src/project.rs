@@ -38,14 +38,47 @@ pub struct Project {
 }
 
 /// `[compat]`: what `cargo xtask manifests` keeps the CRDs compatible with when no
-/// `--against` is given.
+/// `--against` is given. By default the last release: the nearest git tag matching
+/// [`release-tags`](Compat::release_tags) in HEAD's history; before the first release the
+/// gate only warns.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Compat {
-    /// `"HEAD"` (the default: the committed CRDs), a git ref (the last release's tag, so that
-    /// every change since the release is judged), or `"none"` (no gate: an API not yet
-    /// released).
+    /// A baseline named instead of the last release: a git ref (`"v1.2.0"`, a branch),
+    /// `"HEAD"` (the committed CRDs: every committed edit is judged, before any release
+    /// too), or `"none"` (no gate).
     pub against: Option<String>,
+    /// The git glob that release tags match (`git describe --match`); default
+    /// [`DEFAULT_RELEASE_TAGS`].
+    pub release_tags: Option<String>,
+}
+
+/// The release tags when `[compat] release-tags` is not set: `v1.2.0`, `v0.1.0-rc.1`, ...
+pub const DEFAULT_RELEASE_TAGS: &str = "v*";
+
+impl Compat {
+    /// The glob release tags match.
+    pub fn release_tags(&self) -> &str {
+        self.release_tags.as_deref().unwrap_or(DEFAULT_RELEASE_TAGS)
+    }
+
+    fn check(&self) -> Result<()> {
+        match (&self.against, &self.release_tags) {
+            (Some(against), Some(tags)) => bail!(
+                "[compat] sets both against = {against:?} and release-tags = {tags:?}: against \
+                 names the baseline, so the release tags would not be looked at; keep one"
+            ),
+            (Some(against), None) if against.trim().is_empty() => bail!(
+                "[compat] against = {against:?}: name a git ref (a release tag), \"HEAD\" or \
+                 \"none\", or leave it out to compare with the last release tag"
+            ),
+            (None, Some(tags)) if tags.trim().is_empty() => bail!(
+                "[compat] release-tags = {tags:?}: give the git glob your release tags match \
+                 (\"v*\", \"my-operator-v*\"), or leave it out for {DEFAULT_RELEASE_TAGS:?}"
+            ),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The operator's binary crate.
@@ -143,6 +176,7 @@ impl Project {
         if let Err(problem) = check_domain(&self.domain) {
             bail!("{problem}");
         }
+        self.compat.check()?;
         let mut seen = BTreeSet::new();
         for r in &self.resources {
             let at = format!("[[resource]] {}/{} {}", r.group, r.version, r.kind);
@@ -568,6 +602,34 @@ mod tests {
         }
         let got = load(&with("webhooks = { mutating = true }\n"));
         assert!(got.contains("unknown field `mutating`"), "{got}");
+    }
+
+    #[test]
+    fn the_compat_table_names_one_baseline() {
+        assert_eq!(load(HEAD), "ok");
+        for body in [
+            "against = \"v1.2.0\"",
+            "against = \"none\"",
+            "release-tags = \"op-v*\"",
+        ] {
+            assert_eq!(load(&format!("{HEAD}[compat]\n{body}\n")), "ok", "{body}");
+        }
+        for (body, expected) in [
+            (
+                "against = \"HEAD\"\nrelease-tags = \"v*\"",
+                "[compat] sets both against = \"HEAD\" and release-tags = \"v*\": against names \
+                 the baseline, so the release tags would not be looked at; keep one",
+            ),
+            ("against = \"\"", "[compat] against = \"\": name a git ref"),
+            (
+                "release-tags = \" \"",
+                "[compat] release-tags = \" \": give the git glob",
+            ),
+            ("since = \"v1\"", "unknown field `since`"),
+        ] {
+            let got = load(&format!("{HEAD}[compat]\n{body}\n"));
+            assert!(got.contains(expected), "{expected:?} not in {got:?}");
+        }
     }
 
     #[test]

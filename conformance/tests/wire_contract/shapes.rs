@@ -191,6 +191,22 @@ pub struct NaiveSpec {
 "#,
     ),
     (
+        "EmbeddedMeta",
+        r#"
+DERIVE
+pub struct EmbeddedMetaSpec {
+    pub account: EmbeddedMetaAccount,
+    pub pod: Option<k8s_openapi::api::core::v1::PodTemplateSpec>,
+    pub claims: Option<Vec<k8s_openapi::api::core::v1::PersistentVolumeClaimTemplate>>,
+    pub scratch: Option<k8s_openapi::api::core::v1::Volume>,
+}
+DERIVE
+pub struct EmbeddedMetaAccount {
+    pub metadata: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+}
+"#,
+    ),
+    (
         "Semver",
         r#"
 DERIVE
@@ -238,8 +254,10 @@ impl<'de> serde::Deserialize<'de> for HandWrittenLapse {
 DERIVE
 pub struct NullDefaultSpec {
     #[serde(default = "null_default_label")]
+MARKED #[schema(default = "legal")]
     pub label: Option<String>,
     #[serde(default = "null_default_color")]
+MARKED #[schema(default = "Red")]
     pub color: Option<NullDefaultColor>,
     #[serde(default)]
     pub palette: Vec<Option<NullDefaultColor>>,
@@ -664,6 +682,40 @@ fn probes(kind: &str) -> Vec<Value> {
                 out.push(spec);
             }
             out
+        }
+        "EmbeddedMeta" => {
+            // Every field of ObjectMeta that k8s-openapi writes, and the parts of it that
+            // templates carry.
+            let full = json!({
+                "name": "n",
+                "generateName": "n-",
+                "namespace": "ns",
+                "labels": {"app": "web", "example.com/tier": "front"},
+                "annotations": {"eks.amazonaws.com/role-arn": "arn:aws:iam::1:role/r"},
+                "finalizers": ["example.com/cleanup"],
+                "ownerReferences": [{
+                    "apiVersion": "v1", "kind": "ConfigMap", "name": "owner",
+                    "uid": "d9607e19-f88f-11e6-a518-42010a800195", "controller": true
+                }],
+                "uid": "u", "resourceVersion": "7", "generation": 3, "selfLink": "/x",
+                "creationTimestamp": "2024-02-29T13:05:00Z",
+                "deletionTimestamp": "2024-03-01T00:00:00Z",
+                "deletionGracePeriodSeconds": 30,
+                "managedFields": [{"manager": "m", "operation": "Apply", "fieldsType": "FieldsV1",
+                                   "fieldsV1": {"f:metadata": {}}}]
+            });
+            let labels = json!({"labels": {"app": "web"}, "annotations": {"a": "b"}});
+            vec![
+                json!({"account": {}}),
+                json!({"account": {"metadata": full}}),
+                json!({"account": {"metadata": labels}, "pod": {"metadata": labels}}),
+                json!({"account": {}, "pod": {"metadata": full}}),
+                json!({"account": {}, "claims": [{"metadata": labels, "spec": {}}]}),
+                json!({"account": {}, "scratch": {"name": "s", "ephemeral": {
+                    "volumeClaimTemplate": {"metadata": labels, "spec": {}}}}}),
+                json!({"account": {"metadata": {"labels": {"app": 1}}}}),
+                json!({"account": {"metadata": {"finalizers": "one"}}}),
+            ]
         }
         "Semver" => {
             let mut out = vec![json!({"version": "1.2.3", "from": null})];

@@ -16,6 +16,7 @@ fn finding(version: Option<&str>, path: &str, check: Check) -> Finding {
         why: "y".into(),
         way: "t".into(),
         allowed: None,
+        group: Group::Loss,
     }
 }
 
@@ -158,5 +159,139 @@ fn a_baseline_reads_files_lists_and_a_clusters_stored_versions() {
     assert!(
         broken.starts_with("f.yaml: document 1: not a CustomResourceDefinition"),
         "{broken}"
+    );
+}
+
+fn in_group(path: &str, check: Check, severity: Severity, group: Group) -> Finding {
+    Finding {
+        severity,
+        group,
+        ..finding(Some("v1"), path, check)
+    }
+}
+
+#[test]
+fn the_migration_mode_fails_on_losses_only_and_lists_them_first() {
+    let mut findings = vec![
+        in_group(".spec.a", Check::FieldRemoved, Severity::Error, Group::Loss),
+        in_group(
+            ".spec.b",
+            Check::DefaultChanged,
+            Severity::Warning,
+            Group::Notice,
+        ),
+    ];
+    for i in 0..7 {
+        findings.push(in_group(
+            &format!(".spec.n{i}"),
+            Check::NullableRemoved,
+            Severity::Warning,
+            Group::Stricter,
+        ));
+    }
+    findings.push(in_group(
+        ".spec.size",
+        Check::BoundTightened,
+        Severity::Error,
+        Group::Stricter,
+    ));
+    let report = Report::apply(findings.clone(), &[], &live(&["v1"]));
+    assert!(report.fails_in(Mode::Migration));
+    assert_eq!(report.errors_in(Mode::Migration), 1);
+    assert_eq!(report.errors_in(Mode::Release), 2);
+    let text = report.render(Mode::Migration);
+    let expected_start = "migration check: 1 change loses data or refuses what was admitted; 8 are stricter, as the Rust type is; 1 other warning\n\n== 1 lose data or refuse what was admitted (each fails the check unless allowed) ==\nerror[field-removed]: ";
+    assert!(text.starts_with(expected_start), "{text}");
+    // By check; more than five summarized with three shown.
+    assert!(
+        text.contains("bound-tightened: 1\n  widgets.x.example.com v1 .spec.size: w\n  why: y\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("nullable-removed: 7\n  widgets.x.example.com v1 .spec.n0: w\n  widgets.x.example.com v1 .spec.n1: w\n  widgets.x.example.com v1 .spec.n2: w\n  ... and 4 more (every finding: run without --migrating)\n"),
+        "{text}"
+    );
+    let stricter_at = text.find("== 8 stricter").unwrap();
+    let notices_at = text
+        .find("== 1 other warnings ==\nwarning[default-changed]")
+        .unwrap();
+    assert!(stricter_at < notices_at, "{text}");
+
+    // Allowed, the loss passes the migration check; the release check still fails on the
+    // stricter bound.
+    let report = Report::apply(
+        findings,
+        &[allow("v1", Some(".spec.a"), Check::FieldRemoved)],
+        &live(&["v1"]),
+    );
+    assert!(!report.fails_in(Mode::Migration), "{report}");
+    assert!(report.fails_in(Mode::Release));
+    assert!(
+        report
+            .render(Mode::Migration)
+            .starts_with("migration check: 1 change loses data or refuses what was admitted (1 allowed); 8 are stricter")
+    );
+}
+
+#[test]
+fn a_constraint_the_baseline_had_none_of_is_stricter_and_a_changed_one_a_loss() {
+    assert_eq!(
+        group_of(Check::BoundTightened, Severity::Error, true),
+        Group::Stricter
+    );
+    assert_eq!(
+        group_of(Check::BoundTightened, Severity::Error, false),
+        Group::Loss
+    );
+    // A warning of a loss check (a default added) is neither.
+    assert_eq!(
+        group_of(Check::DefaultChanged, Severity::Warning, false),
+        Group::Notice
+    );
+    assert_eq!(
+        group_of(Check::EnumExtended, Severity::Warning, false),
+        Group::Notice
+    );
+    assert_eq!(
+        group_of(Check::NullableRemoved, Severity::Warning, false),
+        Group::Stricter
+    );
+    for c in Check::ALL {
+        assert!(
+            reference_markdown().contains(&format!(
+                "| `{}` | {} | {} |",
+                c.name(),
+                c.help(),
+                c.migration_group()
+            )),
+            "{c}"
+        );
+    }
+}
+
+#[test]
+fn kubernetes_types_are_known_by_their_properties() {
+    let container = crate::known_types::schema_for_path(
+        &["k8s_openapi", "api", "core", "v1", "Container"].map(String::from),
+        crate::EmbeddedObjectMeta::default(),
+    )
+    .unwrap();
+    assert_eq!(kubernetes_type(&container), Some("Container"));
+    // A field fewer is not the type any more; nor is an object of two fields (PodTemplateSpec's
+    // metadata and spec are as likely a template of one's own).
+    let mut fewer = container.clone();
+    fewer.properties.as_mut().unwrap().remove("image");
+    assert_eq!(kubernetes_type(&fewer), None);
+    let template = crate::known_types::schema_for_path(
+        &["k8s_openapi", "api", "core", "v1", "PodTemplateSpec"].map(String::from),
+        crate::EmbeddedObjectMeta::default(),
+    )
+    .unwrap();
+    assert_eq!(kubernetes_type(&template), None);
+    // Every type of the list is in operator-gen's table.
+    assert_eq!(
+        kubernetes_type_shapes().len(),
+        EMBEDDED_KUBERNETES_TYPES.len(),
+        "a type of EMBEDDED_KUBERNETES_TYPES is missing from the table, has fewer than three fields, or has another's fields"
     );
 }

@@ -3,9 +3,11 @@
 //! shapes a field's schema (defaults, list and map topology, nullability, ...).
 
 use super::args::{MetaSource, Spanned, parse_args};
-use super::foreign::{FOREIGN, Length, read_foreign};
+use super::foreign::{FOREIGN, ForeignPatterns, Length, NamedValue, Slot, read_foreign};
 use super::table::{self, Parsed, Rule, SchemaProp, Validation};
-use super::{COMPAT, PRINTCOLUMN, RESOURCE, SCHEMA, SUBRESOURCE, VALIDATION, marker_name};
+use super::{
+    COMPAT, CRD_SCHEMA, PRINTCOLUMN, RESOURCE, SCHEMA, SUBRESOURCE, VALIDATION, marker_name,
+};
 use crate::diagnostics::Diagnostics;
 use crate::diagnostics::Misfit;
 use proc_macro2::Span;
@@ -166,6 +168,10 @@ pub struct FieldMarkers<S = Span> {
     /// `length(...)` of `#[schemars]`, `#[validate]` or `#[garde]`: characters, items or
     /// entries, by the schema's type.
     pub lengths: Vec<Spanned<Length, S>>,
+    /// Values the foreign attributes name by path (`regex(path = *RE)`, `range(min = MIN)`),
+    /// at their key: the generator reads them from the crate's items once every file is
+    /// indexed, and this list is empty after that (see `lower::named`).
+    pub named: Vec<Spanned<NamedValue, S>>,
 }
 
 impl<S> Default for FieldMarkers<S> {
@@ -180,6 +186,7 @@ impl<S> Default for FieldMarkers<S> {
             immutable: None,
             one_of: Vec::new(),
             lengths: Vec::new(),
+            named: Vec::new(),
         }
     }
 }
@@ -203,6 +210,7 @@ impl<S: Copy> FieldMarkers<S> {
             immutable: self.immutable.map(&mut *f),
             one_of: all(self.one_of, f),
             lengths: all(self.lengths, f),
+            named: all(self.named, f),
         }
     }
 
@@ -217,6 +225,7 @@ impl<S: Copy> FieldMarkers<S> {
             && self.immutable.is_none()
             && self.one_of.is_empty()
             && self.lengths.is_empty()
+            && self.named.is_empty()
     }
 
     /// Where a schema property that `pred` picks was written, if one was.
@@ -265,8 +274,9 @@ impl FieldMarkers {
     }
 }
 
-/// Collects the `#[validation]` and `#[schema]` markers among `attrs`: each key is read by
-/// its table entry's reader and refused where the table says it may not sit.
+/// Collects the `#[validation]` and `#[schema]` (or `#[crd_schema]`) markers among `attrs`:
+/// each key is read by its table entry's reader and refused where the table says it may
+/// not sit.
 pub fn parse_field_markers(
     attrs: &[syn::Attribute],
     target: MarkerTarget,
@@ -274,10 +284,13 @@ pub fn parse_field_markers(
 ) -> FieldMarkers {
     use syn::spanned::Spanned as _;
     let mut out = FieldMarkers::default();
-    let mut unread_patterns = Vec::new();
+    let mut patterns = ForeignPatterns::default();
+    // Whether a `#[validation(pattern)]` is written: it says in a literal what a regular
+    // expression held in Rust code says, and then that one is not read.
+    let mut own_pattern = false;
     for attr in attrs {
         if let Some(foreign) = foreign_name(attr) {
-            read_foreign(attr, foreign, &mut out, &mut unread_patterns, diags);
+            read_foreign(attr, foreign, &mut out, &mut patterns, diags);
             continue;
         }
         let name = match marker_name(attr) {
@@ -297,9 +310,21 @@ pub fn parse_field_markers(
             }
             _ => continue,
         };
+        // Messages name the marker as it is written: `#[crd_schema(...)]` is `#[schema(...)]`.
+        let written = if attr
+            .path()
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == CRD_SCHEMA)
+        {
+            CRD_SCHEMA
+        } else {
+            name
+        };
+        let before = out.validations.len();
         parse_args(
             MetaSource::Attr(attr),
-            name,
+            written,
             table::keys(name),
             diags,
             |key, meta| {
@@ -311,19 +336,44 @@ pub fn parse_field_markers(
                 Ok(())
             },
         );
+        own_pattern |= out.validations[before..]
+            .iter()
+            .any(|v| matches!(v.value, Validation::Pattern(_)));
     }
-    let has_pattern = out
-        .validations
-        .iter()
-        .any(|v| matches!(v.value, Validation::Pattern(_)));
-    for span in unread_patterns.into_iter().filter(|_| !has_pattern) {
-        diags.push(
-            span,
-            "operator-gen reads sources without compiling them and cannot see a regular expression held in Rust code, so the CRD would admit what this check refuses; write the same expression as #[validation(pattern = \"...\")] (or as a string literal here)",
-        );
+    if !own_pattern {
+        for code in &patterns.unreadable {
+            diags.add(super::foreign::unreadable_pattern(code));
+        }
+        out.named.extend(patterns.named);
     }
+    check_named(&out, diags);
     check_consistency(&out, diags);
     out
+}
+
+/// A value named by path that says what a literal (or another named value) on the same
+/// field already says: once read it would be a second `pattern`, `minimum`, ... of which
+/// only one reaches the CRD.
+fn check_named(m: &FieldMarkers, diags: &mut Diagnostics) {
+    let key = |slot| match slot {
+        Slot::Pattern => Some("pattern"),
+        Slot::Minimum | Slot::ExclusiveMinimum => Some("minimum"),
+        Slot::Maximum | Slot::ExclusiveMaximum => Some("maximum"),
+        Slot::Title => Some("title"),
+        // A length's bounds are its own, checked with the length.
+        Slot::LengthMin(_) | Slot::LengthMax(_) | Slot::LengthEqual(_) => None,
+    };
+    for (i, named) in m.named.iter().enumerate() {
+        let Some(k) = key(named.value.slot) else {
+            continue;
+        };
+        let written = m.validations.iter().any(|v| v.value.key() == k)
+            || m.schema.iter().any(|p| p.value.key() == k)
+            || m.named[..i].iter().any(|n| key(n.value.slot) == Some(k));
+        if written {
+            diags.push(named.span, format!("`{k}` is given twice for this field"));
+        }
+    }
 }
 
 impl Validation {

@@ -10,7 +10,9 @@
 
 mod args;
 
+pub(crate) use args::literal_json;
 pub use args::{lit_str_value, split_list};
+pub(crate) use foreign::code_text;
 mod crd;
 mod field;
 mod foreign;
@@ -29,7 +31,10 @@ pub use field::{
     CelRule, ExternalDocs, FieldMarkers, ListType, MarkerTarget, ObjectType, OneOf,
     parse_field_markers, syntactic_schema_type,
 };
-pub use foreign::{Length, variant_problems};
+pub use foreign::{
+    BOUND_HELP, Length, NamedValue, PATTERN_HELP, Slot, TITLE_HELP, bound_validations,
+    variant_problems,
+};
 pub use rbac::{KNOWN_VERBS, RbacMarker, parse_rbac};
 pub use read::CEL_REASONS;
 pub use table::{SchemaProp, Validation};
@@ -50,6 +55,11 @@ pub const COMPAT: &str = "compat";
 pub const VALIDATION: &str = "validation";
 /// `#[schema(...)]`.
 pub const SCHEMA: &str = "schema";
+/// `#[crd_schema(...)]`: the same marker as `#[schema(...)]`, spelled so that no other
+/// derive claims it. utoipa's `ToSchema` also declares `#[schema(...)]` and refuses the keys
+/// it does not know (`schemaless`, `list_type`, ...), so a type deriving both writes these.
+/// [`marker_name`] gives [`SCHEMA`] for it: everything that reads `#[schema]` reads it alike.
+pub const CRD_SCHEMA: &str = "crd_schema";
 /// `#[rbac(...)]`.
 pub const RBAC: &str = "rbac";
 /// `#[webhook(...)]`.
@@ -70,9 +80,13 @@ pub const MISPLACED_WEBHOOK_CONFIGURATION: &str =
 /// Why a marker on an enum variant is refused (by the derive and the generator alike).
 pub const VARIANT_MARKER: &str = "markers go on types and fields, not on enum variants; put them on the variant's fields or on the type it carries";
 
-/// The name of a marker attribute (the last path segment), if `attr` is one of ours.
+/// The name of a marker attribute (the last path segment), if `attr` is one of ours; an
+/// alternative spelling gives the marker's own name (`#[crd_schema]` is [`SCHEMA`]).
 pub fn marker_name(attr: &syn::Attribute) -> Option<&'static str> {
     let last = &attr.path().segments.last()?.ident;
+    if last == CRD_SCHEMA {
+        return Some(SCHEMA);
+    }
     [
         RESOURCE,
         SUBRESOURCE,

@@ -343,7 +343,11 @@ marker_table! {
         "default" => Default(Value) = read::json;
             on FIELD, applies Any,
             go "`+kubebuilder:default=3`, `+default=...`", rust "`#[schema(default = 3)]`, `default = json!({\"a\": 1})`",
-            "The value the API server fills in when the field is absent; it must fit the field's type.";
+            "The value the API server fills in when the field is absent; it must fit the field's type. With `#[serde(default = \"path\")]` the derive writes a test that `path()` serializes to it.";
+        "no_default" => NoDefault = read::set;
+            on FIELD, applies Any,
+            go "none (Go has no default functions)", rust "`#[schema(no_default)]`",
+            "The field's `#[serde(default = \"path\")]` is the operator's alone and the CRD has no default: for a value computed anew each time (a generated name, the time). Without it a default function needs `default`.";
         "example" => Example(Value) = read::json;
             on FIELD_OR_TYPE, applies Any,
             go "`+kubebuilder:example=5`", rust "`#[schema(example = 5)]`",

@@ -29,7 +29,8 @@ fn outcome(inputs: &[Input], options: &Options, threads: usize) -> String {
             crds,
             files,
             compat,
-        }) => format!("{crds:?}\n{files:?}\n{compat:?}"),
+            warnings,
+        }) => format!("{crds:?}\n{files:?}\n{compat:?}\n{warnings:?}"),
         Err(e) => e.to_string(),
     }
 }

@@ -447,8 +447,9 @@ fn apply_schema_prop(schema: &mut JSONSchemaProps, prop: &SchemaProp) -> Result<
                 ]);
             }
         }
-        // Both act on the whole field schema, so struct_schema applies them itself.
-        SchemaProp::Schemaless | SchemaProp::SkipDescriptions => {}
+        // Both act on the whole field schema, so struct_schema applies them itself; the
+        // last is a check of the field's serde default there.
+        SchemaProp::Schemaless | SchemaProp::SkipDescriptions | SchemaProp::NoDefault => {}
         SchemaProp::ExternalDocs(docs) => {
             schema.external_docs = Some(ExternalDocumentation {
                 url: Some(docs.url.clone()),

@@ -11,6 +11,7 @@ use crate::api::apiextensions::v1::{JSON, JSONSchemaProps, ValidationRule};
 
 mod apply;
 mod enums;
+mod external;
 mod flatten;
 mod humantime;
 mod net;
@@ -114,6 +115,41 @@ impl<'m> SchemaBuilder<'m> {
             cache: HashMap::new(),
             problems: Diagnostics::new(),
             cel_skip: std::collections::HashSet::new(),
+        }
+    }
+
+    /// A field serde fills from a function when it is missing (`#[serde(default = "f")]`):
+    /// the generator cannot run `f`, so the CRD's default must be written beside it as a
+    /// literal (which the derive's test holds to `f()`), or `no_default` must say the API
+    /// server fills in nothing. Without either, objects are stored without the value and
+    /// every other client reads them otherwise than the operator does.
+    fn check_default_function(
+        &mut self,
+        schema: &JSONSchemaProps,
+        attrs: &FieldAttrs,
+        markers: &crate::markers::FieldMarkers<Loc>,
+        ident_at: Loc,
+    ) {
+        let no_default = markers.has(|p| matches!(p, SchemaProp::NoDefault));
+        match (&attrs.default_function, no_default) {
+            (Some((function, at)), None) if schema.default.is_none() => self.error(
+                *at,
+                Misfit::from(format!(
+                    "serde fills this field with `{function}()` when it is missing, and the CRD has no default: the API server stores objects without it, so other clients (kubectl, GitOps tools, the other versions' readers) see no value where this operator sees one"
+                ))
+                .with_help(format!(
+                    "write what `{function}()` returns as #[schema(default = ...)] (the derive writes a test that the two agree), or #[schema(no_default)] for a value computed anew each time"
+                )),
+            ),
+            (Some(_), Some(_)) if schema.default.is_some() => self.error(
+                ident_at,
+                "#[schema(no_default)] says the CRD has no default, and #[schema(default = ...)] gives one: keep one of them",
+            ),
+            (None, Some(span)) => self.error(
+                span,
+                "#[schema(no_default)] keeps a #[serde(default = \"...\")] function out of the CRD, and this field has none",
+            ),
+            _ => {}
         }
     }
 
@@ -543,7 +579,7 @@ impl<'m> SchemaBuilder<'m> {
                     def.name
                 ))
                 .with_help(format!(
-                    "say what `{}` looks like on the wire with markers on the type, which then are its whole schema: #[derive(Schema)] and, for a string, #[validation(type = \"string\", pattern = \"...\")] (or `type = \"object\"` with #[schema(preserve_unknown_fields)], `int_or_string`, ...)",
+                    "to keep the validation its fields would give, let serde read and write it through a plain struct that derives serde and Schema: #[serde(from = \"{0}Wire\", into = \"{0}Wire\")] on `{0}` with `impl From<{0}Wire> for {0}` and back (or `try_from` for a conversion that can fail); or say what `{0}` looks like on the wire with markers on the type, which then are its whole schema: #[derive(Schema)] and, for a string, #[validation(type = \"string\", pattern = \"...\")] (or `type = \"object\"` with #[schema(preserve_unknown_fields)], `int_or_string`, ...)",
                     def.name
                 )),
             );
@@ -715,6 +751,7 @@ impl<'m> SchemaBuilder<'m> {
                 self.apply_markers(&mut schema, markers);
             }
             self.check_final_schema(&schema, markers, field.ty.at);
+            self.check_default_function(&schema, attrs, markers, *ident_at);
             if markers
                 .has(|p| matches!(p, SchemaProp::SkipDescriptions))
                 .is_some()
@@ -1164,8 +1201,10 @@ fn legal() -> Option<String> { Some("legal".into()) }
 #[derive(Schema)]
 pub struct ThingSpec {
     #[serde(default = "legal")]
+    #[schema(default = "legal")]
     pub written_null: Option<String>,
     #[serde(default = "legal", skip_serializing_if = "Option::is_none")]
+    #[schema(no_default)]
     pub left_out: Option<String>,
     #[serde(default)]
     pub plain: Option<String>,
@@ -1194,6 +1233,68 @@ pub struct Derived { pub size: Option<u32> }
     }
 
     #[test]
+    fn a_default_function_needs_the_crds_default_beside_it_or_no_default() {
+        let missing = error_of(
+            r#"
+mod defaults { pub fn image() -> String { "memcached:1.6".into() } }
+#[derive(Schema)]
+pub struct ThingSpec {
+    #[serde(default = "defaults::image")]
+    pub image: String,
+}
+"#,
+        );
+        assert!(
+            missing.contains("src/lib.rs:5:23: error: serde fills this field with `defaults::image()` when it is missing, and the CRD has no default"),
+            "{missing}"
+        );
+        assert!(missing.contains("#[schema(default = ...)]"), "{missing}");
+        let generated = generate_kind(
+            r#"
+mod defaults { pub fn image() -> String { "memcached:1.6".into() } pub fn id() -> String { String::new() } }
+#[derive(Schema)]
+pub struct ThingSpec {
+    #[serde(default = "defaults::image")]
+    #[schema(default = "memcached:1.6")]
+    pub image: String,
+    #[serde(default = "defaults::id")]
+    #[schema(no_default)]
+    pub id: String,
+}
+"#,
+        )
+        .unwrap();
+        let properties = spec_properties(&generated);
+        assert_eq!(properties["image"]["default"], "memcached:1.6");
+        assert!(properties["id"]["default"].is_null());
+        let both = error_of(
+            r#"
+fn id() -> String { String::new() }
+#[derive(Schema)]
+pub struct ThingSpec {
+    #[serde(default = "id")]
+    #[schema(default = "x", no_default)]
+    pub id: String,
+}
+"#,
+        );
+        assert!(both.contains("keep one of them"), "{both}");
+        let stray = error_of(
+            r#"
+#[derive(Schema)]
+pub struct ThingSpec {
+    #[schema(no_default)]
+    pub id: String,
+}
+"#,
+        );
+        assert!(
+            stray.contains("src/lib.rs:4:14: error: #[schema(no_default)] keeps"),
+            "{stray}"
+        );
+    }
+
+    #[test]
     fn a_nullable_enum_holds_its_values_so_that_null_passes() {
         let generated = generate_kind(
             r#"
@@ -1206,6 +1307,7 @@ pub enum Level { Low = 1, Mid, High }
 #[derive(Schema)]
 pub struct ThingSpec {
     #[serde(default = "red")]
+    #[schema(default = "Red")]
     pub color: Option<Color>,
     pub palette: Vec<Option<Color>>,
     pub plain: Color,

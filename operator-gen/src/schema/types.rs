@@ -433,6 +433,7 @@ impl<'m> SchemaBuilder<'m> {
                 let mut nanos = integer_schema(Integer {
                     bits: 32,
                     signed: false,
+                    word: false,
                 });
                 nanos.maximum = Some(999_999_999.0);
                 let properties = [
@@ -442,6 +443,7 @@ impl<'m> SchemaBuilder<'m> {
                         integer_schema(Integer {
                             bits: 64,
                             signed: false,
+                            word: false,
                         }),
                     ),
                 ];
@@ -509,7 +511,7 @@ impl<'m> SchemaBuilder<'m> {
                 })
             }
             _ => {
-                if let Some(schema) = known_types::schema_for_path(&full_path) {
+                if let Some(schema) = known_types::schema_for_path(&full_path, self.options().embedded_object_meta) {
                     return Some(schema);
                 }
                 let message = if known_types::is_kubernetes_path(&full_path) {
@@ -759,6 +761,11 @@ pub(super) fn is_key_rule(rule: &crate::api::apiextensions::v1::ValidationRule) 
 pub(super) struct Integer {
     bits: u32,
     signed: bool,
+    /// `isize`: the platform's word, as Go's `int` is, and written as controller-gen writes
+    /// an `int` (a bare `type: integer`, no format), so a kubebuilder API moved over keeps
+    /// its CRD byte for byte. On the 64-bit targets operators run on it holds what the API
+    /// server stores (int64), so no format is needed to say so.
+    word: bool,
 }
 
 /// The integer type named `name` (`usize` and `isize` as the 64-bit targets operators run on).
@@ -768,6 +775,7 @@ pub(super) fn integer(name: &str) -> Option<Integer> {
         ("u", bits) => (false, bits),
         _ => return None,
     };
+    let word = name == "isize";
     let bits = match bits {
         "8" => 8,
         "16" => 16,
@@ -775,7 +783,7 @@ pub(super) fn integer(name: &str) -> Option<Integer> {
         "64" | "size" => 64,
         _ => return None,
     };
-    Some(Integer { bits, signed })
+    Some(Integer { bits, signed, word })
 }
 
 /// The schema of an integer type: bounded to what the type holds, so that every value the
@@ -793,6 +801,7 @@ pub(super) fn integer_schema(int: Integer) -> JSONSchemaProps {
         (bits, false) => (Some(0), Some((1 << bits) - 1)),
     };
     let format = match (int.bits, int.signed) {
+        _ if int.word => None,
         (32, true) => Some("int32"),
         (32, false) | (64, _) => Some("int64"),
         _ => None,

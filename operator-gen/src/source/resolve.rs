@@ -1,10 +1,37 @@
-//! Name resolution across the crate: the [`Skeleton`], every declared type by module and
-//! name and every module's imports. It holds no syntax tree, so one serves every thread;
-//! the declaration ids it gives are those of the model's types.
+//! Name resolution across the crate: the [`Skeleton`], every declared type and value item
+//! by module and name and every module's imports. It holds no syntax tree, so one serves
+//! every thread; the declaration ids it gives are those of the model's types. Types and
+//! values (`static`, `const`, `lazy_static!`) are Rust's two namespaces: one `use` brings
+//! a name into both, and both are resolved by the same walk over modules and imports.
 
 use rustc_hash::FxHashMap;
 
 use super::FileSummary;
+use super::values::ValueItem;
+
+/// The declarations of one namespace, by module and name.
+#[derive(Debug, Default)]
+struct Names {
+    /// module → name → id.
+    by_path: FxHashMap<Vec<String>, FxHashMap<String, usize>>,
+    /// name → ids (in input order), for crate-wide lookup.
+    by_name: FxHashMap<String, Vec<usize>>,
+}
+
+impl Names {
+    /// Records `name` in `module` as `id`; returns the id it already had there, if any.
+    fn insert(&mut self, module: &[String], name: &str, id: usize) -> Option<usize> {
+        self.by_name.entry(name.to_string()).or_default().push(id);
+        self.by_path
+            .entry(module.to_vec())
+            .or_default()
+            .insert(name.to_string(), id)
+    }
+
+    fn lookup(&self, module: &[String], name: &str) -> Option<usize> {
+        self.by_path.get(module)?.get(name).copied()
+    }
+}
 
 /// A declared type as the crate-wide index knows it.
 #[derive(Debug)]
@@ -25,12 +52,14 @@ pub struct Skeleton {
     pub decls: Vec<DeclInfo>,
     /// Declaration ids of each file (consecutive, in the order the files' type items were declared).
     pub file_decls: Vec<std::ops::Range<usize>>,
+    /// Every `static`, `const` and `lazy_static!` item, by id (in input order).
+    pub values: Vec<ValueItem>,
     // Hash maps with a fast hasher: every type path of every field is resolved through
     // them, and nothing iterates over them, so their order cannot reach the output.
-    /// module → name → decl id.
-    by_path: FxHashMap<Vec<String>, FxHashMap<String, usize>>,
-    /// name → decl ids (in input order), for crate-wide lookup.
-    by_name: FxHashMap<String, Vec<usize>>,
+    /// The types, by module and name (ids into `decls`).
+    types: Names,
+    /// The value items, by module and name (ids into `values`).
+    value_names: Names,
     /// module → imported name → full path.
     uses: FxHashMap<Vec<String>, FxHashMap<String, Vec<String>>>,
     /// module → glob-imported module paths.
@@ -65,11 +94,7 @@ impl Skeleton {
             let start = sk.decls.len();
             for (module, name) in summary.decls {
                 let id = sk.decls.len();
-                sk.by_path
-                    .entry(module.clone())
-                    .or_default()
-                    .insert(name.clone(), id);
-                sk.by_name.entry(name.clone()).or_default().push(id);
+                sk.types.insert(&module, &name, id);
                 sk.decls.push(DeclInfo {
                     file: file_no,
                     module,
@@ -77,6 +102,15 @@ impl Skeleton {
                 });
             }
             sk.file_decls.push(start..sk.decls.len());
+            for mut value in summary.values {
+                let id = sk.values.len();
+                value.at.file = file_no as u32;
+                if let Some(first) = sk.value_names.insert(&value.module, &value.name, id) {
+                    sk.values[first].declared_twice = true;
+                    value.declared_twice = true;
+                }
+                sk.values.push(value);
+            }
             for (module, name, full) in summary.uses {
                 sk.uses.entry(module).or_default().insert(name, full);
             }
@@ -86,8 +120,10 @@ impl Skeleton {
         }
         let mut modules = rustc_hash::FxHashSet::default();
         for module in sk
+            .types
             .by_path
             .keys()
+            .chain(sk.value_names.by_path.keys())
             .chain(sk.uses.keys())
             .chain(sk.globs.keys())
         {
@@ -110,13 +146,27 @@ impl Skeleton {
         self.hand_serde.get(&id).copied()
     }
 
-    /// Resolves the path of `segments` written in `module` (`absolute`: it starts with `::`).
+    /// Resolves the type path of `segments` written in `module` (`absolute`: it starts
+    /// with `::`).
     pub fn resolve_path(&self, module: &[String], absolute: bool, segments: &[String]) -> Resolved {
-        self.resolve_segments(module, segments, absolute, 0)
+        self.resolve_segments(&self.types, module, segments, absolute, 0)
+    }
+
+    /// Resolves the value path of `segments` written in `module` (a `static`, `const` or
+    /// `lazy_static!` item); a [`Resolved::Local`] id is an index into
+    /// [`values`](Self::values).
+    pub fn resolve_value(
+        &self,
+        module: &[String],
+        absolute: bool,
+        segments: &[String],
+    ) -> Resolved {
+        self.resolve_segments(&self.value_names, module, segments, absolute, 0)
     }
 
     fn resolve_segments(
         &self,
+        ns: &Names,
         module: &[String],
         segs: &[String],
         absolute: bool,
@@ -144,36 +194,36 @@ impl Skeleton {
                 let mut full: Vec<String> = vec!["crate".into()];
                 full.extend(m);
                 full.extend(rest.iter().cloned());
-                return self.resolve_segments(module, &full, false, depth + 1);
+                return self.resolve_segments(ns, module, &full, false, depth + 1);
             }
             _ => None,
         };
         if let Some(mut base) = base {
             base.extend(segs[1..segs.len() - 1].iter().cloned());
-            if let Some(decl) = self.find_in_module(&base, &name, depth) {
+            if let Some(decl) = self.find_in_module(ns, &base, &name, depth) {
                 return Resolved::Local(decl);
             }
             return self
-                .through_crate_imports(&base, &name, depth)
+                .through_crate_imports(ns, &base, &name, depth)
                 .unwrap_or_else(|| Resolved::External(segs.to_vec()));
         }
         if segs.len() == 1 {
             // Only an import can make a name the crate never declares refer to a local
             // type; `String`, `i32`, `Option` and other foreign names skip the rest.
-            let declared = self.by_name.get(&name);
+            let declared = ns.by_name.get(&name);
             if declared.is_some()
-                && let Some(decl) = self.lookup(module, &name)
+                && let Some(decl) = ns.lookup(module, &name)
             {
                 return Resolved::Local(decl);
             }
             if let Some(full) = self.uses.get(module).and_then(|u| u.get(&name)) {
-                return self.resolve_import(module, full, depth);
+                return self.resolve_import(ns, module, full, depth);
             }
             if declared.is_some() {
                 for glob in self.globs.get(module).into_iter().flatten() {
                     let found = self
                         .local_module(module, glob)
-                        .and_then(|target| self.find_in_module(&target, &name, depth + 1));
+                        .and_then(|target| self.find_in_module(ns, &target, &name, depth + 1));
                     if let Some(decl) = found {
                         return Resolved::Local(decl);
                     }
@@ -189,11 +239,11 @@ impl Skeleton {
         if let Some(full) = self.uses.get(module).and_then(|u| u.get(head)) {
             let mut expanded = full.clone();
             expanded.extend(segs[1..].iter().cloned());
-            return self.resolve_import(module, &expanded, depth);
+            return self.resolve_import(ns, module, &expanded, depth);
         }
         let mut child = module.to_vec();
         child.extend(segs[..segs.len() - 1].iter().cloned());
-        if let Some(decl) = self.find_in_module(&child, &name, depth) {
+        if let Some(decl) = self.find_in_module(ns, &child, &name, depth) {
             return Resolved::Local(decl);
         }
         Resolved::External(segs.to_vec())
@@ -202,15 +252,21 @@ impl Skeleton {
     /// The type `module::name`: declared there, or brought there by a `use` (a re-export,
     /// `pub use v1::Spec as Current;`) or a glob import of a module of the crate
     /// (`pub use types::*;`), followed as far as the crate goes.
-    fn find_in_module(&self, module: &[String], name: &str, depth: usize) -> Option<usize> {
+    fn find_in_module(
+        &self,
+        ns: &Names,
+        module: &[String],
+        name: &str,
+        depth: usize,
+    ) -> Option<usize> {
         if depth > 8 {
             return None;
         }
-        if let Some(decl) = self.lookup(module, name) {
+        if let Some(decl) = ns.lookup(module, name) {
             return Some(decl);
         }
         if let Some(full) = self.uses.get(module).and_then(|u| u.get(name))
-            && let Resolved::Local(decl) = self.resolve_import(module, full, depth + 1)
+            && let Resolved::Local(decl) = self.resolve_import(ns, module, full, depth + 1)
         {
             return Some(decl);
         }
@@ -219,7 +275,7 @@ impl Skeleton {
             .into_iter()
             .flatten()
             .filter_map(|glob| self.local_module(module, glob))
-            .find_map(|target| self.find_in_module(&target, name, depth + 1))
+            .find_map(|target| self.find_in_module(ns, &target, name, depth + 1))
     }
 
     /// `module::name` where the crate brings it in from elsewhere: `module` imports `name`
@@ -228,6 +284,7 @@ impl Skeleton {
     /// at the root, then `crate::apimachinery::pkg::apis::meta::v1::Time`).
     fn through_crate_imports(
         &self,
+        ns: &Names,
         module: &[String],
         name: &str,
         depth: usize,
@@ -236,28 +293,34 @@ impl Skeleton {
             return None;
         }
         if let Some(full) = self.uses.get(module).and_then(|u| u.get(name)) {
-            return Some(self.resolve_import(module, full, depth + 1));
+            return Some(self.resolve_import(ns, module, full, depth + 1));
         }
         (0..module.len()).rev().find_map(|at| {
             let full = self.uses.get(&module[..at])?.get(&module[at])?;
             let mut expanded = full.clone();
             expanded.extend(module[at + 1..].iter().cloned());
             expanded.push(name.to_string());
-            Some(self.resolve_import(&module[..at], &expanded, depth + 1))
+            Some(self.resolve_import(ns, &module[..at], &expanded, depth + 1))
         })
     }
 
-    fn resolve_import(&self, module: &[String], full: &[String], depth: usize) -> Resolved {
+    fn resolve_import(
+        &self,
+        ns: &Names,
+        module: &[String],
+        full: &[String],
+        depth: usize,
+    ) -> Resolved {
         match full.first().map(String::as_str) {
             Some("crate" | "self" | "super") => {
-                self.resolve_segments(module, full, false, depth + 1)
+                self.resolve_segments(ns, module, full, false, depth + 1)
             }
             _ => {
                 // `use my_crate_module::Type` without `crate::` (2015-style or a child module).
                 let mut child = module.to_vec();
                 child.extend(full[..full.len() - 1].iter().cloned());
                 let name = full.last().expect("non-empty");
-                if let Some(decl) = self.find_in_module(&child, name, depth + 1) {
+                if let Some(decl) = self.find_in_module(ns, &child, name, depth + 1) {
                     return Resolved::Local(decl);
                 }
                 Resolved::External(full.to_vec())
@@ -329,9 +392,5 @@ impl Skeleton {
     /// that does).
     fn is_module(&self, path: &[String]) -> bool {
         self.modules.contains(path)
-    }
-
-    fn lookup(&self, module: &[String], name: &str) -> Option<usize> {
-        self.by_path.get(module)?.get(name).copied()
     }
 }

@@ -24,4 +24,15 @@ pub struct TillSpec {
     pub label: String,
     #[validate(length(min = MIN))]
     pub name: String,
+    #[validate(regex(path = *ANCHORED))]
+    pub anchored: String,
+    #[validate(regex = "SEMVER_RE")]
+    pub version: String,
+    #[garde(pattern(Regex::new("^[a-z]+$").unwrap()))]
+    pub tag: String,
+    #[validate(range(max = 2 * MAX))]
+    pub size: i32,
 }
+
+/// Built when the operator runs: operator-gen cannot read its pattern.
+static ANCHORED: LazyLock<Regex> = LazyLock::new(|| Regex::new(&format!("^{PREFIX}$")).unwrap());

@@ -43,10 +43,26 @@ pub struct LedgerSpec {
     #[validate(regex(path = *ACCOUNT))]
     #[validation(pattern = "^[0-9]{8}$")]
     pub account: String,
+    /// A regex the crate declares, named as validator <= 0.16 names it, is read from its
+    /// item.
+    #[validate(regex = "TICKER")]
+    pub ticker: String,
+    /// Bounds named by path are read from their `const`s.
+    #[validate(range(min = limits::MIN_SHARES, max = limits::MAX_SHARES))]
+    pub shares: i64,
     #[schemars(required)]
     #[schemars(title = "Memo")]
     pub memo: Option<String>,
     #[garde(dive)]
     #[schemars(inline)]
     pub notes: Vec<String>,
+}
+
+lazy_static::lazy_static! {
+    static ref TICKER: regex::Regex = regex::Regex::new("^[A-Z]{3,5}$").unwrap();
+}
+
+mod limits {
+    pub const MIN_SHARES: i64 = 1;
+    pub const MAX_SHARES: i64 = 1_000_000;
 }
