@@ -139,6 +139,7 @@ fn build_reader(cases: &[Case]) -> PathBuf {
         "humantime-serde",
         "chrono",
         "semver",
+        "time",
     ]
     .iter()
     .map(|d| dependency_line(&manifest, d))

@@ -214,6 +214,25 @@ pub struct SemverSpec { pub version: semver::Version, pub from: Option<Vec<semve
 "#,
     ),
     (
+        "SemverReq",
+        r#"
+DERIVE
+pub struct SemverReqSpec { pub req: semver::VersionReq, pub also: Option<Vec<semver::VersionReq>> }
+"#,
+    ),
+    (
+        "OffsetTime",
+        r#"
+DERIVE
+pub struct OffsetTimeSpec {
+    #[serde(with = "time::serde::rfc3339")]
+    pub at: time::OffsetDateTime,
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub until: Option<time::OffsetDateTime>,
+}
+"#,
+    ),
+    (
         "Cidrs",
         r#"
 DERIVE
@@ -738,6 +757,75 @@ fn probes(kind: &str) -> Vec<Value> {
             ] {
                 out.push(json!({"version": version}));
                 out.push(json!({"version": "1.0.0", "from": [version]}));
+            }
+            out
+        }
+        "SemverReq" => {
+            let mut out = vec![json!({"req": "*", "also": null})];
+            let many = |n: usize| vec![">=1.2.3"; n].join(", ");
+            for req in [
+                ">=1.2.3, <2",
+                "^1.2",
+                "~1",
+                " x ",
+                "1.*",
+                "1.2.X",
+                "=1.2.3-rc.1",
+                "1.2.3+build.5",
+                " >= 1.2.3 , <2 ",
+                "18446744073709551615.0.0",
+                &many(32),
+                &many(33),
+                "",
+                "*, 1",
+                ">=*",
+                "1.*.3",
+                "1.2-rc",
+                "01",
+                "18446744073709551616",
+                ">= 1.2.3,",
+                "\t1",
+                "v1",
+            ] {
+                out.push(json!({"req": req}));
+                out.push(json!({"req": "*", "also": [req]}));
+            }
+            out
+        }
+        "OffsetTime" => {
+            let base = json!({"at": "2024-02-29T13:05:00Z"});
+            let mut out = vec![base.clone()];
+            for at in [
+                "2024-02-29T13:05:00.123456789+05:30",
+                "2024-02-29T13:05:00.5-00:00",
+                "0000-01-01T00:00:00-23:59",
+                "9999-12-31T23:59:59.999999999+23:59",
+                "2023-02-29T13:05:00Z",
+                "2024-02-29T24:00:00Z",
+                "2024-02-29T13:05:60Z",
+                "2016-12-31T23:59:60Z",
+                "2024-02-29t13:05:00Z",
+                "2024-02-29T13:05:00z",
+                "2024-02-29 13:05:00Z",
+                "2024-02-29T13:05:00.1234567891Z",
+                "2024-02-29T13:05:00,5Z",
+                "2024-02-29T13:05:00+24:00",
+                "2024-02-29T13:05:00+0100",
+                "2024-02-29T13:05:00",
+                "+2024-02-29T13:05:00Z",
+                "12024-02-29T13:05:00Z",
+            ] {
+                out.push(json!({"at": at}));
+            }
+            for until in [
+                json!(null),
+                json!("2024-03-01T00:00:00+01:00"),
+                json!("2024-03-01"),
+                json!([2024, 61, 0, 0, 0, 0, 0, 0, 0]),
+            ] {
+                let mut spec = base.clone();
+                spec["until"] = until;
+                out.push(spec);
             }
             out
         }

@@ -8,7 +8,7 @@ use crate::api::apiextensions::v1::{
 use crate::diagnostics::Misfit;
 
 use super::apply::{cel_string, push_rule_from};
-use super::{SchemaBuilder, Site, WRAPPERS, net};
+use super::{SchemaBuilder, Site, WRAPPERS, external, net};
 use crate::known_types;
 use crate::markers::CelRule;
 use std::collections::HashMap;
@@ -487,6 +487,21 @@ impl<'m> SchemaBuilder<'m> {
                 Some(rfc3339())
             }
             ("Timestamp", []) if full_path.iter().any(|p| p == "jiff") => Some(rfc3339()),
+            // time's OffsetDateTime by its own serde impl (a list of integers, or time's own
+            // string format) and url's Url: no schema, and the way through (time's is its
+            // `with = "time::serde::rfc3339"`, see wire.rs).
+            ("OffsetDateTime", []) if external::is_offset_date_time(&full_path) => {
+                self.error(at, external::offset_date_time_misfit());
+                None
+            }
+            // semver's requirements, as semver 1.x reads them.
+            ("VersionReq", []) if full_path == ["semver", "VersionReq"] => {
+                Some(external::version_req())
+            }
+            ("Url", []) if full_path == ["url", "Url"] => {
+                self.error(at, external::url_misfit());
+                None
+            }
             // chrono's dates and times without a time zone, as serde writes them (ISO 8601):
             // `2024-02-29`, `2024-02-29T13:05:00.5`, `13:05:00.5`.
             ("NaiveDate" | "NaiveDateTime" | "NaiveTime", [])
@@ -603,6 +618,16 @@ fn semver() -> JSONSchemaProps {
     }
 }
 
+/// A `YYYY-MM-DD` date of years 0 to 9999 with the calendar held in the pattern (month
+/// lengths, the 29th of February in leap years only).
+pub(super) const NAIVE_DATE: &str = concat!(
+    "([0-9]{4}-(",
+    "(0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])",
+    "|(0[469]|11)-(0[1-9]|[12][0-9]|30)",
+    "|02-(0[1-9]|1[0-9]|2[0-8]))",
+    "|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)"
+);
+
 /// A chrono date, date and time, or time of day without a time zone: what its serde
 /// writes (years of four digits, a second of at most nine decimals, no offset; a leap
 /// second as second 60). The date's
@@ -611,13 +636,7 @@ fn semver() -> JSONSchemaProps {
 /// 9999, it matches exactly the `YYYY-MM-DD` strings chrono reads (checked on all 10^8 of
 /// them, and on every date chrono writes).
 fn naive(name: &str) -> JSONSchemaProps {
-    const DATE: &str = concat!(
-        "([0-9]{4}-(",
-        "(0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])",
-        "|(0[469]|11)-(0[1-9]|[12][0-9]|30)",
-        "|02-(0[1-9]|1[0-9]|2[0-8]))",
-        "|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)"
-    );
+    const DATE: &str = NAIVE_DATE;
     // A leap second is written as second 60, of any minute.
     const TIME: &str = "([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]{1,9})?";
     let (pattern, format) = match name {

@@ -7,7 +7,7 @@
 
 use crate::api::apiextensions::v1::JSONSchemaProps;
 
-use super::{SchemaBuilder, Site, humantime};
+use super::{SchemaBuilder, Site, external, humantime};
 use crate::markers::{FieldMarkers, SchemaProp, Validation};
 use crate::model::{FieldDef, Loc, Ty, TyKind, TypeDef};
 use crate::serde_attrs::{ContainerAttrs, FieldAttrs, WireSwap};
@@ -75,7 +75,8 @@ impl<'m> SchemaBuilder<'m> {
 
     /// The schema of a field whose `with` module's wire format is known: humantime_serde's
     /// on a `std::time::Duration` (also in an `Option`, whose `None` it writes as `null`
-    /// and reads back from it).
+    /// and reads back from it), and time's `serde::rfc3339` on an `OffsetDateTime` (its
+    /// `rfc3339::option` on an `Option<OffsetDateTime>`, which writes `None` as `null`).
     fn known_module(
         &mut self,
         site: Site<'m>,
@@ -85,14 +86,25 @@ impl<'m> SchemaBuilder<'m> {
         let [swap] = attrs.swaps.as_slice() else {
             return None;
         };
-        let (_, module) = swap.module.as_ref()?;
-        if swap.attribute != "with" || module != &["humantime_serde"] {
+        let (absolute, module) = swap.module.as_ref()?;
+        if swap.attribute != "with" {
+            return None;
+        }
+        // time's RFC 3339 modules, by the path the imports give them.
+        let time_option = match self.resolve(site, *absolute, module) {
+            Resolved::External(path) => external::time_rfc3339_module(&path),
+            _ => None,
+        };
+        if time_option.is_none() && module != &["humantime_serde"] {
             return None;
         }
         let (optional, ty) = match option_of(&field.ty) {
             Some(inner) => (true, inner),
             None => (false, &field.ty),
         };
+        if time_option.is_some_and(|option| option != optional) {
+            return None;
+        }
         let TyKind::Path {
             absolute,
             segments,
@@ -104,13 +116,20 @@ impl<'m> SchemaBuilder<'m> {
         let Resolved::External(path) = self.resolve(site, *absolute, segments) else {
             return None;
         };
-        let std_duration = args.is_empty()
-            && matches!(path.as_slice(), [root, time, name]
-                if (root == "std" || root == "core") && time == "time" && name == "Duration");
-        if !std_duration {
-            return None;
-        }
-        let mut schema = humantime::duration();
+        let mut schema = if time_option.is_some() {
+            if !args.is_empty() || !external::is_offset_date_time(&path) {
+                return None;
+            }
+            external::offset_date_time()
+        } else {
+            let std_duration = args.is_empty()
+                && matches!(path.as_slice(), [root, time, name]
+                    if (root == "std" || root == "core") && time == "time" && name == "Duration");
+            if !std_duration {
+                return None;
+            }
+            humantime::duration()
+        };
         if optional {
             schema.nullable = Some(true);
         }
