@@ -1038,33 +1038,28 @@ fn kubernetes_type(s: &JSONSchemaProps) -> Option<&'static str> {
     kubernetes_type_shapes().get(&keys).copied()
 }
 
-/// The fields of k8s-openapi's ObjectMeta, and `clusterName`, which older versions had.
-const OBJECT_META_FIELDS: &[&str] = &[
-    "annotations",
-    "clusterName",
-    "creationTimestamp",
-    "deletionGracePeriodSeconds",
-    "deletionTimestamp",
-    "finalizers",
-    "generateName",
-    "generation",
-    "labels",
-    "managedFields",
-    "name",
-    "namespace",
-    "ownerReferences",
-    "resourceVersion",
-    "selfLink",
-    "uid",
-];
+/// Whether `name` is a field of an ObjectMeta: of k8s-openapi's (the fields the generator's
+/// full embedded shape declares), or `clusterName`, which older versions had.
+fn object_meta_field(name: &str) -> bool {
+    static FIELDS: std::sync::OnceLock<BTreeSet<String>> = std::sync::OnceLock::new();
+    name == "clusterName"
+        || FIELDS
+            .get_or_init(|| {
+                crate::known_types::EmbeddedObjectMeta::Full
+                    .schema()
+                    .properties
+                    .unwrap_or_default()
+                    .into_keys()
+                    .collect()
+            })
+            .contains(name)
+}
 
 /// Whether `s` is an ObjectMeta's schema as some tool writes it: only ObjectMeta's fields,
 /// or a bare object.
 fn object_meta_like(s: &JSONSchemaProps) -> bool {
     match &s.properties {
-        Some(props) if !props.is_empty() => props
-            .keys()
-            .all(|k| OBJECT_META_FIELDS.contains(&k.as_str())),
+        Some(props) if !props.is_empty() => props.keys().all(|k| object_meta_field(k)),
         _ => values(s).is_none(),
     }
 }
