@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Arg, ArgAction, Command, FromArgMatches as _, Parser, Subcommand};
 
 use crate::baseline::Against;
-use crate::{cargo, manifests};
+use crate::{as_if_typed, cargo, manifests, root};
 
 /// The commands every project's cluster binary runs (`operator_xtask_cluster::Standard`); the
 /// front end hands them over with their arguments as written (clap would take a `--` of
@@ -234,38 +234,72 @@ impl Xtask {
             .collect()
     }
 
-    /// Runs `<cluster_bin> <name> <args>` through cargo, which builds it when needed. Not
+    /// Runs `<cluster_bin> <name> <args>`, built with every target of the workspace. Not
     /// `--quiet`: a rebuild after a change (or a dependency's) shows its progress instead of
     /// sitting silent for minutes.
+    ///
+    /// Why the whole workspace: cargo resolves a dependency's features over the packages and
+    /// targets it builds, and a build is reused only with the same features. `cargo run
+    /// --package <cluster package>` resolved them over that package alone, so the kube stack
+    /// it built was not the one `cargo xtask test` (every target of the workspace) or `cargo
+    /// xtask run` built: a new project's first `cargo xtask test` compiled it three times.
+    /// `cargo build --workspace --all-targets` is what the tests build, so the cluster
+    /// commands, the tests and the operator share one build of every dependency (clippy's
+    /// check of them is the one other). When the workspace does not compile (an edit in
+    /// progress), the cluster binary built before runs anyway; before the first build, it is
+    /// built on its own.
     fn forward(&self, name: &str, args: Vec<OsString>) -> ExitCode {
-        let built = std::env::current_exe()
+        let binary = std::env::current_exe()
             .ok()
-            .and_then(|exe| Some(exe.parent()?.join(self.cluster_bin)))
-            .is_some_and(|bin| bin.is_file());
-        let mut cmd = cargo();
-        cmd.arg("run");
+            .and_then(|exe| Some(exe.parent()?.join(self.cluster_bin)));
+        let built = binary.as_ref().is_some_and(|bin| bin.is_file());
         if !built {
             eprintln!(
-                "==> building the cluster commands on first use (kube, tokio and the control \
-                 plane's code; a few minutes on two cores)"
+                "==> building the workspace for the cluster commands on first use (kube, tokio \
+                 and the control plane's code, which the tests and the operator then reuse; a \
+                 few minutes on two cores)"
             );
         }
-        cmd.args(["--package", self.cluster_package])
-            .args(["--bin", self.cluster_bin, "--"])
-            .arg(name)
-            .args(args);
-        // This process becomes cargo, which becomes the cluster binary (cargo execs what it
-        // runs): Ctrl-C then reaches the command itself, which may clean up before it ends
+        let workspace_built = cargo()
+            .args(["build", "--workspace", "--all-targets"])
+            .status()
+            .is_ok_and(|status| status.success());
+        let mut cmd = match &binary {
+            Some(binary) if (workspace_built && binary.is_file()) || built => {
+                if !workspace_built {
+                    eprintln!(
+                        "==> the workspace does not compile (above): `cargo xtask {name}` runs \
+                         from the cluster binary built before"
+                    );
+                }
+                let mut cmd = std::process::Command::new(binary);
+                as_if_typed(&mut cmd).current_dir(root());
+                cmd
+            }
+            _ => {
+                eprintln!(
+                    "==> the workspace does not compile (above): building the cluster commands \
+                     on their own"
+                );
+                let mut cmd = cargo();
+                cmd.args(["run", "--package", self.cluster_package]).args([
+                    "--bin",
+                    self.cluster_bin,
+                    "--",
+                ]);
+                cmd
+            }
+        };
+        cmd.arg(name).args(args);
+        // This process becomes the cluster binary (or cargo, which execs it): Ctrl-C then
+        // reaches the command itself, which may clean up before it ends
         // (`run` takes its webhook configurations down), and the terminal gets its prompt back
         // only when it is done. A process waiting here would die of the Ctrl-C first.
         #[cfg(unix)]
         {
             use std::os::unix::process::CommandExt as _;
             let err = cmd.exec();
-            eprintln!(
-                "error: cannot start cargo to run `{} {name}`: {err}",
-                self.cluster_bin
-            );
+            eprintln!("error: cannot start `{} {name}`: {err}", self.cluster_bin);
             ExitCode::FAILURE
         }
         #[cfg(not(unix))]
@@ -273,10 +307,7 @@ impl Xtask {
             Ok(status) if status.success() => ExitCode::SUCCESS,
             Ok(status) => ExitCode::from(status.code().map_or(1, |c| c.clamp(1, 255) as u8)),
             Err(err) => {
-                eprintln!(
-                    "error: cannot start cargo to run `{} {name}`: {err}",
-                    self.cluster_bin
-                );
+                eprintln!("error: cannot start `{} {name}`: {err}", self.cluster_bin);
                 ExitCode::FAILURE
             }
         }

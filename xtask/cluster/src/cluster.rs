@@ -352,12 +352,14 @@ pub fn run(target: &Target, operator_args: &[String]) -> Result<ExitCode> {
         project.bin(),
         cluster.source
     );
-    // Built with the whole workspace's features (`--workspace`, only this binary): what
-    // `cargo xtask test` builds too, so a run after the tests reuses every dependency instead
-    // of building again the few dozen crates whose features differ for this package alone.
+    // Every target of the workspace, as the front end built it before handing `run` over and
+    // as `cargo xtask test` builds it: features are resolved over what a build selects, so
+    // building this binary alone (or without the tests, whose dev-dependencies count) would
+    // build again the few dozen crates whose features differ. Nothing is left to build here
+    // unless a file changed since.
     operator_xtask::run_step(
-        &format!("cargo build --workspace --bin {}", project.bin()),
-        operator_xtask::cargo().args(["build", "--workspace", "--bin", project.bin()]),
+        "cargo build --workspace --all-targets",
+        operator_xtask::cargo().args(["build", "--workspace", "--all-targets"]),
     )?;
     let binary = operator_xtask::target_dir()?
         .join("debug")

@@ -1,6 +1,6 @@
 //! `cargo xtask <command>` of this repository: the standard commands of every project (see
 //! `operator_xtask`) and the repository's own benchmarks and table generator, which
-//! `operator-xtask-cluster` runs.
+//! `repo-xtask-cluster` (`xtask/repo/cluster`) runs.
 
 use std::process::ExitCode;
 
@@ -8,8 +8,8 @@ mod extra;
 
 fn main() -> ExitCode {
     operator_xtask::Xtask {
-        cluster_package: "operator-xtask-cluster",
-        cluster_bin: "operator-xtask-cluster",
+        cluster_package: "repo-xtask-cluster",
+        cluster_bin: "repo-xtask-cluster",
         extra: extra::EXTRA,
     }
     .main()

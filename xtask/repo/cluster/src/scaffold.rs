@@ -3,21 +3,24 @@
 //!
 //! 1. `cargo package` packs every crate an operator project depends on (the workspace members
 //!    that are not `publish = false`), as `cargo publish` would upload them.
-//! 2. Those packages, with every crates.io dependency of the workspace (`cargo vendor`), become
-//!    a directory source that replaces crates.io for the steps after.
+//! 2. Those packages become a registry on the local disk ([`registry`]), which the steps after
+//!    reach through `[patch.crates-io]`: the project's manifests name crates.io, as a user's
+//!    do, and everything else comes from crates.io.
 //! 3. `cargo install cargo-operator` from it, then that binary's `cargo operator init
 //!    --operator-rs-version <this version>`, `create api` for a namespaced kind, a second
 //!    version of it and a cluster-scoped kind in another group, and `create webhook` for the
 //!    first.
-//! 4. The new project depends on nothing of this repository by path or git; its own `cargo
-//!    xtask manifests --check` and `cargo xtask test` must pass on the control plane that is
-//!    up, every operator-rs crate built from its package.
+//! 4. The new project depends on nothing of this repository by path or git, and on no
+//!    cargo-operator; its units are compared with the workspace's and its dependencies'
+//!    features aligned with the workspace's ([`units`]); its own `cargo xtask manifests
+//!    --check` and `cargo xtask test` must pass on the control plane that is up, every
+//!    operator-rs crate built from its package.
 //!
-//! It shares this workspace's target directory: the crates.io dependencies keep their identity
-//! under source replacement, so their builds are shared, and the project builds only
-//! operator-rs's crates (from their packages) and its own.
+//! It shares this workspace's target directory and lock file, so the crates.io dependencies'
+//! builds are the workspace's, and the project builds only operator-rs's crates (from their
+//! packages) and its own.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -25,8 +28,11 @@ use anyhow::{Context as _, Result, bail};
 use operator_xtask::{cargo, root, run_step, target_dir};
 use operator_xtask_cluster::cluster::{self, TestPlane};
 
-/// The directory source's name in the project's cargo configuration.
+/// The local registry's name in the project's cargo configuration.
 const SOURCE: &str = "operator-rs-packages";
+
+mod registry;
+mod units;
 
 pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
     let root = root();
@@ -39,25 +45,30 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
     let packaged = started.elapsed();
 
     let started = Instant::now();
-    let registry = scratch.path().join("registry");
-    directory_source(&registry, &packages)?;
+    let index = registry::write(
+        &scratch.path().join("registry"),
+        &packages,
+        &operator_xtask::workspace_metadata()?,
+    )?;
     // Read by every cargo run below the scratch directory (the project and all the cargo runs
     // its xtask starts); `cargo install` reads only its own home, so it gets the file with
-    // --config.
+    // --config. The project's manifests name crates.io, as a user's do; the patch serves
+    // operator-rs's crates from the packages.
     let config = scratch.path().join(".cargo").join("config.toml");
     std::fs::create_dir_all(config.parent().context("the config's directory")?)
         .context("creating the scratch .cargo")?;
-    std::fs::write(
-        &config,
-        format!(
-            "# Only the packaged crates: crates.io replaced by them and the workspace's\n\
-             # vendored dependencies.\n\
-             [source.crates-io]\nreplace-with = \"{SOURCE}\"\n\n\
-             [source.{SOURCE}]\ndirectory = {}\n",
-            toml_string(&registry)
-        ),
-    )
-    .context("writing the scratch cargo configuration")?;
+    let mut text = format!(
+        "# operator-rs's crates from their packages, as if published; the rest from crates.io.\n\
+         [registries.{SOURCE}]\nindex = {}\n\n[patch.crates-io]\n",
+        serde_json::Value::String(index)
+    );
+    for krate in &crates {
+        text.push_str(&format!(
+            "{} = {{ version = \"={}\", registry = \"{SOURCE}\" }}\n",
+            krate.name, krate.version
+        ));
+    }
+    std::fs::write(&config, text).context("writing the scratch cargo configuration")?;
     let registry_made = started.elapsed();
 
     let version = &crates
@@ -70,7 +81,14 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
     run_step(
         "cargo install cargo-operator (from the packaged crates)",
         cargo()
-            .args(["install", "--quiet", "--debug", "--config"])
+            .args([
+                "install",
+                "--quiet",
+                "--debug",
+                "--registry",
+                SOURCE,
+                "--config",
+            ])
             .arg(&config)
             .args(["--root"])
             .arg(&installed)
@@ -111,9 +129,8 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
     }
     let scaffolded = started.elapsed();
     nothing_from_this_repository(&project, &root)?;
-    // The same dependency versions as this workspace (the directory source may hold several
-    // of a crate), so their builds are shared; cargo turns the entries of this workspace's
-    // own crates into the registry's.
+    // The same dependency versions as this workspace, so their builds are shared; cargo
+    // turns the entries of this workspace's own crates into the registry's.
     std::fs::copy(root.join("Cargo.lock"), project.join("Cargo.lock"))
         .context("copying Cargo.lock")?;
 
@@ -127,16 +144,22 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
         cmd
     };
     let started = Instant::now();
+    let shared = align_features(&root, &project, &mut || in_project(&[]))?;
+    let aligned = started.elapsed();
+    let started = Instant::now();
     run_step(
         "the new project's cargo xtask manifests --check",
         &mut in_project(&["xtask", "manifests", "--check"]),
     )?;
     let manifests = started.elapsed();
-    // Every publishable crate is in the project's tree (the cluster half uses cargo-operator's
-    // library), and came from its package.
+    // Every publishable crate but the scaffolder is in the project's tree, and came from its
+    // package; the scaffolder is installed, never built into a project.
     let lock = std::fs::read_to_string(project.join("Cargo.lock"))
         .context("reading the new project's Cargo.lock")?;
-    for krate in &crates {
+    if lock.contains("name = \"cargo-operator\"\n") {
+        bail!("the new project builds cargo-operator: a published crate it depends on pulls it in");
+    }
+    for krate in crates.iter().filter(|c| c.name != "cargo-operator") {
         let entry = format!(
             "name = \"{}\"\nversion = \"{}\"\nsource = ",
             krate.name, krate.version
@@ -167,9 +190,10 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
         }
     }
     eprintln!(
-        "scaffold from the packages: cargo package ({} crates) {:.1}s, directory source {:.1}s, \
+        "scaffold from the packages: cargo package ({} crates) {:.1}s, registry {:.1}s, \
          cargo install cargo-operator {:.0}s; init + {} create api + {} create webhook in \
-         {:.2}s; its cargo xtask manifests --check {:.1}s, cargo xtask test {:.0}s",
+         {:.2}s; units compared and aligned in {:.1}s ({shared}); its cargo xtask manifests \
+         --check {:.1}s, cargo xtask test {:.0}s",
         crates.len(),
         packaged.as_secs_f64(),
         registry_made.as_secs_f64(),
@@ -177,10 +201,58 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
         cargo_operator::EXAMPLE_APIS.len(),
         cargo_operator::EXAMPLE_WEBHOOKS.len(),
         scaffolded.as_secs_f64(),
+        aligned.as_secs_f64(),
         manifests.as_secs_f64(),
         tested.as_secs_f64()
     );
     Ok(())
+}
+
+/// Compares the project's units with the workspace's and, where the workspace's features
+/// differ, adds the alignment member to the project ([`units`]); says how many of the
+/// project's crates.io units the workspace has built.
+fn align_features(
+    root: &Path,
+    project: &Path,
+    in_project: &mut dyn FnMut() -> Command,
+) -> Result<String> {
+    let host = host_triple()?;
+    let workspace = units::Graph::of(root, &host, &mut cargo())?;
+    let before = units::Graph::of(project, &host, &mut in_project())?;
+    let alignment = before.misaligned(&workspace);
+    let (total, shared) = before.shared_with(&workspace);
+    if alignment.is_empty() {
+        return Ok(format!(
+            "{shared} of its {total} crates.io units are the workspace's"
+        ));
+    }
+    eprintln!(
+        "==> the workspace builds these crates with more features than the new project: {}; \
+         the project gets a member turning them on ({}), so that it reuses their builds",
+        alignment.packages().join(", "),
+        units::ALIGNMENT
+    );
+    alignment.write(project)?;
+    let after = units::Graph::of(project, &host, &mut in_project())?;
+    let (total_after, shared_after) = after.shared_with(&workspace);
+    Ok(format!(
+        "{shared_after} of its {total_after} crates.io units are the workspace's, \
+         {shared} of {total} before aligning {} crates",
+        alignment.packages().len()
+    ))
+}
+
+/// The host's target triple, from `rustc -vV`.
+fn host_triple() -> Result<String> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let out = Command::new(rustc)
+        .arg("-vV")
+        .output()
+        .context("starting rustc -vV")?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
+        .context("rustc -vV names no host")
 }
 
 /// `cargo xtask scaffold-test`: [`fresh_project_passes_its_tests`] with the control plane
@@ -222,7 +294,7 @@ fn publishable() -> Result<Vec<Publishable>> {
 /// `cargo package` of `crates` (their contents as `cargo publish` would upload them); the
 /// paths of the `.crate` files. They are compiled from the packages by the steps after, which
 /// is the verification `cargo package` would otherwise do in a build of its own.
-fn package(crates: &[Publishable], target: &Path) -> Result<Vec<PathBuf>> {
+fn package(crates: &[Publishable], target: &Path) -> Result<Vec<registry::Package>> {
     let mut cmd = cargo();
     cmd.args(["package", "--no-verify", "--allow-dirty", "--quiet"]);
     for krate in crates {
@@ -268,7 +340,11 @@ fn package(crates: &[Publishable], target: &Path) -> Result<Vec<PathBuf>> {
             size as f64 / 1024.0,
             entries.len()
         );
-        files.push(file);
+        files.push(registry::Package {
+            name: krate.name.clone(),
+            version: krate.version.clone(),
+            file,
+        });
     }
     Ok(files)
 }
@@ -293,48 +369,6 @@ fn contents_are_fit_to_publish(name: &str, entries: &[&str]) -> Result<()> {
         .find(|e| unwanted.iter().any(|u| e.starts_with(u)))
     {
         bail!("the package of {name} holds {entry}, which a user of the crate does not need");
-    }
-    Ok(())
-}
-
-/// A cargo directory source at `dir`: every crates.io dependency of the workspace (`cargo
-/// vendor`, from the download cache) and `packages` unpacked, each with the checksum cargo
-/// checks against the lock file.
-fn directory_source(dir: &Path, packages: &[PathBuf]) -> Result<()> {
-    run_step(
-        "cargo vendor (the workspace's crates.io dependencies)",
-        cargo()
-            .args(["vendor", "--quiet", "--versioned-dirs"])
-            .arg(dir)
-            .stdout(Stdio::null()),
-    )?;
-    for package in packages {
-        let bytes =
-            std::fs::read(package).with_context(|| format!("reading {}", package.display()))?;
-        let status = Command::new("tar")
-            .arg("-xzf")
-            .arg(package)
-            .arg("-C")
-            .arg(dir)
-            .status()
-            .context("starting tar")?;
-        if !status.success() {
-            bail!("tar could not unpack {} ({status})", package.display());
-        }
-        let unpacked = dir.join(
-            package
-                .file_stem()
-                .context("a package file without a name")?,
-        );
-        let sum = ring::digest::digest(&ring::digest::SHA256, &bytes);
-        let hex: String = sum.as_ref().iter().map(|b| format!("{b:02x}")).collect();
-        // An empty file list: cargo checks the package's checksum against the lock file and
-        // leaves the files alone.
-        std::fs::write(
-            unpacked.join(".cargo-checksum.json"),
-            format!("{{\"files\":{{}},\"package\":\"{hex}\"}}"),
-        )
-        .with_context(|| format!("writing {}'s checksum", unpacked.display()))?;
     }
     Ok(())
 }
@@ -388,10 +422,6 @@ fn nothing_from_this_repository(project: &Path, repository: &Path) -> Result<()>
         }
     }
     Ok(())
-}
-
-fn toml_string(path: &Path) -> String {
-    serde_json::Value::String(path.to_string_lossy().into_owned()).to_string()
 }
 
 /// Runs `cmd`, its standard output shown as it comes and returned; fails if it fails.

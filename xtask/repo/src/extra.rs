@@ -1,6 +1,6 @@
 //! This repository's own cluster commands (shared by the two binaries, which test that they agree).
 
-/// What `operator-xtask-cluster` runs beyond the standard commands.
+/// What `repo-xtask-cluster` runs beyond the standard commands.
 pub const EXTRA: &[(&str, &str)] = &[
     (
         "bench-operator",
