@@ -22,7 +22,7 @@ mod process;
 
 use access::{KWOK_NODE_ANNOTATION, create_nodes, node_ready, readyz, write_kubeconfig};
 pub use access::{admin_client, admin_config, log_tail};
-use process::{is_running, remove_dir, spawn_process, stop_components};
+use process::{RESTART_GRACE, STOP_GRACE, is_running, remove_dir, spawn_process, stop_components};
 
 use crate::Error;
 use crate::certs::{CertPair, Pki};
@@ -117,9 +117,9 @@ impl ControlPlane {
         admin_config(&self.state.kubeconfig).await
     }
 
-    /// Stops one component (SIGTERM, then SIGKILL) and starts it again with the same command
-    /// line, ports and certificates; returns once it runs again. For tests of what survives an
-    /// API server restart.
+    /// Stops one component (SIGTERM, then SIGKILL if it has not exited ten seconds later) and
+    /// starts it again with the same command line, ports and certificates; returns once it runs
+    /// again. For tests of what survives an API server restart.
     pub async fn restart(&mut self, name: &str) -> Result<(), Error> {
         let index = self
             .state
@@ -128,7 +128,7 @@ impl ControlPlane {
             .position(|c| c.name == name)
             .ok_or_else(|| Error::Start(format!("no component named {name}")))?;
         let component = self.state.components[index].clone();
-        stop_components(std::slice::from_ref(&component)).await?;
+        stop_components(std::slice::from_ref(&component), RESTART_GRACE).await?;
         if let Some(i) = self
             .children
             .iter()
@@ -143,7 +143,8 @@ impl ControlPlane {
         save_state(&self.state)
     }
 
-    /// Stops every component and removes the state directory.
+    /// Stops every component (etcd last; SIGKILL for any still there 0.3 s after SIGTERM: the
+    /// state is thrown away) and removes the state directory.
     pub async fn stop(mut self) -> Result<(), Error> {
         let result = stop_state(&self.state).await;
         for mut child in std::mem::take(&mut self.children) {
@@ -390,6 +391,10 @@ impl Starting {
                 format!("--audit-log-path={}", p(&audit_log)),
                 "--audit-log-maxsize=500".into(),
                 "--audit-log-maxbackup=1".into(),
+                // The default, said here because readers rely on it: each event is written
+                // before the response completes, so the log is complete for every answered
+                // request and nothing is lost when `down` kills the API server.
+                "--audit-log-mode=blocking".into(),
             ],
         )?;
         let client = admin_client(&admin_kubeconfig).await?;
@@ -553,7 +558,7 @@ impl Starting {
 
     /// Stops what was started and removes everything but the logs.
     async fn abort(&mut self) -> Result<(), Error> {
-        let result = stop_components(&self.state.components).await;
+        let result = stop_components(&self.state.components, STOP_GRACE).await;
         for child in &mut self.children {
             let _ = child.wait();
         }
@@ -582,7 +587,7 @@ fn save_state(state: &State) -> Result<(), Error> {
 }
 
 async fn stop_state(state: &State) -> Result<(), Error> {
-    stop_components(&state.components).await?;
+    stop_components(&state.components, STOP_GRACE).await?;
     remove_dir(&state.state_dir)
 }
 
