@@ -4,7 +4,7 @@
 //! due while the last one still runs.
 //!
 //! - [`api::v1`]: the kind, with its markers.
-//! - [`schedule`]: cron schedules, parsed and stepped through (no dependency).
+//! - [`schedule`]: cron schedules, read by the croner crate, and the runs due between two times.
 //! - [`controller`]: the reconciler and its controller.
 //! - [`webhooks`]: defaulting and validation.
 

@@ -1,30 +1,29 @@
-//! Cron schedules: five fields (minute, hour, day of month, month, day of week) with `*`,
-//! numbers, names (`JAN`, `MON`), ranges, steps and lists, and the `@hourly`, `@daily`,
-//! `@weekly`, `@monthly` and `@yearly` shorthands. Times are UTC.
+//! Cron schedules, read and stepped through by the [croner] crate (as the Go tutorial leaves
+//! them to `robfig/cron`). Times are UTC.
 //!
-//! When both the day of month and the day of week are restricted (neither starts with `*`),
-//! a day matches if either does, as cron has always done: `0 0 1 * MON` runs on the first of
-//! the month and on Mondays.
+//! A schedule has the five fields Kubernetes' CronJob takes (minute, hour, day of month, month,
+//! day of week) with `*`, numbers, names (`JAN`, `MON`), ranges, steps and lists, or one of
+//! the shorthands `@yearly`, `@annually`, `@monthly`, `@weekly`, `@daily`, `@midnight` and
+//! `@hourly`. croner also reads its own extensions (`L`, `W`, `#`, a `+` before the day of
+//! week), which Kubernetes' parser does not.
+//!
+//! When both the day of month and the day of week are restricted (neither is `*`), a day
+//! matches if either does, as cron has always done: `0 0 1 * MON` runs on the first of the
+//! month and on Mondays.
 
 use std::fmt;
 
-use k8s_openapi::jiff::civil::{Date, DateTime};
+use croner::Cron;
+use croner::errors::CronError;
+use croner::parser::{CronParser, Seconds, Year};
+use k8s_openapi::jiff::Timestamp;
 use k8s_openapi::jiff::tz::TimeZone;
-use k8s_openapi::jiff::{Span, Timestamp};
 
 /// A parsed schedule.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Schedule {
-    minutes: u64,
-    hours: u64,
-    days: u64,
-    months: u64,
-    weekdays: u64,
-    days_restricted: bool,
-    weekdays_restricted: bool,
-}
+#[derive(Debug, Clone)]
+pub struct Schedule(Cron);
 
-/// What is wrong with a schedule, and in which field.
+/// Why a schedule does not parse.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
     pub schedule: String,
@@ -39,133 +38,45 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-/// One field's name, bounds and the names its values may have.
-struct Field {
-    name: &'static str,
-    min: u32,
-    max: u32,
-    names: &'static [&'static str],
+/// The five fields, and the values each takes (named in errors).
+const FIELDS: [(&str, &str); 5] = [
+    ("minute", "0-59"),
+    ("hour", "0-23"),
+    ("day of month", "1-31"),
+    ("month", "1-12 or JAN-DEC"),
+    ("day of week", "0-7 (0 and 7 are Sunday) or SUN-SAT"),
+];
+
+/// croner reading five fields, or a shorthand, as Kubernetes' parser does.
+fn parser() -> CronParser {
+    CronParser::builder()
+        // Five fields: no seconds, no year.
+        .seconds(Seconds::Disallowed)
+        .year(Year::Disallowed)
+        // `5/15` is `5-59/15`, as in Kubernetes' parser.
+        .sloppy_ranges(true)
+        .build()
 }
-
-const MINUTE: Field = Field {
-    name: "minute",
-    min: 0,
-    max: 59,
-    names: &[],
-};
-const HOUR: Field = Field {
-    name: "hour",
-    min: 0,
-    max: 23,
-    names: &[],
-};
-const DAY: Field = Field {
-    name: "day of month",
-    min: 1,
-    max: 31,
-    names: &[],
-};
-const MONTH: Field = Field {
-    name: "month",
-    min: 1,
-    max: 12,
-    names: &[
-        "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC",
-    ],
-};
-// 7 is Sunday too.
-const WEEKDAY: Field = Field {
-    name: "day of week",
-    min: 0,
-    max: 7,
-    names: &["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"],
-};
-
-/// How far ahead [`Schedule::next_after`] looks: a schedule that never fires (`0 0 30 2 *`)
-/// has no next time.
-const HORIZON_YEARS: i16 = 5;
 
 impl Schedule {
     pub fn parse(schedule: &str) -> Result<Self, ParseError> {
-        let error = |why: String| ParseError {
-            schedule: schedule.to_string(),
-            why,
-        };
+        // croner knows every shorthand Kubernetes takes but `@midnight`.
         let text = match schedule.trim() {
-            "@yearly" | "@annually" => "0 0 1 1 *",
-            "@monthly" => "0 0 1 * *",
-            "@weekly" => "0 0 * * 0",
-            "@daily" | "@midnight" => "0 0 * * *",
-            "@hourly" => "0 * * * *",
-            other if other.starts_with('@') => {
-                return Err(error(format!(
-                    "unknown shorthand {other} (known: @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly)"
-                )));
-            }
-            other => other,
+            s if s.eq_ignore_ascii_case("@midnight") => "@daily",
+            s => s,
         };
-        let fields: Vec<&str> = text.split_whitespace().collect();
-        let [minute, hour, day, month, weekday] = fields[..] else {
-            return Err(error(format!(
-                "{} fields; a schedule has five: minute, hour, day of month, month, day of week",
-                fields.len()
-            )));
-        };
-        let mut weekdays = bits(weekday, &WEEKDAY).map_err(error)?;
-        if weekdays & (1 << 7) != 0 {
-            weekdays = (weekdays & !(1 << 7)) | 1;
-        }
-        Ok(Schedule {
-            minutes: bits(minute, &MINUTE).map_err(error)?,
-            hours: bits(hour, &HOUR).map_err(error)?,
-            days: bits(day, &DAY).map_err(error)?,
-            months: bits(month, &MONTH).map_err(error)?,
-            weekdays,
-            days_restricted: !day.starts_with('*'),
-            weekdays_restricted: !weekday.starts_with('*'),
+        parser().parse(text).map(Schedule).map_err(|e| ParseError {
+            schedule: schedule.to_string(),
+            why: why(text, e),
         })
     }
 
-    fn day_matches(&self, date: Date) -> bool {
-        let day = has(self.days, date.day());
-        let weekday = has(self.weekdays, date.weekday().to_sunday_zero_offset());
-        match (self.days_restricted, self.weekdays_restricted) {
-            (true, true) => day || weekday,
-            (true, false) => day,
-            (false, true) => weekday,
-            (false, false) => true,
-        }
-    }
-
-    /// The first time after `after` (a whole minute) at which the schedule fires, or `None`
-    /// when it does not within five years.
+    /// The first time after `after` at which the schedule fires, or `None` when croner finds
+    /// none (`0 0 30 2 *` never fires).
     pub fn next_after(&self, after: Timestamp) -> Option<Timestamp> {
-        let start = Timestamp::from_second(after.as_second().div_euclid(60) * 60 + 60).ok()?;
-        let mut at: DateTime = start.to_zoned(TimeZone::UTC).datetime();
-        let last_year = at.year() + HORIZON_YEARS;
-        while at.year() <= last_year {
-            if !has(self.months, at.month()) {
-                at = at
-                    .date()
-                    .first_of_month()
-                    .checked_add(Span::new().months(1))
-                    .ok()?
-                    .at(0, 0, 0, 0);
-            } else if !self.day_matches(at.date()) {
-                at = at.date().tomorrow().ok()?.at(0, 0, 0, 0);
-            } else if !has(self.hours, at.hour()) {
-                at = at
-                    .date()
-                    .at(at.hour(), 0, 0, 0)
-                    .checked_add(Span::new().hours(1))
-                    .ok()?;
-            } else if !has(self.minutes, at.minute()) {
-                at = at.checked_add(Span::new().minutes(1)).ok()?;
-            } else {
-                return Some(at.to_zoned(TimeZone::UTC).ok()?.timestamp());
-            }
-        }
-        None
+        let after = after.to_zoned(TimeZone::UTC);
+        let next = self.0.find_next_occurrence(&after, false).ok()?;
+        Some(next.timestamp())
     }
 
     /// The runs due after `earliest` up to `now`: the latest of them (the one to start;
@@ -200,68 +111,50 @@ pub struct Due {
     pub next: Option<Timestamp>,
 }
 
-fn has(bits: u64, value: i8) -> bool {
-    (0..64).contains(&value) && bits & (1 << value) != 0
-}
-
-/// The values one field allows, as bits.
-fn bits(text: &str, field: &Field) -> Result<u64, String> {
-    let mut out = 0u64;
-    for part in text.split(',') {
-        let (range, step) = match part.split_once('/') {
-            Some((range, step)) => {
-                let step: u32 = step.parse().ok().filter(|s| *s > 0).ok_or_else(|| {
-                    format!("{}: step {step:?} is not a positive number", field.name)
-                })?;
-                (range, Some(step))
-            }
-            None => (part, None),
-        };
-        let (low, high) = if range == "*" {
-            (field.min, field.max)
-        } else if let Some((a, b)) = range.split_once('-') {
-            (value(a, field)?, value(b, field)?)
-        } else {
-            let v = value(range, field)?;
-            (v, if step.is_some() { field.max } else { v })
-        };
-        if low > high {
-            return Err(format!(
-                "{}: range {range} runs backwards ({low} > {high})",
-                field.name
-            ));
-        }
-        for v in (low..=high).step_by(step.unwrap_or(1) as usize) {
-            out |= 1 << v;
+/// croner's reason for refusing `text`, with the field it is about: croner names none, so each
+/// field is tried alone (the others `*`) to find the first it refuses.
+fn why(text: &str, error: CronError) -> String {
+    if text.starts_with('@') {
+        return format!(
+            "unknown shorthand {text} (known: @yearly, @annually, @monthly, @weekly, @daily, \
+             @midnight, @hourly)"
+        );
+    }
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    if fields.len() != FIELDS.len() {
+        return format!(
+            "{} fields; a schedule has five: minute, hour, day of month, month, day of week",
+            fields.len()
+        );
+    }
+    for (i, (name, values)) in FIELDS.iter().enumerate() {
+        let alone: Vec<&str> = (0..FIELDS.len())
+            .map(|j| if j == i { fields[i] } else { "*" })
+            .collect();
+        if let Err(e) = parser().parse(&alone.join(" ")) {
+            return format!(
+                "{name} {:?}: {} ({name} takes {values})",
+                fields[i],
+                reason(e)
+            );
         }
     }
-    Ok(out)
+    reason(error)
 }
 
-fn value(text: &str, field: &Field) -> Result<u32, String> {
-    let upper = text.to_ascii_uppercase();
-    let offset = if field.min == 1 { 1 } else { 0 };
-    let v = match field.names.iter().position(|n| *n == upper) {
-        Some(i) => i as u32 + offset,
-        None => text.parse().map_err(|_| {
-            let names = if field.names.is_empty() {
-                String::new()
-            } else {
-                format!(" or a name ({})", field.names.join(", "))
-            };
-            format!(
-                "{}: {text:?} is not a number from {} to {}{names}",
-                field.name, field.min, field.max
-            )
-        })?,
+/// croner's message, as a clause: `Component error: Number out of bounds.` reads
+/// `number out of bounds`.
+fn reason(error: CronError) -> String {
+    let message = match error {
+        CronError::ComponentError(message) => message,
+        other => other.to_string(),
     };
-    if v < field.min || v > field.max {
-        return Err(format!(
-            "{}: {v} is out of range ({} to {})",
-            field.name, field.min, field.max
-        ));
+    let message = message.trim_end_matches('.');
+    let mut chars = message.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
     }
-    Ok(v)
 }
 
 #[cfg(test)]
@@ -298,6 +191,10 @@ mod tests {
             next("@hourly", after).as_deref(),
             Some("2026-11-26T11:00:00Z")
         );
+        assert_eq!(
+            next("@midnight", after).as_deref(),
+            Some("2026-11-27T00:00:00Z")
+        );
         // 2026-11-26 is a Thursday: the next Monday is the 30th.
         assert_eq!(
             next("30 8 * * MON", after).as_deref(),
@@ -311,10 +208,14 @@ mod tests {
             next("@monthly", after).as_deref(),
             Some("2026-12-01T00:00:00Z")
         );
-        // Lists, ranges with steps, and 7 as Sunday.
+        // Lists, ranges with steps, a start with a step, and 7 as Sunday.
         assert_eq!(
             next("5,50 10-18/4 * * *", after).as_deref(),
             Some("2026-11-26T10:50:00Z")
+        );
+        assert_eq!(
+            next("20/25 * * * *", after).as_deref(),
+            Some("2026-11-26T10:20:00Z")
         );
         assert_eq!(
             next("0 12 * * 7", after).as_deref(),
@@ -370,16 +271,26 @@ mod tests {
             why("* * *"),
             "schedule \"* * *\": 3 fields; a schedule has five: minute, hour, day of month, month, day of week"
         );
-        assert_eq!(
-            why("60 * * * *"),
-            "schedule \"60 * * * *\": minute: 60 is out of range (0 to 59)"
-        );
+        // Six fields would be croner's seconds; Kubernetes takes five.
+        assert!(why("0 * * * * *").contains("6 fields; a schedule has five"));
+        let out_of_range = why("60 * * * *");
         assert!(
-            why("* * * FOO *")
-                .contains("month: \"FOO\" is not a number from 1 to 12 or a name (JAN")
+            out_of_range.starts_with("schedule \"60 * * * *\": minute \"60\": ")
+                && out_of_range.ends_with(" (minute takes 0-59)"),
+            "{out_of_range}"
         );
-        assert!(why("*/0 * * * *").contains("minute: step \"0\" is not a positive number"));
-        assert!(why("* 5-2 * * *").contains("hour: range 5-2 runs backwards"));
+        let cases = [
+            ("0 25 * * *", "hour \"25\": "),
+            ("* * * FOO *", "month \"FOO\": "),
+            ("*/0 * * * *", "minute \"*/0\": "),
+            ("* 5-2 * * *", "hour \"5-2\": "),
+            ("0 0 * * 8", "day of week \"8\": "),
+            ("0 0 32 * *", "day of month \"32\": "),
+        ];
+        for (schedule, field) in cases {
+            let why = why(schedule);
+            assert!(why.contains(field), "{schedule}: {why}");
+        }
         assert!(why("@every 5m").contains("unknown shorthand @every 5m"));
     }
 }

@@ -160,10 +160,7 @@ mod tests {
             .validate_create(&ctx, &cronjob("nightly", "0 25 * * *"))
             .await
             .unwrap_err();
-        assert!(
-            format!("{bad:?}").contains("hour: 25 is out of range"),
-            "{bad:?}"
-        );
+        assert!(format!("{bad:?}").contains("(hour takes 0-23)"), "{bad:?}");
         let long = "a".repeat(MAX_NAME_LENGTH + 1);
         let refused = CronJobValidator
             .validate_create(&ctx, &cronjob(&long, "0 3 * * *"))

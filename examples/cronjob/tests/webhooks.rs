@@ -108,7 +108,7 @@ async fn exercise(client: Client, namespace: String) {
     assert!(
         status
             .message
-            .contains("spec.schedule: schedule \"0 25 * * *\": hour: 25 is out of range (0 to 23)"),
+            .contains("spec.schedule: schedule \"0 25 * * *\": hour \"25\": "),
         "{}",
         status.message
     );
