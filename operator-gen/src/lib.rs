@@ -38,22 +38,23 @@ pub mod compat;
 pub mod crd;
 pub mod diagnostics;
 pub mod docs;
-pub mod generator;
+pub mod generators;
 pub mod known_types;
 mod lower;
 pub mod markers;
 pub mod model;
 pub mod output;
 mod pipeline;
+pub mod place;
 mod plural;
-pub mod rbac;
+mod render;
 pub mod schema;
 pub mod serde_attrs;
 pub mod sink;
 pub mod size;
 pub mod source;
+mod threads;
 pub mod type_schemas;
-pub mod webhook;
 pub mod yaml;
 
 use std::fmt;
@@ -61,11 +62,12 @@ use std::path::{Path, PathBuf};
 
 use crate::api::apiextensions::v1::CustomResourceDefinition;
 
-pub use generator::{ArtifactKind, GENERATORS, Generator, Reads};
+pub use generators::rbac::RbacRole;
+pub use generators::{Artifact, ArtifactKind, GENERATORS, Generator, Reads};
 pub use known_types::EmbeddedObjectMeta;
-pub use model::{Api, Located, Location};
-pub use output::{Artifact, Layout};
-pub use rbac::RbacRole;
+pub use model::Api;
+pub use place::{Located, Location};
+pub use sink::Layout;
 
 use source::SourceFile;
 
@@ -469,6 +471,13 @@ pub(crate) fn test_cases(default: u32) -> proptest::test_runner::Config {
     proptest::test_runner::Config {
         cases,
         ..proptest::test_runner::Config::default()
+    }
+}
+
+impl Generated {
+    /// All files, in a fixed order: generators in registration order, CRDs by file name.
+    pub fn artifacts(&self) -> Vec<Artifact> {
+        self.files.clone()
     }
 }
 

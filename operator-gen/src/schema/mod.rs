@@ -15,19 +15,22 @@ mod external;
 mod flatten;
 mod humantime;
 mod net;
+mod rules;
 mod types;
 pub mod values;
 mod wire;
 
 pub use flatten::merge_field_over_type;
 
-use apply::{cel_field, clear_nested_descriptions, push_rule};
+use apply::clear_nested_descriptions;
+use rules::{cel_field, push_rule};
 
 use crate::Options;
 use crate::diagnostics::{Diagnostic, Diagnostics, Misfit};
 use crate::known_types;
 use crate::markers::{CelRule, SchemaProp};
-use crate::model::{Body, FieldDef, Fields, Loc, Ty, TyKind, TypeDef};
+use crate::model::{Body, FieldDef, Fields, Ty, TyKind, TypeDef};
+use crate::place::Loc;
 use crate::serde_attrs::{ContainerAttrs, FieldAttrs, SerdeShape, WireSwap};
 use crate::source::Skeleton;
 
@@ -865,7 +868,7 @@ fn flattened_rules(inner: &JSONSchemaProps, optional: bool) -> Result<Vec<Valida
     } else {
         Vec::new()
     };
-    if let Some(name) = named.iter().find(|n| !apply::cel_can_name(n)) {
+    if let Some(name) = named.iter().find(|n| !rules::cel_can_name(n)) {
         return Err((*name).clone());
     }
     // Counted as one-of groups count (`exactly_one_of`), which is how controller-gen writes them.
@@ -1183,7 +1186,7 @@ mod tests {
 
     /// The first CRD's spec schema, as JSON.
     fn spec_schema(generated: &crate::Generated) -> serde_json::Value {
-        crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
+        crate::render::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
             ["openAPIV3Schema"]["properties"]["spec"]
             .clone()
     }
@@ -1693,7 +1696,7 @@ pub struct ThingSpec {
             "#,
         )
         .unwrap();
-        let spec = &crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+        let spec = &crate::render::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
             ["properties"]["spec"];
         assert_eq!(spec["x-kubernetes-preserve-unknown-fields"], true);
         assert_eq!(spec["required"], serde_json::json!(["inner", "size"]));
