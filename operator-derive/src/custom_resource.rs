@@ -82,7 +82,7 @@ pub fn expand(input: syn::DeriveInput) -> TokenStream {
     let stub = || crate_crd::CompiledCrd {
         json: String::new(),
         plural: resource.plural.as_ref().map_or_else(
-            || operator_gen::crd::default_plural(&kind),
+            || operator_gen::default_plural(&kind),
             |p| p.value.clone(),
         ),
         files: Vec::new(),

@@ -59,8 +59,6 @@ impl<'m> KindDecl<'m> {
     }
 }
 
-pub use crate::plural::default_plural;
-
 /// Builds the CRD of (`group`, `kind`) with one version per `#[resource]` struct in `decls`
 /// (versions sorted by name, as controller-gen does). `None` when a problem was reported, or
 /// when every version is skipped.
@@ -302,7 +300,7 @@ fn crd_for(
     let plural = r
         .plural
         .as_ref()
-        .map_or_else(|| default_plural(kind), |p| p.value.clone());
+        .map_or_else(|| crate::plural::default_plural(kind), |p| p.value.clone());
     let singular = r
         .singular
         .as_ref()

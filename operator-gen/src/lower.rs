@@ -107,7 +107,7 @@ pub(crate) fn lower(
                 let mut fact = kind(file, &summary.decls[no].0, &name, &resource);
                 fact.compat = compat
                     .into_iter()
-                    .map(|m| crate::compat::Allow {
+                    .map(|m| crate::gates::compat::Allow {
                         crd: fact.crd_name(),
                         version: fact.version.clone(),
                         check: m.allow,

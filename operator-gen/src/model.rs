@@ -34,7 +34,7 @@ pub struct Kind {
     /// Where its `#[resource]` marker is.
     pub at: Location,
     /// Its `#[compat(allow = ...)]` markers, for the compatibility gate.
-    pub compat: Vec<crate::compat::Allow>,
+    pub compat: Vec<crate::gates::compat::Allow>,
 }
 
 impl Kind {

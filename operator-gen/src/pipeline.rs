@@ -111,7 +111,7 @@ pub struct Made {
     /// per-CRD files sorted by name before the files of its build.
     pub files: Vec<Artifact>,
     /// Every root kind's `#[compat(allow = ...)]`, in input order.
-    pub compat: Vec<crate::compat::Allow>,
+    pub compat: Vec<crate::gates::compat::Allow>,
     /// What generation went past, in input order.
     pub warnings: Vec<Warning>,
 }

@@ -14,7 +14,8 @@ use crate::generators::{Generator, Reads};
 use crate::markers::RbacMarker;
 use crate::model::Api;
 use crate::render::document;
-use crate::{LocatedError, Options, yaml};
+use crate::render::yaml;
+use crate::{LocatedError, Options};
 
 /// The file the roles go to, as controller-gen names it.
 pub const ROLE_FILE: &str = "role.yaml";

@@ -21,7 +21,8 @@ use crate::markers::{WebhookConfigurationMarker, WebhookMarker, WebhookTarget};
 use crate::model::Api;
 use crate::place::{Located, Location};
 use crate::render::document;
-use crate::{LocatedError, Options, yaml};
+use crate::render::yaml;
+use crate::{LocatedError, Options};
 
 /// The file the configurations go to, as controller-gen names it.
 pub const MANIFESTS_FILE: &str = "manifests.yaml";

@@ -729,7 +729,7 @@ pub fn parse_printcolumn(
 #[derive(Debug, Clone)]
 pub struct CompatMarker<S = Span> {
     /// The check whose finding is accepted.
-    pub allow: crate::compat::Check,
+    pub allow: crate::gates::compat::Check,
     /// A JSON path in this version's schema; the allow covers it and everything below.
     pub path: Option<String>,
     /// Why the change is accepted: printed with the finding.
@@ -759,24 +759,26 @@ pub fn parse_compat(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option<C
         match key {
             "allow" => {
                 let a = args::string(meta)?;
-                allow = Some(crate::compat::Check::from_name(&a.value).ok_or_else(|| {
-                    let names = crate::compat::Check::ALL.iter().map(|c| c.name());
-                    let suggestion = names
-                        .clone()
-                        .map(|n| (strsim::jaro_winkler(&a.value, n), n))
-                        .filter(|(score, _)| *score > 0.8)
-                        .max_by(|x, y| x.0.total_cmp(&y.0))
-                        .map(|(_, n)| format!("; did you mean `{n}`?"))
-                        .unwrap_or_default();
-                    syn::Error::new(
-                        a.span,
-                        format!(
-                            "unknown compatibility check `{}`{suggestion} (the checks: {})",
-                            a.value,
-                            names.collect::<Vec<_>>().join(", ")
-                        ),
-                    )
-                })?);
+                allow = Some(crate::gates::compat::Check::from_name(&a.value).ok_or_else(
+                    || {
+                        let names = crate::gates::compat::Check::ALL.iter().map(|c| c.name());
+                        let suggestion = names
+                            .clone()
+                            .map(|n| (strsim::jaro_winkler(&a.value, n), n))
+                            .filter(|(score, _)| *score > 0.8)
+                            .max_by(|x, y| x.0.total_cmp(&y.0))
+                            .map(|(_, n)| format!("; did you mean `{n}`?"))
+                            .unwrap_or_default();
+                        syn::Error::new(
+                            a.span,
+                            format!(
+                                "unknown compatibility check `{}`{suggestion} (the checks: {})",
+                                a.value,
+                                names.collect::<Vec<_>>().join(", ")
+                            ),
+                        )
+                    },
+                )?);
             }
             "path" => {
                 let p = args::string(meta)?;

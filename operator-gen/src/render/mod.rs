@@ -1,13 +1,14 @@
 //! Typed objects become text: JSON the way Go writes it, and YAML documents through the
-//! [`yaml`](crate::yaml) writer. The generators render their files with it; where the files
+//! [`yaml`] writer. The generators render their files with it; where the files
 //! go is the [`sink`](crate::sink)'s business.
 
 use crate::api::Resource;
 use crate::api::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
 
-use crate::yaml;
-use crate::yaml::Node;
+pub(crate) mod yaml;
+
+use yaml::Node;
 
 /// Serialises an object ([`crate::api`]'s or k8s-openapi's) to JSON the way Go's
 /// encoding/json would write it: integral floats (minimum: 0) print as integers.
