@@ -147,7 +147,7 @@ impl Gvk {
                  another"
             );
         }
-        let plural = operator_gen::crd::default_plural(kind);
+        let plural = operator_gen::default_plural(kind);
         if plural.len() > 63 {
             bail!("--kind {kind:?}: its plural {plural:?} is longer than 63 characters");
         }

@@ -196,7 +196,7 @@ fn documents(text: &str) -> Vec<Value> {
                 .and_then(Value::as_object_mut)
             {
                 annotations.remove("controller-gen.kubebuilder.io/version");
-                annotations.remove(operator_gen::crd::VERSION_ANNOTATION);
+                annotations.remove(operator_gen::VERSION_ANNOTATION);
                 if annotations.is_empty() {
                     v["metadata"].as_object_mut().unwrap().remove("annotations");
                 }

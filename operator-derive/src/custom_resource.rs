@@ -11,7 +11,7 @@ use crate::crate_crd;
 
 pub fn expand(input: syn::DeriveInput) -> TokenStream {
     let mut diags = Diagnostics::new();
-    let resource = operator_gen::crd::crd_markers(&input.attrs, &mut diags).resource;
+    let resource = operator_gen::markers::crd_markers(&input.attrs, &mut diags).resource;
     markers::parse_field_markers(&input.attrs, markers::MarkerTarget::Type, &mut diags);
     checks::check_fields(&input.data, &mut diags);
 
@@ -82,7 +82,7 @@ pub fn expand(input: syn::DeriveInput) -> TokenStream {
     let stub = || crate_crd::CompiledCrd {
         json: String::new(),
         plural: resource.plural.as_ref().map_or_else(
-            || operator_gen::crd::default_plural(&kind),
+            || operator_gen::default_plural(&kind),
             |p| p.value.clone(),
         ),
         files: Vec::new(),

@@ -489,7 +489,7 @@ pub mod apiextensions {
             /// Where the marker that wrote the rule is (not part of the API object, nor of
             /// its equality): the checks of the finished schema report there.
             #[serde(skip)]
-            pub origin: Option<crate::model::Loc>,
+            pub origin: Option<crate::place::Loc>,
             /// The field the error names, relative to the rule's node.
             #[serde(skip_serializing_if = "Option::is_none")]
             pub field_path: Option<String>,

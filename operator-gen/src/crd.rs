@@ -10,18 +10,14 @@ use crate::api::apiextensions::v1::{
     JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool, SelectableField,
 };
 use crate::api::meta::v1::ObjectMeta;
-use proc_macro2::Span;
 
 use crate::Origin;
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::Diagnostics;
-use crate::markers::{
-    self, CompatMarker, MetaSource, PrintColumnMarker, ResourceMarker, SubresourceMarker,
-    marker_name,
-};
-use crate::model::{KindMarkers, Loc, TypeDef};
+use crate::markers::{self, PrintColumnMarker, ResourceMarker, SubresourceMarker};
+use crate::model::{KindMarkers, TypeDef};
+use crate::place::Loc;
 use crate::schema::SchemaBuilder;
-use crate::source::TypeItem;
 
 mod paths;
 
@@ -62,201 +58,6 @@ impl<'m> KindDecl<'m> {
         })
     }
 }
-
-/// The kind a `#[resource]` marker on the type `name` declares.
-pub fn kind_name<S>(resource: &ResourceMarker<S>, name: &str) -> String {
-    resource
-        .kind
-        .as_ref()
-        .map_or_else(|| name.to_string(), |k| k.value.clone())
-}
-
-/// The CRD-level markers of a root kind, as [`crd_markers`] reads them.
-#[derive(Debug, Clone)]
-pub struct CrdMarkers<R = ResourceMarker> {
-    /// The `#[resource]` marker.
-    pub resource: R,
-    /// The `#[subresource]` marker.
-    pub subresources: SubresourceMarker,
-    /// The `#[printcolumn]` markers, in order.
-    pub printcolumns: Vec<PrintColumnMarker>,
-    /// `#[compat(allow = ...)]`: changes the compatibility gate lets through.
-    pub compat: Vec<CompatMarker>,
-}
-
-/// Reads the CRD-level markers of `attrs` (shared with operator-derive).
-pub fn crd_markers(
-    attrs: &[syn::Attribute],
-    diags: &mut Diagnostics,
-) -> CrdMarkers<Option<ResourceMarker>> {
-    let mut resource = None;
-    let mut subresources = SubresourceMarker::default();
-    let mut printcolumns = Vec::new();
-    let mut compat = Vec::new();
-    for attr in attrs {
-        match marker_name(attr) {
-            Some(markers::RESOURCE) => {
-                if resource.is_some() {
-                    // Reading it too would report what it lacks (a group) instead.
-                    diags.push(
-                        attr_span(attr),
-                        "duplicate #[resource(...)]: a kind takes one; put all its arguments in the first",
-                    );
-                    continue;
-                }
-                resource = markers::parse_resource(MetaSource::Attr(attr), diags);
-            }
-            Some(markers::SUBRESOURCE) => {
-                let s = markers::parse_subresource(MetaSource::Attr(attr), diags);
-                subresources.status = subresources.status.or(s.status);
-                subresources.scale = subresources.scale.or(s.scale);
-            }
-            Some(markers::PRINTCOLUMN) => {
-                printcolumns.extend(markers::parse_printcolumn(MetaSource::Attr(attr), diags))
-            }
-            Some(markers::COMPAT) => {
-                compat.extend(markers::parse_compat(MetaSource::Attr(attr), diags))
-            }
-            _ => {}
-        }
-    }
-    CrdMarkers {
-        resource,
-        subresources,
-        printcolumns,
-        compat,
-    }
-}
-
-fn attr_span(attr: &syn::Attribute) -> Span {
-    use syn::spanned::Spanned;
-    attr.span()
-}
-
-/// The CRD-level markers of `item`, when it carries a `#[resource]` marker that reads.
-/// Marker errors land in `diags`.
-pub fn kind_markers(item: TypeItem<'_>, diags: &mut Diagnostics) -> Option<CrdMarkers> {
-    let attrs = item.attrs();
-    if !attrs
-        .iter()
-        .any(|a| marker_name(a) == Some(markers::RESOURCE))
-    {
-        return None;
-    }
-    let markers = crd_markers(attrs, diags);
-    if !matches!(item, TypeItem::Struct(_)) {
-        diags.push(
-            item.ident().span(),
-            "#[resource] goes on a struct with named fields",
-        );
-    }
-    Some(CrdMarkers {
-        resource: markers.resource?,
-        subresources: markers.subresources,
-        printcolumns: markers.printcolumns,
-        compat: markers.compat,
-    })
-}
-
-/// What operator-gen says of a kind kube-derive makes: `#[derive(CustomResource)]` with
-/// `#[kube(group = ..., version = ..., kind = ...)]` on the spec struct. kube-derive builds
-/// that CRD when the operator runs, so operator-gen writes none; the warning (at the
-/// `#[kube(...)]` that names the kind) says so, and how to write the kind here instead.
-/// `None` for anything else, our own kinds (with `#[resource]`) among them.
-pub(crate) fn kube_derive_kind(item: TypeItem<'_>) -> Option<Diagnostic<Span>> {
-    use syn::spanned::Spanned as _;
-    let TypeItem::Struct(s) = item else {
-        return None;
-    };
-    if s.attrs
-        .iter()
-        .any(|a| marker_name(a) == Some(markers::RESOURCE))
-    {
-        return None;
-    }
-    let kube: Vec<&syn::Attribute> = s
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("kube"))
-        .collect();
-    let first = kube.first()?;
-    let (mut kind, mut group, mut version, mut status) = (None, None, None, None);
-    let mut namespaced = false;
-    let mut at = first.span();
-    for attr in &kube {
-        // kube-derive's arguments, read loosely: only these few matter here, and a value
-        // that does not parse costs the help its detail, not the warning.
-        let Ok(args) = attr.parse_args_with(
-            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
-        ) else {
-            continue;
-        };
-        for arg in args {
-            if arg.path().is_ident("namespaced") {
-                namespaced = true;
-            }
-            let syn::Meta::NameValue(nv) = &arg else {
-                continue;
-            };
-            let syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(value),
-                ..
-            }) = &nv.value
-            else {
-                continue;
-            };
-            let slot = match nv.path.get_ident().map(ToString::to_string).as_deref() {
-                Some("kind") => {
-                    at = attr.span();
-                    &mut kind
-                }
-                Some("group") => &mut group,
-                Some("version") => &mut version,
-                Some("status") => &mut status,
-                _ => continue,
-            };
-            *slot = Some(value.value());
-        }
-    }
-    let spec = s.ident.to_string();
-    let kind = kind.unwrap_or_else(|| {
-        spec.strip_suffix("Spec")
-            .filter(|k| !k.is_empty())
-            .unwrap_or(&spec)
-            .to_string()
-    });
-    let or_dots = |v: Option<String>| v.unwrap_or_else(|| "...".into());
-    let scope = if namespaced {
-        ", namespaced"
-    } else {
-        // kube-derive's kinds are cluster-scoped unless `namespaced`; ours are namespaced
-        // unless told otherwise.
-        ", scope = \"Cluster\""
-    };
-    let (status_field, status_marker) = match &status {
-        Some(t) => (
-            format!(", status: Option<{t}>"),
-            " and #[subresource(status)]",
-        ),
-        None => (String::new(), ""),
-    };
-    Some(
-        Diagnostic::new(
-            at,
-            format!(
-                "kind `{kind}` is kube-derive's #[derive(CustomResource)] on `{spec}`: operator-gen does not generate its CRD (kube-derive builds it when the operator runs)"
-            ),
-            Origin::Source,
-        )
-        .with_help(format!(
-            "to generate it, write the kind out as `pub struct {kind} {{ metadata: ObjectMeta, spec: {spec}{status_field} }}` with operator-derive's #[derive(CustomResource)], #[resource(group = \"{}\", version = \"{}\", kind = \"{kind}\"{scope})]{status_marker}, and #[derive(Schema)] on `{spec}` in place of #[kube(...)] (the book's \"Moving an operator over\", from kube-derive)",
-            or_dots(group),
-            or_dots(version),
-        )),
-    )
-}
-
-pub use crate::plural::default_plural;
 
 /// Builds the CRD of (`group`, `kind`) with one version per `#[resource]` struct in `decls`
 /// (versions sorted by name, as controller-gen does). `None` when a problem was reported, or
@@ -499,7 +300,7 @@ fn crd_for(
     let plural = r
         .plural
         .as_ref()
-        .map_or_else(|| default_plural(kind), |p| p.value.clone());
+        .map_or_else(|| crate::plural::default_plural(kind), |p| p.value.clone());
     let singular = r
         .singular
         .as_ref()
@@ -888,7 +689,7 @@ pub struct GadgetSpec {
         let spelled = build(&[("lib", &text.replace("#[schema(", "#[crd_schema("))]).unwrap();
         assert!(text.replace("#[schema(", "#[crd_schema(") != text);
         assert_eq!(written, spelled);
-        let json = crate::output::to_json(&spelled[0]);
+        let json = crate::render::to_json(&spelled[0]);
         let spec = &json["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
         assert_eq!(spec["title"], "The spec");
         let fields = &spec["properties"];

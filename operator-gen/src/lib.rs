@@ -8,12 +8,15 @@
 //! Each kind of output is a [`Generator`] in [`GENERATORS`]; only those asked for run, and
 //! generators of your own run beside them through [`generate_using`].
 //!
-//! The pipeline runs one way:
-//! source files → [`source`] (parse, index) → `lower` (each file's kinds and item
-//! markers, as the thread-free [`model`]) → [`crd`]/[`schema`] (with [`markers`] for the
-//! field markers) → the generators ([`Generator::build`] from the [`Api`]) → [`output`]
-//! (YAML artifacts) → [`sink`]. `docs/src/design/data-flow.md` follows one field marker
-//! through these modules.
+//! The pipeline runs one way, and its imports with it (`tests/module_graph.rs` checks that
+//! no module reaches one that reaches it back):
+//! source files → [`source`] (parse, index) → `lower` (each file's kinds, types and item
+//! markers, as the thread-free [`model`], its places in [`place`]) → `schema` → `crd`
+//! (with [`markers`] for the grammar and [`cel`] for the rules) → the generators
+//! ([`Generator::build`] from the [`Api`]) → `render` (YAML) → `sink`, with the gates
+//! ([`compat`], [`size`]) beside. The stages are private: what a caller needs is here at
+//! the root, or in [`output`] for the files. `docs/src/design/data-flow.md` follows one
+//! field marker through these modules.
 //! Parsing and building run on every core: syn's trees stay on the thread that parsed
 //! them, names resolve through a thread-free [`source::Skeleton`], and the output does not
 //! depend on the number of threads. [`generate`] returns the CRDs as typed objects and
@@ -34,38 +37,41 @@
 pub mod api;
 mod bodies;
 pub mod cel;
-pub mod compat;
-pub mod crd;
+mod crd;
 pub mod diagnostics;
-pub mod docs;
-pub mod generator;
+mod docs;
+mod gates;
+mod generators;
 pub mod known_types;
 mod lower;
 pub mod markers;
 pub mod model;
 pub mod output;
 mod pipeline;
+pub mod place;
 mod plural;
-pub mod rbac;
-pub mod schema;
+mod render;
+mod schema;
 pub mod serde_attrs;
-pub mod sink;
-pub mod size;
+mod sink;
 pub mod source;
+mod threads;
 pub mod type_schemas;
-pub mod webhook;
-pub mod yaml;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::api::apiextensions::v1::CustomResourceDefinition;
 
-pub use generator::{ArtifactKind, GENERATORS, Generator, Reads};
+pub use crd::VERSION_ANNOTATION;
+pub use gates::{compat, size};
+pub use generators::rbac::RbacRole;
+pub use generators::{Artifact, ArtifactKind, GENERATORS, Generator, Reads};
 pub use known_types::EmbeddedObjectMeta;
-pub use model::{Api, Located, Location};
-pub use output::{Artifact, Layout};
-pub use rbac::RbacRole;
+pub use model::Api;
+pub use place::{Located, Location};
+pub use plural::default_plural;
+pub use sink::Layout;
 
 use source::SourceFile;
 
@@ -469,6 +475,13 @@ pub(crate) fn test_cases(default: u32) -> proptest::test_runner::Config {
     proptest::test_runner::Config {
         cases,
         ..proptest::test_runner::Config::default()
+    }
+}
+
+impl Generated {
+    /// All files, in a fixed order: generators in registration order, CRDs by file name.
+    pub fn artifacts(&self) -> Vec<Artifact> {
+        self.files.clone()
     }
 }
 

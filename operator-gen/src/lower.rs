@@ -3,17 +3,60 @@
 //! item markers (`#[rbac]`, `#[webhook]`, `#[webhook_configuration]`), as plain data with
 //! their places. Only what the generators that run read is lowered (see [`Reads`]).
 
-use crate::crd;
-use crate::diagnostics::Diagnostics;
-use crate::generator::Reads;
-use crate::markers::{self, MetaSource, ResourceMarker};
-use crate::model::{Kind, KindMarkers, Loc, Located, Location, TypeDef};
-use crate::source::{FileSummary, SourceFile};
+use std::collections::HashMap;
 
+use crate::diagnostics::Diagnostics;
+use crate::generators::Reads;
+use crate::markers::{self, MetaSource, ResourceMarker};
+use crate::model::{Kind, KindMarkers, TypeDef};
+use crate::place::{Loc, Located, Location};
+use crate::source::{FileSummary, Skeleton, SourceFile};
+use crate::{LocatedError, Origin};
+
+mod kinds;
 mod named;
 mod types;
 
-pub(crate) use named::resolve_named;
+/// The front half on one parsed file, as every driver runs it (the pipeline on its
+/// workers, and the derive's schemas of single types, [`crate::type_schemas`]): the file's
+/// declarations and imports for name resolution, the types declared twice in one module,
+/// and the file's share of the model with its marker errors.
+#[derive(Debug, Default)]
+pub(crate) struct FileFacts {
+    pub summary: FileSummary,
+    pub lowered: Lowered,
+    /// The mistakes in the item markers and the kinds' CRD-level markers.
+    pub errors: Vec<LocatedError>,
+    /// The types declared twice in one module (when kinds or CRDs are read).
+    pub twice: Vec<LocatedError>,
+}
+
+/// Summarizes and lowers `file`, input `file_no`, for what `reads` asks.
+pub(crate) fn lower_file(file_no: usize, file: &SourceFile, reads: Reads) -> FileFacts {
+    let summary = crate::source::summarize(file);
+    let reads_kinds = reads.kinds || reads.crds();
+    let twice = if reads_kinds {
+        declared_twice(file, &summary)
+    } else {
+        Vec::new()
+    };
+    let mut diags = Diagnostics::new();
+    let lowered = lower(file_no, file, &summary, reads, &mut diags);
+    FileFacts {
+        summary,
+        lowered,
+        errors: diags.placed(|span| Location::of(file, span)),
+        twice,
+    }
+}
+
+/// The crate-wide index of every file's declarations (`summaries`, in input order), once
+/// each is lowered; the values the markers of `types` name by path are read through it.
+pub(crate) fn index(summaries: Vec<FileSummary>, types: &mut [TypeDef]) -> Skeleton {
+    let skeleton = Skeleton::build(summaries);
+    named::resolve_named(&skeleton, types);
+    skeleton
+}
 
 /// A file's share of the model.
 #[derive(Debug, Default)]
@@ -30,6 +73,7 @@ pub(crate) struct Lowered {
 }
 
 /// The model of every type `file` (input `file_no`) declares, in declaration order.
+#[cfg(test)]
 pub(crate) fn type_defs(file_no: usize, file: &SourceFile) -> Vec<TypeDef> {
     crate::source::type_items(file)
         .into_iter()
@@ -50,9 +94,9 @@ pub(crate) fn lower(
     let mut lowered = Lowered::default();
     if reads.kinds || reads.crds() {
         for (no, item) in crate::source::type_items(file).into_iter().enumerate() {
-            let kind_markers = crd::kind_markers(item, diags);
+            let kind_markers = kinds::kind_markers(item, diags);
             let mut def = reads.crds().then(|| types::type_def(file_no, item));
-            if let Some(crd::CrdMarkers {
+            if let Some(markers::CrdMarkers {
                 resource,
                 subresources,
                 printcolumns,
@@ -63,7 +107,7 @@ pub(crate) fn lower(
                 let mut fact = kind(file, &summary.decls[no].0, &name, &resource);
                 fact.compat = compat
                     .into_iter()
-                    .map(|m| crate::compat::Allow {
+                    .map(|m| crate::gates::compat::Allow {
                         crd: fact.crd_name(),
                         version: fact.version.clone(),
                         check: m.allow,
@@ -84,7 +128,7 @@ pub(crate) fn lower(
                             .collect(),
                     });
                 }
-            } else if let Some(found) = crd::kube_derive_kind(item) {
+            } else if let Some(found) = kinds::kube_derive_kind(item) {
                 let found = found.map_at(|span| Location::of(file, span));
                 lowered.warnings.push(crate::Warning(found));
             }
@@ -143,7 +187,7 @@ pub(crate) fn lower(
 
 /// The model of a root kind: the struct `name` in `module`, with its `#[resource]`.
 fn kind(file: &SourceFile, module: &[String], name: &str, r: &ResourceMarker) -> Kind {
-    let kind = crd::kind_name(r, name);
+    let kind = markers::kind_name(r, name);
     let mut rust_path = module.to_vec();
     rust_path.push(name.to_string());
     Kind {
@@ -152,7 +196,7 @@ fn kind(file: &SourceFile, module: &[String], name: &str, r: &ResourceMarker) ->
         plural: r
             .plural
             .as_ref()
-            .map_or_else(|| crd::default_plural(&kind), |p| p.value.clone()),
+            .map_or_else(|| crate::plural::default_plural(&kind), |p| p.value.clone()),
         singular: r
             .singular
             .as_ref()
@@ -165,4 +209,41 @@ fn kind(file: &SourceFile, module: &[String], name: &str, r: &ResourceMarker) ->
         kind,
         compat: Vec::new(),
     }
+}
+
+/// Types declared twice in one module. That compiles only when `#[cfg]`s pick one of them,
+/// and operator-gen reads the sources without compiling them, so it cannot know which one
+/// a build uses: the CRD would silently follow the last one it read.
+fn declared_twice(file: &SourceFile, summary: &FileSummary) -> Vec<LocatedError> {
+    let mut seen: HashMap<(&[String], &str), usize> = HashMap::new();
+    let mut twice = Vec::new();
+    for (no, (module, name)) in summary.decls.iter().enumerate() {
+        if let Some(first) = seen.insert((module.as_slice(), name.as_str()), no) {
+            twice.push((first, no));
+        }
+    }
+    if twice.is_empty() {
+        return Vec::new();
+    }
+    let items = crate::source::type_items(file);
+    twice
+        .into_iter()
+        .map(|(first, second)| {
+            let (module, name) = &summary.decls[second];
+            let line = items[first].ident().span().start().line;
+            let place = if module.is_empty() {
+                "the crate root".to_string()
+            } else {
+                format!("module `{}`", module.join("::"))
+            };
+            LocatedError::of_span(
+                file,
+                items[second].ident().span(),
+                format!(
+                    "`{name}` is declared twice in {place} (also on line {line}); operator-gen reads every item whatever its #[cfg], so it cannot tell which one a build uses: give them different names, or keep one declaration and put the #[cfg] on its fields"
+                ),
+                Origin::Source,
+            )
+        })
+        .collect()
 }

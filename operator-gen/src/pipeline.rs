@@ -28,30 +28,17 @@ use std::sync::mpsc;
 use crate::api::apiextensions::v1::CustomResourceDefinition;
 
 use crate::diagnostics::Diagnostics;
-use crate::generator::{ArtifactKind, Reads};
-use crate::lower::Lowered;
-use crate::model::{Api, Kind, Location, TypeDef};
-use crate::output::Artifact;
+use crate::generators::Artifact;
+use crate::generators::{ArtifactKind, Reads};
+use crate::lower::FileFacts;
+use crate::model::{Api, Kind, TypeDef};
 use crate::schema::{SchemaBuilder, Types};
-use crate::source::{FileSummary, Input, Skeleton, SourceFile, Sources};
-use crate::{Error, LocatedError, Options, Origin, Warning, crd, output};
-
-/// The stack of a worker thread. Parsing, schema building and rendering recurse once per
-/// level of nesting, up to [`crate::source::MAX_NESTING`] levels; the default 2 MiB of a
-/// spawned thread is not enough for that in a debug build (the main thread has 8 MiB).
-/// Only the pages used are committed.
-pub(crate) const WORKER_STACK: usize = 64 * 1024 * 1024;
+use crate::source::{Input, Skeleton, Sources};
+use crate::threads::WORKER_STACK;
+use crate::{Error, LocatedError, Options, Warning, crd};
 
 /// Inputs smaller than this (in bytes) stay on the calling thread.
 const PARALLEL_FROM_BYTES: usize = 64 * 1024;
-
-/// What round one found in one file.
-#[derive(Default)]
-struct FileFacts {
-    summary: FileSummary,
-    lowered: Lowered,
-    errors: Vec<LocatedError>,
-}
 
 /// The generators that run and what they read.
 pub(crate) struct Run<'o> {
@@ -124,7 +111,7 @@ pub struct Made {
     /// per-CRD files sorted by name before the files of its build.
     pub files: Vec<Artifact>,
     /// Every root kind's `#[compat(allow = ...)]`, in input order.
-    pub compat: Vec<crate::compat::Allow>,
+    pub compat: Vec<crate::gates::compat::Allow>,
     /// What generation went past, in input order.
     pub warnings: Vec<Warning>,
 }
@@ -260,7 +247,9 @@ fn round_one(inputs: &[Input], queue: &Queue, run: &Run<'_>) -> RoundOne {
     while let Some(no) = queue.take() {
         match inputs[no].parse() {
             // After a syntax error only syntax errors are reported: lowering stops.
-            Ok(file) if syntax.is_empty() => facts.push((no, file_facts(no, &file, run))),
+            Ok(file) if syntax.is_empty() => {
+                facts.push((no, crate::lower::lower_file(no, &file, run.reads)))
+            }
             Ok(_) => {}
             Err(e) => syntax.push(e),
         }
@@ -270,64 +259,6 @@ fn round_one(inputs: &[Input], queue: &Queue, run: &Run<'_>) -> RoundOne {
     } else {
         Err(syntax)
     }
-}
-
-fn file_facts(file_no: usize, file: &SourceFile, run: &Run<'_>) -> FileFacts {
-    let summary = crate::source::summarize(file);
-    let reads_kinds = run.reads.kinds || run.reads.crds();
-    let twice = if reads_kinds {
-        declared_twice(file, &summary)
-    } else {
-        Vec::new()
-    };
-    let mut diags = Diagnostics::new();
-    let lowered = crate::lower::lower(file_no, file, &summary, run.reads, &mut diags);
-    FileFacts {
-        summary,
-        lowered,
-        errors: diags
-            .placed(|span| Location::of(file, span))
-            .into_iter()
-            .chain(twice)
-            .collect(),
-    }
-}
-
-/// Types declared twice in one module. That compiles only when `#[cfg]`s pick one of them,
-/// and operator-gen reads the sources without compiling them, so it cannot know which one
-/// a build uses: the CRD would silently follow the last one it read.
-fn declared_twice(file: &SourceFile, summary: &FileSummary) -> Vec<LocatedError> {
-    let mut seen: HashMap<(&[String], &str), usize> = HashMap::new();
-    let mut twice = Vec::new();
-    for (no, (module, name)) in summary.decls.iter().enumerate() {
-        if let Some(first) = seen.insert((module.as_slice(), name.as_str()), no) {
-            twice.push((first, no));
-        }
-    }
-    if twice.is_empty() {
-        return Vec::new();
-    }
-    let items = crate::source::type_items(file);
-    twice
-        .into_iter()
-        .map(|(first, second)| {
-            let (module, name) = &summary.decls[second];
-            let line = items[first].ident().span().start().line;
-            let place = if module.is_empty() {
-                "the crate root".to_string()
-            } else {
-                format!("module `{}`", module.join("::"))
-            };
-            LocatedError::of_span(
-                file,
-                items[second].ident().span(),
-                format!(
-                    "`{name}` is declared twice in {place} (also on line {line}); operator-gen reads every item whatever its #[cfg], so it cannot tell which one a build uses: give them different names, or keep one declaration and put the #[cfg] on its fields"
-                ),
-                Origin::Source,
-            )
-        })
-        .collect()
 }
 
 /// Builds the skeleton and the model, and lists the CRDs to build; returns the plan, the
@@ -351,10 +282,9 @@ fn plan(per_worker: Vec<Vec<(usize, FileFacts)>>) -> (Plan, Api, Vec<LocatedErro
         api.webhook_configurations
             .extend(f.lowered.webhook_configurations);
         errors.extend(f.errors);
+        errors.extend(f.twice);
     }
-    let skeleton = Skeleton::build(summaries);
-    // Values the markers name by path are read now that every file's items are indexed.
-    crate::lower::resolve_named(&skeleton, &mut types);
+    let skeleton = crate::lower::index(summaries, &mut types);
     let mut by_group_kind: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
     let mut crd_names: HashMap<String, String> = HashMap::new();
     // (group, name) -> the kind that claims it: the API server accepts a CRD whose plural,
@@ -569,7 +499,7 @@ fn check_files(generator: ArtifactKind, files: &mut [Artifact]) -> Result<(), Er
                 f.kind.name()
             )));
         }
-        if let Some(problem) = output::path_problem(&f.file_name) {
+        if let Some(problem) = crate::generators::path_problem(&f.file_name) {
             return Err(refuse(format!("the file name {:?} {problem}", f.file_name)));
         }
         if !generator.owns(&f.file_name) {

@@ -15,7 +15,7 @@ use serde_derive_internals::{Ctxt, Derive, ast, attr};
 use syn::ext::IdentExt as _;
 use syn::spanned::Spanned as _;
 
-use crate::model::Loc;
+use crate::place::Loc;
 use crate::source::TypeItem;
 
 /// serde's reading of one declared struct or enum.
@@ -184,7 +184,7 @@ pub fn read(item: &TypeItem<'_>, file: usize) -> Result<SerdeShape, Vec<syn::Err
         let mut shape = lower(&c, file);
         shape.container.default_fills = match c.attrs.default() {
             attr::Default::None => false,
-            attr::Default::Default => !crate::type_schemas::derive_names(item.attrs())
+            attr::Default::Default => !crate::source::derive_names(item.attrs())
                 .iter()
                 .any(|d| d == "Default"),
             attr::Default::Path(_) => true,

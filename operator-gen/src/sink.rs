@@ -18,7 +18,8 @@ use std::collections::BTreeSet;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::output::{Artifact, ArtifactKind, parallel_map};
+use crate::generators::{Artifact, ArtifactKind};
+use crate::threads::parallel_map;
 
 const JOURNAL: &str = ".operator-gen.journal";
 const STAGED: &str = ".operator-gen.tmp";
@@ -409,7 +410,7 @@ fn write_interrupted(
     recover(layout)?;
     let artifacts = of_generators(artifacts, ran);
     for a in &artifacts {
-        if let Some(problem) = crate::output::path_problem(&a.file_name) {
+        if let Some(problem) = crate::generators::path_problem(&a.file_name) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!(

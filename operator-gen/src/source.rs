@@ -56,7 +56,17 @@ fn line_of<'t>(text: &'t str, starts: &[usize], line: usize) -> Option<&'t str> 
     Some(text.strip_suffix('\r').unwrap_or(text))
 }
 
-/// The inputs' texts, to turn the model's places ([`Loc`](crate::model::Loc)) into
+/// A place in a parsed file: made here, where the syntax is, so that [`Location`] knows
+/// nothing of files or trees.
+impl crate::place::Location {
+    /// Where `span` is in `file`.
+    pub(crate) fn of(file: &SourceFile, span: proc_macro2::Span) -> Self {
+        let loc = crate::place::Loc::of(0, span);
+        Self::at(&file.path, file.line(loc.line as usize), loc)
+    }
+}
+
+/// The inputs' texts, to turn the model's places ([`Loc`](crate::place::Loc)) into
 /// messages with their excerpts, on any thread, without the syntax trees.
 pub(crate) struct Sources<'a> {
     inputs: &'a [Input],
@@ -73,17 +83,17 @@ impl<'a> Sources<'a> {
     }
 
     /// `loc` as a place with its file's path and its line's text.
-    pub(crate) fn location(&self, loc: crate::model::Loc) -> crate::model::Location {
+    pub(crate) fn location(&self, loc: crate::place::Loc) -> crate::place::Location {
         let input = &self.inputs[loc.file as usize];
         let starts = self.lines[loc.file as usize].get_or_init(|| line_starts(&input.text));
         let line = line_of(&input.text, starts, loc.line as usize);
-        crate::model::Location::at(&input.path, line, loc)
+        crate::place::Location::at(&input.path, line, loc)
     }
 
     /// The problems, placed.
     pub(crate) fn located(
         &self,
-        problems: impl IntoIterator<Item = crate::diagnostics::Diagnostic<crate::model::Loc>>,
+        problems: impl IntoIterator<Item = crate::diagnostics::Diagnostic<crate::place::Loc>>,
     ) -> Vec<crate::LocatedError> {
         problems
             .into_iter()
@@ -137,9 +147,9 @@ pub fn parse_text(
             text,
         }),
         Err(err) => Err(err.map_at(|span| {
-            let loc = crate::model::Loc::of(0, span);
+            let loc = crate::place::Loc::of(0, span);
             let line = text.lines().nth((loc.line as usize).saturating_sub(1));
-            crate::model::Location::at(path, line, loc)
+            crate::place::Location::at(path, line, loc)
         })),
     }
 }
@@ -404,7 +414,7 @@ fn not_utf8(path: &Path, bytes: &[u8], error: std::str::Utf8Error) -> crate::Loc
         .iter()
         .position(|b| *b == b'\n')
         .map_or(bytes.len(), |i| at + i);
-    let place = crate::model::Location {
+    let place = crate::place::Location {
         file: path.to_path_buf(),
         line: before.matches('\n').count() + 1,
         column: column + 1,
@@ -458,7 +468,7 @@ pub struct SerdeImpl {
     /// `Serialize` or `Deserialize`.
     pub trait_name: &'static str,
     /// Where the impl's trait is named (its file set when the skeleton is built).
-    pub at: crate::model::Loc,
+    pub at: crate::place::Loc,
 }
 
 /// `impl [<...>] [serde::]Serialize|Deserialize[<'de>] for T` as a [`SerdeImpl`].
@@ -487,7 +497,7 @@ fn serde_impl(module: &[String], item: &syn::ItemImpl) -> Option<SerdeImpl> {
             .collect(),
         absolute: self_ty.path.leading_colon.is_some(),
         trait_name,
-        at: crate::model::Loc::of(0, trait_path.span()),
+        at: crate::place::Loc::of(0, trait_path.span()),
     })
 }
 
@@ -629,6 +639,28 @@ pub fn item_markers<'a>(
     placed.retain(ours);
     misplaced.retain(ours);
     (placed, misplaced)
+}
+
+/// Whether one of `attrs` is a `#[derive(...)]` naming `name` (by its last path segment:
+/// `Schema`, `operator_derive::Schema`).
+pub fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
+    derive_names(attrs).iter().any(|d| d == name)
+}
+
+/// The last path segment of every trait `attrs` derive.
+pub(crate) fn derive_names(attrs: &[syn::Attribute]) -> Vec<String> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("derive"))
+        .filter_map(|a| {
+            a.parse_args_with(
+                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+            )
+            .ok()
+        })
+        .flatten()
+        .filter_map(|p| p.segments.last().map(|s| s.ident.to_string()))
+        .collect()
 }
 
 #[cfg(test)]

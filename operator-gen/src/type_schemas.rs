@@ -13,10 +13,11 @@ use std::path::PathBuf;
 
 use crate::api::apiextensions::v1::JSONSchemaProps;
 
+use crate::generators::Reads;
 use crate::model::Body;
 use crate::pipeline::syntax_errors;
 use crate::schema::{SchemaBuilder, Types};
-use crate::source::{self, Input, Skeleton, Sources};
+use crate::source::{self, Input, Sources};
 use crate::{Error, LocatedError, Options};
 
 /// One type that derives `Schema` or `CustomResource`, and its schema.
@@ -49,14 +50,22 @@ pub fn type_schemas(paths: &[PathBuf], options: &Options) -> Result<Vec<TypeSche
 
 /// [`type_schemas`] of files already read.
 pub fn type_schemas_of(inputs: &[Input], options: &Options) -> Result<Vec<TypeSchema>, Error> {
+    // The front half the pipeline runs, for the types alone (what a CRD build reads).
+    let reads = Reads {
+        each_crd: true,
+        ..Reads::default()
+    };
     let mut syntax = Vec::new();
+    let mut twice = Vec::new();
     let mut summaries = Vec::with_capacity(inputs.len());
     let mut defs = Vec::new();
     for (no, input) in inputs.iter().enumerate() {
         match input.parse() {
             Ok(file) => {
-                summaries.push(source::summarize(&file));
-                defs.extend(crate::lower::type_defs(no, &file));
+                let facts = crate::lower::lower_file(no, &file, reads);
+                summaries.push(facts.summary);
+                defs.extend(facts.lowered.types);
+                twice.extend(facts.twice);
             }
             Err(e) => syntax.push(e),
         }
@@ -64,8 +73,10 @@ pub fn type_schemas_of(inputs: &[Input], options: &Options) -> Result<Vec<TypeSc
     if !syntax.is_empty() {
         return Err(syntax_errors(syntax));
     }
-    let skeleton = Skeleton::build(summaries);
-    crate::lower::resolve_named(&skeleton, &mut defs);
+    if !twice.is_empty() {
+        return Err(syntax_errors(twice));
+    }
+    let skeleton = crate::lower::index(summaries, &mut defs);
     let instances = typed_arena::Arena::new();
     let types = Types {
         skeleton: &skeleton,
@@ -119,27 +130,7 @@ pub fn type_schemas_of(inputs: &[Input], options: &Options) -> Result<Vec<TypeSc
     Ok(out)
 }
 
-/// Whether one of `attrs` is a `#[derive(...)]` naming `name` (by its last path segment:
-/// `Schema`, `operator_derive::Schema`).
-pub fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
-    derive_names(attrs).iter().any(|d| d == name)
-}
-
-/// The last path segment of every trait `attrs` derive.
-pub(crate) fn derive_names(attrs: &[syn::Attribute]) -> Vec<String> {
-    attrs
-        .iter()
-        .filter(|a| a.path().is_ident("derive"))
-        .filter_map(|a| {
-            a.parse_args_with(
-                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
-            )
-            .ok()
-        })
-        .flatten()
-        .filter_map(|p| p.segments.last().map(|s| s.ident.to_string()))
-        .collect()
-}
+pub use crate::source::derives;
 
 #[cfg(test)]
 mod tests {

@@ -832,7 +832,7 @@ impl Generator {
                     .last()
                     .cloned()
                     .flatten()
-                    .unwrap_or_else(|| operator_gen::crd::default_plural(&kind)),
+                    .unwrap_or_else(|| operator_gen::default_plural(&kind)),
             ];
             if g.rng.chance(0.1) {
                 let p = g.label("a singular that is not a DNS label");

@@ -2,6 +2,7 @@
 //! ([`parse`]) and type-checked ([`check`]) against the schema it sits on, so that a rule
 //! the API server would refuse when the CRD is installed is an error at its marker instead.
 
+pub(crate) mod budget;
 pub mod check;
 pub mod cost;
 pub mod parse;

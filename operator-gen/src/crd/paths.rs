@@ -3,7 +3,7 @@
 
 use crate::api::apiextensions::v1::JSONSchemaProps;
 use crate::markers::{self, PrintColumnMarker};
-use crate::model::Loc;
+use crate::place::Loc;
 
 /// The most selectable fields a version may have (the API server's limit).
 const MAX_SELECTABLE_FIELDS: usize = 8;

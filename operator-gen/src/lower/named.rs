@@ -11,7 +11,8 @@ use crate::diagnostics::Diagnostic;
 use crate::markers::{
     FieldMarkers, NamedValue, SchemaProp, Slot, Spanned, Validation, bound_validations,
 };
-use crate::model::{Body, Fields, Loc, TypeDef};
+use crate::model::{Body, Fields, TypeDef};
+use crate::place::Loc;
 use crate::source::{Resolved, Skeleton, Value, ValueItem};
 
 /// How many items a value may pass through (`const A: &str = B;`) before the chain is

@@ -9,7 +9,8 @@ use crate::Origin;
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::docs;
 use crate::markers::{self, FieldMarkers, MarkerTarget};
-use crate::model::{Body, FieldDef, Fields, Loc, Ty, TyKind, TypeDef, VariantDef};
+use crate::model::{Body, FieldDef, Fields, Ty, TyKind, TypeDef, VariantDef};
+use crate::place::Loc;
 use crate::serde_attrs::{self, FieldAttrs, SerdeShape};
 use crate::source::TypeItem;
 
@@ -92,7 +93,7 @@ pub(crate) fn type_def(file: usize, item: TypeItem<'_>) -> TypeDef {
             .map(|p| p.default.as_ref().map(|t| ty(file, t)))
             .collect(),
         doc: docs::description(attrs),
-        derives: crate::type_schemas::derive_names(attrs),
+        derives: crate::source::derive_names(attrs),
         repr: attrs
             .iter()
             .filter(|a| a.path().is_ident("repr"))

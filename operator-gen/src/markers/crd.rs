@@ -2,7 +2,7 @@
 //! `#[printcolumn]`.
 
 use super::args::{self, MetaSource, Spanned, parse_args, require};
-use super::{COMPAT, PRINTCOLUMN, RESOURCE, SUBRESOURCE};
+use super::{COMPAT, PRINTCOLUMN, RESOURCE, SUBRESOURCE, marker_name};
 use crate::diagnostics::Diagnostics;
 use proc_macro2::Span;
 
@@ -729,7 +729,7 @@ pub fn parse_printcolumn(
 #[derive(Debug, Clone)]
 pub struct CompatMarker<S = Span> {
     /// The check whose finding is accepted.
-    pub allow: crate::compat::Check,
+    pub allow: crate::gates::compat::Check,
     /// A JSON path in this version's schema; the allow covers it and everything below.
     pub path: Option<String>,
     /// Why the change is accepted: printed with the finding.
@@ -759,24 +759,26 @@ pub fn parse_compat(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option<C
         match key {
             "allow" => {
                 let a = args::string(meta)?;
-                allow = Some(crate::compat::Check::from_name(&a.value).ok_or_else(|| {
-                    let names = crate::compat::Check::ALL.iter().map(|c| c.name());
-                    let suggestion = names
-                        .clone()
-                        .map(|n| (strsim::jaro_winkler(&a.value, n), n))
-                        .filter(|(score, _)| *score > 0.8)
-                        .max_by(|x, y| x.0.total_cmp(&y.0))
-                        .map(|(_, n)| format!("; did you mean `{n}`?"))
-                        .unwrap_or_default();
-                    syn::Error::new(
-                        a.span,
-                        format!(
-                            "unknown compatibility check `{}`{suggestion} (the checks: {})",
-                            a.value,
-                            names.collect::<Vec<_>>().join(", ")
-                        ),
-                    )
-                })?);
+                allow = Some(crate::gates::compat::Check::from_name(&a.value).ok_or_else(
+                    || {
+                        let names = crate::gates::compat::Check::ALL.iter().map(|c| c.name());
+                        let suggestion = names
+                            .clone()
+                            .map(|n| (strsim::jaro_winkler(&a.value, n), n))
+                            .filter(|(score, _)| *score > 0.8)
+                            .max_by(|x, y| x.0.total_cmp(&y.0))
+                            .map(|(_, n)| format!("; did you mean `{n}`?"))
+                            .unwrap_or_default();
+                        syn::Error::new(
+                            a.span,
+                            format!(
+                                "unknown compatibility check `{}`{suggestion} (the checks: {})",
+                                a.value,
+                                names.collect::<Vec<_>>().join(", ")
+                            ),
+                        )
+                    },
+                )?);
             }
             "path" => {
                 let p = args::string(meta)?;
@@ -813,4 +815,72 @@ pub fn parse_compat(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option<C
         reason: reason?,
         span: source.span(),
     })
+}
+
+/// The CRD-level markers of a root kind, as [`crd_markers`] reads them.
+#[derive(Debug, Clone)]
+pub struct CrdMarkers<R = ResourceMarker> {
+    /// The `#[resource]` marker.
+    pub resource: R,
+    /// The `#[subresource]` marker.
+    pub subresources: SubresourceMarker,
+    /// The `#[printcolumn]` markers, in order.
+    pub printcolumns: Vec<PrintColumnMarker>,
+    /// `#[compat(allow = ...)]`: changes the compatibility gate lets through.
+    pub compat: Vec<CompatMarker>,
+}
+
+/// Reads the CRD-level markers of `attrs` (shared with operator-derive).
+pub fn crd_markers(
+    attrs: &[syn::Attribute],
+    diags: &mut Diagnostics,
+) -> CrdMarkers<Option<ResourceMarker>> {
+    let mut resource = None;
+    let mut subresources = SubresourceMarker::default();
+    let mut printcolumns = Vec::new();
+    let mut compat = Vec::new();
+    for attr in attrs {
+        match marker_name(attr) {
+            Some(RESOURCE) => {
+                if resource.is_some() {
+                    // Reading it too would report what it lacks (a group) instead.
+                    diags.push(
+                        attr_span(attr),
+                        "duplicate #[resource(...)]: a kind takes one; put all its arguments in the first",
+                    );
+                    continue;
+                }
+                resource = parse_resource(MetaSource::Attr(attr), diags);
+            }
+            Some(SUBRESOURCE) => {
+                let s = parse_subresource(MetaSource::Attr(attr), diags);
+                subresources.status = subresources.status.or(s.status);
+                subresources.scale = subresources.scale.or(s.scale);
+            }
+            Some(PRINTCOLUMN) => {
+                printcolumns.extend(parse_printcolumn(MetaSource::Attr(attr), diags))
+            }
+            Some(COMPAT) => compat.extend(parse_compat(MetaSource::Attr(attr), diags)),
+            _ => {}
+        }
+    }
+    CrdMarkers {
+        resource,
+        subresources,
+        printcolumns,
+        compat,
+    }
+}
+
+fn attr_span(attr: &syn::Attribute) -> Span {
+    use syn::spanned::Spanned;
+    attr.span()
+}
+
+/// The kind a `#[resource]` marker on the type `name` declares.
+pub fn kind_name<S>(resource: &ResourceMarker<S>, name: &str) -> String {
+    resource
+        .kind
+        .as_ref()
+        .map_or_else(|| name.to_string(), |k| k.value.clone())
 }

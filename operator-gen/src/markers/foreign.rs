@@ -21,23 +21,13 @@ use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned as _;
 
 use super::args::{Spanned, lit_str_value};
-use super::field::FieldMarkers;
-use super::table::{SchemaProp, Validation};
+use super::payloads::{Length, NamedValue, Slot};
+use super::table::{FieldMarkers, SchemaProp, Validation};
 use crate::Origin;
 use crate::diagnostics::{Diagnostic, Diagnostics};
 
 /// The attributes read here, by the last segment of their path.
 pub const FOREIGN: &[&str] = &["schemars", "validate", "garde"];
-
-/// `length(min = .., max = .., equal = ..)`: a string's characters, a list's items or a
-/// map's entries, decided by the schema's type when the marker is applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Length {
-    /// The least.
-    pub min: Option<u64>,
-    /// The most.
-    pub max: Option<u64>,
-}
 
 /// Keys of `#[schemars(...)]` that only steer how schemars lays its schema out (no
 /// keyword of the CRD changes with them).
@@ -79,57 +69,6 @@ fn schemars_alternative(key: &str) -> Option<&'static str> {
         }
         _ => return None,
     })
-}
-
-/// A value a foreign attribute names instead of writing it (`regex(path = *SEMVER_RE)`,
-/// `range(min = MIN_REPLICAS)`): a `static`, `const` or `lazy_static!` item of the crate,
-/// which the generator reads once every file is indexed (the derives, which see one item,
-/// leave it to the generator's run over the crate).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NamedValue {
-    /// Whether the path starts with `::`.
-    pub absolute: bool,
-    /// The path's segments.
-    pub segments: Vec<String>,
-    /// What the value is for.
-    pub slot: Slot,
-    /// The attribute and key that name it, for messages (`#[validate(regex)]`).
-    pub key: String,
-}
-
-impl NamedValue {
-    /// The path as written (`crate::re::SEMVER`).
-    pub fn path_text(&self) -> String {
-        format!(
-            "{}{}",
-            if self.absolute { "::" } else { "" },
-            self.segments.join("::")
-        )
-    }
-}
-
-/// Where a [`NamedValue`] goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Slot {
-    /// The `pattern`: a regular expression item, or a string item used as one.
-    Pattern,
-    /// `minimum`.
-    Minimum,
-    /// `maximum`.
-    Maximum,
-    /// `minimum` with `exclusiveMinimum`.
-    ExclusiveMinimum,
-    /// `maximum` with `exclusiveMaximum`.
-    ExclusiveMaximum,
-    /// The least length of the `length(...)` at this position in
-    /// [`FieldMarkers::lengths`].
-    LengthMin(usize),
-    /// Its most.
-    LengthMax(usize),
-    /// Its least and most.
-    LengthEqual(usize),
-    /// schemars' `title`.
-    Title,
 }
 
 /// The regular expressions of the foreign attributes on one field that are not literals:

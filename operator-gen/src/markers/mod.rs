@@ -16,6 +16,7 @@ pub(crate) use foreign::code_text;
 mod crd;
 mod field;
 mod foreign;
+mod payloads;
 mod rbac;
 mod read;
 pub mod table;
@@ -23,21 +24,19 @@ pub mod webhook;
 
 pub use args::{MetaSource, Spanned};
 pub use crd::{
-    CRATE_PATHS, ColumnType, CompatMarker, PrintColumnMarker, ResourceMarker, ScaleMarker, Scope,
-    SubresourceMarker, is_dns_label, is_dns_subdomain, is_dns1035_label, json_path_problem,
-    kind_name_problem, parse_compat, parse_printcolumn, parse_resource, parse_subresource,
+    CRATE_PATHS, ColumnType, CompatMarker, CrdMarkers, PrintColumnMarker, ResourceMarker,
+    ScaleMarker, Scope, SubresourceMarker, crd_markers, is_dns_label, is_dns_subdomain,
+    is_dns1035_label, json_path_problem, kind_name, kind_name_problem, parse_compat,
+    parse_printcolumn, parse_resource, parse_subresource,
 };
-pub use field::{
-    CelRule, ExternalDocs, FieldMarkers, ListType, MarkerTarget, ObjectType, OneOf,
-    parse_field_markers, syntactic_schema_type,
-};
-pub use foreign::{
-    BOUND_HELP, Length, NamedValue, PATTERN_HELP, Slot, TITLE_HELP, bound_validations,
-    variant_problems,
+pub use field::{parse_field_markers, syntactic_schema_type};
+pub use foreign::{BOUND_HELP, PATTERN_HELP, TITLE_HELP, bound_validations, variant_problems};
+pub use payloads::{
+    CelRule, ExternalDocs, Length, ListType, MarkerTarget, NamedValue, ObjectType, OneOf, Slot,
 };
 pub use rbac::{KNOWN_VERBS, RbacMarker, parse_rbac};
 pub use read::CEL_REASONS;
-pub use table::{SchemaProp, Validation};
+pub use table::{FieldMarkers, SchemaProp, Validation};
 pub use webhook::{
     DEFAULT_SERVICE_NAME, DEFAULT_SERVICE_NAMESPACE, WEBHOOK_ARGS, WebhookConfigurationMarker,
     WebhookMarker, WebhookTarget, parse_webhook, parse_webhook_configuration, webhook_name_problem,

@@ -4,8 +4,7 @@
 //! `rule`). The table names one reader per marker.
 
 use super::args::{self, Spanned};
-use super::field::{CelRule, ExternalDocs, FieldMarkers, ListType, ObjectType};
-use super::table;
+use super::payloads::{CelRule, ExternalDocs, ListType, ObjectType};
 use serde_json::{Number, Value};
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned as _;
@@ -307,20 +306,4 @@ pub fn one_of_fields(meta: Meta) -> syn::Result<Spanned<Vec<String>>> {
         ));
     }
     Ok(fields)
-}
-
-/// `items(...)`: the markers the table allows on list elements, read by their own readers.
-pub fn items(meta: Meta) -> syn::Result<FieldMarkers> {
-    let mut items = FieldMarkers::default();
-    args::group(
-        meta,
-        "validation(items",
-        table::keys_in_items(),
-        |key, meta| {
-            let def = table::in_items(key);
-            items.add(def.read(meta)?, meta.path.span());
-            Ok(())
-        },
-    )?;
-    Ok(items)
 }

@@ -11,12 +11,17 @@
 use crate::diagnostics::Misfit;
 use std::sync::OnceLock;
 
+use super::args;
 use super::args::Spanned;
-use super::field::{CelRule, ExternalDocs, FieldMarkers, ListType, MarkerTarget, ObjectType};
+use super::payloads::{
+    CelRule, ExternalDocs, Length, ListType, MarkerTarget, NamedValue, ObjectType, OneOf,
+};
 use super::read;
 use super::{SCHEMA, VALIDATION};
+use proc_macro2::Span;
 use serde_json::{Number, Value};
 use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned as _;
 
 /// Where a marker may be written: on a field, on a type (reaching every field of that
 /// type), inside `#[validation(items(...))]` (on each element of a list).
@@ -307,7 +312,7 @@ marker_table! {
     /// presence, immutability, one-of groups and the constraints on list elements.
     #[derive(Debug, Clone)]
     enum Rule in VALIDATION {
-        "items" => Items(FieldMarkers) = read::items;
+        "items" => Items(FieldMarkers) = items;
             on FIELD_OR_TYPE, applies Arrays,
             go "`+kubebuilder:validation:items:MinLength=1`, `items:XIntOrString`, ...", rust "`#[validation(items(min_length = 1, int_or_string))]`",
             "Markers on each element of a list: every key this table allows on *items*.";
@@ -469,6 +474,148 @@ pub fn reference_markdown() -> String {
         ));
     }
     out
+}
+
+/// Everything the schema markers say about one field or type, each marker with where it
+/// was written (`S`: a span while parsing, a [`Loc`](crate::place::Loc) in the model).
+#[derive(Debug, Clone)]
+pub struct FieldMarkers<S = Span> {
+    /// `#[validation(...)]` constraints on the value.
+    pub validations: Vec<Spanned<Validation, S>>,
+    /// `#[validation(items(...))]`: constraints on the elements of an array.
+    pub items: Vec<Spanned<Validation, S>>,
+    /// `#[validation(items(int_or_string, preserve_unknown_fields, embedded_resource))]`:
+    /// controller-gen's `items:XIntOrString`, `items:XPreserveUnknownFields` and
+    /// `items:XEmbeddedResource`.
+    pub items_schema: Vec<Spanned<SchemaProp, S>>,
+    /// `#[schema(...)]` properties of the value.
+    pub schema: Vec<Spanned<SchemaProp, S>>,
+    /// `optional`: the field may be left out.
+    pub optional: Option<S>,
+    /// `required`: the field must be present.
+    pub required: Option<S>,
+    /// `immutable`: the field cannot change once set (`+k8s:immutable`).
+    pub immutable: Option<S>,
+    /// Type-level one-of groups, JSON field names, in source order.
+    pub one_of: Vec<Spanned<(OneOf, Vec<String>), S>>,
+    /// `length(...)` of `#[schemars]`, `#[validate]` or `#[garde]`: characters, items or
+    /// entries, by the schema's type.
+    pub lengths: Vec<Spanned<Length, S>>,
+    /// Values the foreign attributes name by path (`regex(path = *RE)`, `range(min = MIN)`),
+    /// at their key: the generator reads them from the crate's items once every file is
+    /// indexed, and this list is empty after that (see `lower::named`).
+    pub named: Vec<Spanned<NamedValue, S>>,
+}
+
+impl<S> Default for FieldMarkers<S> {
+    fn default() -> Self {
+        Self {
+            validations: Vec::new(),
+            items: Vec::new(),
+            items_schema: Vec::new(),
+            schema: Vec::new(),
+            optional: None,
+            required: None,
+            immutable: None,
+            one_of: Vec::new(),
+            lengths: Vec::new(),
+            named: Vec::new(),
+        }
+    }
+}
+
+impl<S: Copy> FieldMarkers<S> {
+    /// The same markers, placed by `f` (the model's lowering turns spans into locations).
+    pub fn map_spans<S2>(self, f: &mut impl FnMut(S) -> S2) -> FieldMarkers<S2> {
+        fn all<T, S, S2>(
+            v: Vec<Spanned<T, S>>,
+            f: &mut impl FnMut(S) -> S2,
+        ) -> Vec<Spanned<T, S2>> {
+            v.into_iter().map(|s| s.map_span(f)).collect()
+        }
+        FieldMarkers {
+            validations: all(self.validations, f),
+            items: all(self.items, f),
+            items_schema: all(self.items_schema, f),
+            schema: all(self.schema, f),
+            optional: self.optional.map(&mut *f),
+            required: self.required.map(&mut *f),
+            immutable: self.immutable.map(&mut *f),
+            one_of: all(self.one_of, f),
+            lengths: all(self.lengths, f),
+            named: all(self.named, f),
+        }
+    }
+
+    /// Whether no marker was written.
+    pub fn is_empty(&self) -> bool {
+        self.validations.is_empty()
+            && self.items.is_empty()
+            && self.items_schema.is_empty()
+            && self.schema.is_empty()
+            && self.optional.is_none()
+            && self.required.is_none()
+            && self.immutable.is_none()
+            && self.one_of.is_empty()
+            && self.lengths.is_empty()
+            && self.named.is_empty()
+    }
+
+    /// Where a schema property that `pred` picks was written, if one was.
+    pub fn has(&self, pred: impl Fn(&SchemaProp) -> bool) -> Option<S> {
+        self.schema.iter().find(|p| pred(&p.value)).map(|p| p.span)
+    }
+
+    /// The `type = "..."` marker, with where it was written.
+    pub fn type_marker(&self) -> Option<(&str, S)> {
+        self.validations.iter().find_map(|v| match &v.value {
+            Validation::Type(t) => Some((t.as_str(), v.span)),
+            _ => None,
+        })
+    }
+}
+
+impl FieldMarkers {
+    /// Files one marker read at `span` (its key) where the generator looks for it.
+    pub(super) fn add(&mut self, parsed: Parsed, span: Span) {
+        let set = |slot: &mut Option<Span>, on: bool| {
+            if on {
+                *slot = Some(span);
+            }
+        };
+        match parsed {
+            Parsed::Validation(v) => self.validations.push(Spanned::new(v, span)),
+            Parsed::SchemaProp(p) => self.schema.push(Spanned::new(p, span)),
+            Parsed::Rule(rule) => match rule {
+                Rule::Items(items) => {
+                    self.items.extend(items.validations);
+                    self.items_schema.extend(items.schema);
+                }
+                Rule::Optional(on) => set(&mut self.optional, on),
+                Rule::Required(on) => set(&mut self.required, on),
+                Rule::Immutable(on) => set(&mut self.immutable, on),
+                Rule::ExactlyOneOf(f) => self.one_of_group(OneOf::Exactly, f),
+                Rule::AtMostOneOf(f) => self.one_of_group(OneOf::AtMost, f),
+                Rule::AtLeastOneOf(f) => self.one_of_group(OneOf::AtLeast, f),
+            },
+        }
+    }
+
+    fn one_of_group(&mut self, kind: OneOf, fields: Spanned<Vec<String>>) {
+        self.one_of
+            .push(Spanned::new((kind, fields.value), fields.span));
+    }
+}
+
+/// `items(...)`: the markers the table allows on list elements, read by their own readers.
+pub fn items(meta: &ParseNestedMeta<'_>) -> syn::Result<FieldMarkers> {
+    let mut items = FieldMarkers::default();
+    args::group(meta, "validation(items", keys_in_items(), |key, meta| {
+        let def = in_items(key);
+        items.add(def.read(meta)?, meta.path.span());
+        Ok(())
+    })?;
+    Ok(items)
 }
 
 #[cfg(test)]

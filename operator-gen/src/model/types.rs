@@ -6,43 +6,8 @@
 
 use crate::diagnostics::Diagnostic;
 use crate::markers::{FieldMarkers, ResourceMarker, SubresourceMarker};
+use crate::place::Loc;
 use crate::serde_attrs::SerdeShape;
-
-/// A compact place in the sources: the file's position among the inputs and the range of
-/// the tokens (lines 1-based, columns 0-based in characters, as proc-macro2 counts them).
-/// Turned into a [`Location`](super::Location), with its excerpt, only for a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Loc {
-    /// The file's index in the run.
-    pub file: u32,
-    /// The first line (1-based).
-    pub line: u32,
-    /// The first column (0-based, in characters).
-    pub column: u32,
-    /// The last line.
-    pub end_line: u32,
-    /// The column after the last character.
-    pub end_column: u32,
-}
-
-impl Loc {
-    /// Where `span` is, in input `file`.
-    pub(crate) fn of(file: usize, span: proc_macro2::Span) -> Self {
-        Self::spanning(file, span, span)
-    }
-
-    /// From the start of `first` to the end of `last`, in input `file`.
-    pub(crate) fn spanning(file: usize, first: proc_macro2::Span, last: proc_macro2::Span) -> Self {
-        let (start, end) = (first.start(), last.end());
-        Self {
-            file: file as u32,
-            line: start.line as u32,
-            column: start.column as u32,
-            end_line: end.line as u32,
-            end_column: end.column as u32,
-        }
-    }
-}
 
 /// A struct, enum or type alias of the sources.
 #[derive(Debug, Clone)]

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use crate::api::apiextensions::v1::{JSON, JSONSchemaProps, ValidationRule};
 
-use super::apply::{cel_field, push_rule};
+use super::rules::{cel_field, push_rule};
 use super::{SchemaBuilder, Site, object};
 use crate::markers::{self, CelRule};
 use crate::model::{Fields, Ty, TypeDef, VariantDef};
@@ -384,7 +384,7 @@ impl<'m> SchemaBuilder<'m> {
         if let Some(name) = [Some(tag), container.content.as_deref()]
             .into_iter()
             .flatten()
-            .find(|n| !super::apply::cel_can_name(n))
+            .find(|n| !super::rules::cel_can_name(n))
             && forms.iter().any(|f| !f.unit)
         {
             self.error(
@@ -456,7 +456,7 @@ impl<'m> SchemaBuilder<'m> {
                 rule: format!(
                     "self.{} != {} || ({})",
                     cel_field(tag),
-                    super::apply::cel_string(form.name),
+                    super::rules::cel_string(form.name),
                     checks.join(" && ")
                 ),
                 message: Some(message),
@@ -484,7 +484,7 @@ impl<'m> SchemaBuilder<'m> {
                     let unless = format!(
                         "self.{} != {}",
                         cel_field(tag),
-                        super::apply::cel_string(form.name)
+                        super::rules::cel_string(form.name)
                     );
                     carried_rules.extend(form.rules.iter().map(|r| guarded(r, &unless)));
                 }
@@ -717,7 +717,7 @@ impl<'m> SchemaBuilder<'m> {
             } else {
                 [].iter()
             });
-            if let Some(name) = named.into_iter().find(|n| !super::apply::cel_can_name(n)) {
+            if let Some(name) = named.into_iter().find(|n| !super::rules::cel_can_name(n)) {
                 // At the variant the field is of (another variant's, for a variant that
                 // refuses the others' fields).
                 let owner = forms

@@ -23,6 +23,16 @@ pub(super) fn time_rfc3339_module(module: &[String]) -> Option<bool> {
     }
 }
 
+/// A `YYYY-MM-DD` date (chrono's `NaiveDate`, and the date of time's `OffsetDateTime`) of years 0 to 9999 with the calendar held in the pattern (month
+/// lengths, the 29th of February in leap years only).
+pub(super) const NAIVE_DATE: &str = concat!(
+    "([0-9]{4}-(",
+    "(0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])",
+    "|(0[469]|11)-(0[1-9]|[12][0-9]|30)",
+    "|02-(0[1-9]|1[0-9]|2[0-8]))",
+    "|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)"
+);
+
 /// time's `OffsetDateTime` through `time::serde::rfc3339`: RFC 3339 with a `T`, at most
 /// nine digits of a second and a `Z` or an offset within a day, which time reads and
 /// writes alike (checked against the time crate, see types-and-serde.md). The calendar
@@ -35,7 +45,7 @@ pub(super) fn offset_date_time() -> JSONSchemaProps {
     const OFFSET: &str = "(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])";
     JSONSchemaProps {
         type_: Some("string".into()),
-        pattern: Some(format!("^{}T{TIME}{OFFSET}$", super::types::NAIVE_DATE)),
+        pattern: Some(format!("^{NAIVE_DATE}T{TIME}{OFFSET}$")),
         ..Default::default()
     }
 }
@@ -109,7 +119,7 @@ mod tests {
     }
 
     fn spec_schema(generated: &crate::Generated) -> serde_json::Value {
-        crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
+        crate::render::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]
             ["openAPIV3Schema"]["properties"]["spec"]
             .clone()
     }

@@ -7,13 +7,14 @@ use crate::api::apiextensions::v1::{
 };
 use crate::diagnostics::Misfit;
 
-use super::apply::{cel_string, push_rule_from};
+use super::rules::{cel_string, push_rule_from};
 use super::{SchemaBuilder, Site, WRAPPERS, external, net};
 use crate::known_types;
 use crate::markers::CelRule;
 use std::collections::HashMap;
 
-use crate::model::{Body, Fields, Loc, Ty, TyKind, TypeDef};
+use crate::model::{Body, Fields, Ty, TyKind, TypeDef};
+use crate::place::Loc;
 use crate::source::Resolved;
 
 impl<'m> SchemaBuilder<'m> {
@@ -618,16 +619,6 @@ fn semver() -> JSONSchemaProps {
     }
 }
 
-/// A `YYYY-MM-DD` date of years 0 to 9999 with the calendar held in the pattern (month
-/// lengths, the 29th of February in leap years only).
-pub(super) const NAIVE_DATE: &str = concat!(
-    "([0-9]{4}-(",
-    "(0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])",
-    "|(0[469]|11)-(0[1-9]|[12][0-9]|30)",
-    "|02-(0[1-9]|1[0-9]|2[0-8]))",
-    "|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)"
-);
-
 /// A chrono date, date and time, or time of day without a time zone: what its serde
 /// writes (years of four digits, a second of at most nine decimals, no offset; a leap
 /// second as second 60). The date's
@@ -636,7 +627,7 @@ pub(super) const NAIVE_DATE: &str = concat!(
 /// 9999, it matches exactly the `YYYY-MM-DD` strings chrono reads (checked on all 10^8 of
 /// them, and on every date chrono writes).
 fn naive(name: &str) -> JSONSchemaProps {
-    const DATE: &str = NAIVE_DATE;
+    const DATE: &str = external::NAIVE_DATE;
     // A leap second is written as second 60, of any minute.
     const TIME: &str = "([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]{1,9})?";
     let (pattern, format) = match name {

@@ -9,7 +9,8 @@ use crate::api::apiextensions::v1::JSONSchemaProps;
 
 use super::{SchemaBuilder, Site, external, humantime};
 use crate::markers::{FieldMarkers, SchemaProp, Validation};
-use crate::model::{FieldDef, Loc, Ty, TyKind, TypeDef};
+use crate::model::{FieldDef, Ty, TyKind, TypeDef};
+use crate::place::Loc;
 use crate::serde_attrs::{ContainerAttrs, FieldAttrs, WireSwap};
 use crate::source::Resolved;
 

@@ -67,7 +67,7 @@ pub struct Skeleton {
     /// Every module that declares or imports something, and the modules above it.
     modules: rustc_hash::FxHashSet<Vec<String>>,
     /// decl id → its first hand-written serde impl in the sources (trait name, where).
-    hand_serde: FxHashMap<usize, (&'static str, crate::model::Loc)>,
+    hand_serde: FxHashMap<usize, (&'static str, crate::place::Loc)>,
 }
 
 /// What a type path in the sources refers to.
@@ -142,7 +142,7 @@ impl Skeleton {
 
     /// The hand-written `impl Serialize` or `impl Deserialize` of declared type `id` in the
     /// sources, if it has one: its trait's name and where it is written.
-    pub fn hand_serde(&self, id: usize) -> Option<(&'static str, crate::model::Loc)> {
+    pub fn hand_serde(&self, id: usize) -> Option<(&'static str, crate::place::Loc)> {
         self.hand_serde.get(&id).copied()
     }
 

@@ -5,7 +5,7 @@
 //! (`#[validate(regex(path = *SEMVER_RE))]`, `range(min = MIN_REPLICAS)`); the markers are
 //! resolved against them once the crate-wide [`Skeleton`](super::Skeleton) is built.
 
-use crate::model::Loc;
+use crate::place::Loc;
 
 /// What a value item holds, as far as the generator can tell from its syntax.
 #[derive(Debug, Clone, PartialEq)]

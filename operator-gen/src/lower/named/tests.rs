@@ -28,7 +28,7 @@ fn generate(files: &[(&str, &str)]) -> Result<crate::Generated, String> {
 /// The spec's property `field` in the CRD of `files`.
 fn property(files: &[(&str, &str)], field: &str) -> serde_json::Value {
     let generated = generate(files).unwrap_or_else(|e| panic!("{e}"));
-    crate::output::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    crate::render::to_json(&generated.crds[0])["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
         ["properties"]["spec"]["properties"][field]
         .clone()
 }

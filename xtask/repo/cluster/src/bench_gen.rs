@@ -275,7 +275,7 @@ fn outputs(dir: &Path) -> Result<BTreeMap<String, Vec<serde_yaml::Value>>> {
                     .and_then(|a| a.as_mapping_mut())
                 {
                     a.remove("controller-gen.kubebuilder.io/version");
-                    a.remove(operator_gen::crd::VERSION_ANNOTATION);
+                    a.remove(operator_gen::VERSION_ANNOTATION);
                 }
                 docs.push(v);
             }

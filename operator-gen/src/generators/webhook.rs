@@ -15,11 +15,14 @@ use crate::api::admissionregistration::v1::{
 };
 use crate::api::meta::v1::ObjectMeta;
 
-use crate::generator::{Generator, Reads};
+use super::{Artifact, ArtifactKind};
+use crate::generators::{Generator, Reads};
 use crate::markers::{WebhookConfigurationMarker, WebhookMarker, WebhookTarget};
-use crate::model::{Api, Located, Location};
-use crate::output::{Artifact, ArtifactKind, document};
-use crate::{LocatedError, Options, yaml};
+use crate::model::Api;
+use crate::place::{Located, Location};
+use crate::render::document;
+use crate::render::yaml;
+use crate::{LocatedError, Options};
 
 /// The file the configurations go to, as controller-gen names it.
 pub const MANIFESTS_FILE: &str = "manifests.yaml";

@@ -9,7 +9,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::compat::Severity;
+use crate::gates::compat::Severity;
 
 /// What `kubectl apply` (client-side) can apply: the API server's limit on all annotations.
 pub const CLIENT_SIDE_APPLY: usize = 256 * 1024;

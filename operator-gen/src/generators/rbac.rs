@@ -9,11 +9,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::api::meta::v1::ObjectMeta;
 use crate::api::rbac::v1::{ClusterRole, PolicyRule, Role};
 
-use crate::generator::{Generator, Reads};
+use super::{Artifact, ArtifactKind};
+use crate::generators::{Generator, Reads};
 use crate::markers::RbacMarker;
 use crate::model::Api;
-use crate::output::{Artifact, ArtifactKind, document};
-use crate::{LocatedError, Options, yaml};
+use crate::render::document;
+use crate::render::yaml;
+use crate::{LocatedError, Options};
 
 /// The file the roles go to, as controller-gen names it.
 pub const ROLE_FILE: &str = "role.yaml";

@@ -30,7 +30,7 @@ use serde_json::Value;
 use crate::api::apiextensions::v1::{
     CustomResourceDefinition, CustomResourceDefinitionVersion, JSONSchemaProps, ValidationRule,
 };
-use crate::model::Location;
+use crate::place::Location;
 
 /// How bad a change is: an error fails the gate unless an allow covers it; a warning is
 /// printed and passes.

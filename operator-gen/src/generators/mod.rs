@@ -16,8 +16,11 @@ use std::hash::{Hash, Hasher};
 
 use crate::api::apiextensions::v1::CustomResourceDefinition;
 use crate::model::Api;
-use crate::output::Artifact;
 use crate::{LocatedError, Options};
+
+pub mod crd;
+pub mod rbac;
+pub mod webhook;
 
 /// What of the API a generator reads. The pipeline reads only what the generators that run
 /// ask for: without a generator that reads kinds or CRDs, no kind is even looked at, and
@@ -83,7 +86,7 @@ pub trait Generator: Sync {
 
     /// Its files from the whole API (see [`Api`] for what each list holds). Problems are
     /// reported at the places in the sources that cause them
-    /// ([`Location::error`](crate::model::Location::error)).
+    /// ([`Location::error`](crate::place::Location::error)).
     fn build(&self, _api: &Api, _options: &Options) -> Result<Vec<Artifact>, Vec<LocatedError>> {
         Ok(Vec::new())
     }
@@ -91,9 +94,9 @@ pub trait Generator: Sync {
 
 /// Every generator, in the order their files are listed and written.
 pub static GENERATORS: &[&dyn Generator] = &[
-    &crate::output::CrdGenerator,
-    &crate::rbac::RbacGenerator,
-    &crate::webhook::WebhookGenerator,
+    &crd::CrdGenerator,
+    &rbac::RbacGenerator,
+    &webhook::WebhookGenerator,
 ];
 
 /// A registered generator, as artifacts and the sink name it: compared by name.
@@ -102,11 +105,11 @@ pub struct ArtifactKind(&'static dyn Generator);
 
 impl ArtifactKind {
     /// The CRD generator.
-    pub const CRD: ArtifactKind = ArtifactKind(&crate::output::CrdGenerator);
+    pub const CRD: ArtifactKind = ArtifactKind(&crd::CrdGenerator);
     /// The RBAC generator.
-    pub const RBAC: ArtifactKind = ArtifactKind(&crate::rbac::RbacGenerator);
+    pub const RBAC: ArtifactKind = ArtifactKind(&rbac::RbacGenerator);
     /// The webhook generator.
-    pub const WEBHOOK: ArtifactKind = ArtifactKind(&crate::webhook::WebhookGenerator);
+    pub const WEBHOOK: ArtifactKind = ArtifactKind(&webhook::WebhookGenerator);
 
     /// Every generator, in the order of [`GENERATORS`].
     pub fn all() -> Vec<ArtifactKind> {
@@ -185,6 +188,38 @@ impl Ord for ArtifactKind {
         };
         (position(self), self.name()).cmp(&(position(other), other.name()))
     }
+}
+
+/// One generated file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Artifact {
+    /// Which generator made it.
+    pub kind: ArtifactKind,
+    /// The file's name, relative to the generator's directory.
+    pub file_name: String,
+    /// What the file holds.
+    pub contents: String,
+}
+
+/// Why `path` cannot be a generator's file name, if it cannot: it must be a relative path
+/// of plain names (`crd/x.yaml` under a generator's directory), none of them hidden (the
+/// sink's staging and backup files are hidden) or `.`/`..`.
+pub fn path_problem(path: &str) -> Option<&'static str> {
+    if path.is_empty() {
+        return Some("is empty");
+    }
+    if path.starts_with('/') || path.contains('\\') {
+        return Some("is not a relative path with `/` between its parts");
+    }
+    for part in path.split('/') {
+        if part.is_empty() {
+            return Some("has an empty part (`//` or a trailing `/`)");
+        }
+        if part.starts_with('.') {
+            return Some("has a part that starts with `.` (hidden, `.` or `..`)");
+        }
+    }
+    None
 }
 
 #[cfg(test)]
