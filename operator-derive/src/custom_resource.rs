@@ -81,10 +81,10 @@ pub fn expand(input: syn::DeriveInput) -> TokenStream {
     // since the build fails), so one mistake is one error, not a cascade of missing traits.
     let stub = || crate_crd::CompiledCrd {
         json: String::new(),
-        plural: resource.plural.as_ref().map_or_else(
-            || operator_gen::default_plural(&kind),
-            |p| p.value.clone(),
-        ),
+        plural: resource
+            .plural
+            .as_ref()
+            .map_or_else(|| operator_gen::default_plural(&kind), |p| p.value.clone()),
         files: Vec::new(),
     };
     if !diags.is_empty() {

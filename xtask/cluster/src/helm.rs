@@ -129,7 +129,11 @@ pub fn command(args: &HelmArgs) -> Result<ExitCode> {
 
 /// How the chart at `dir` differs from `chart`: files changed, missing, or no longer
 /// generated; each with `shown` (the chart's directory as the user names it) in its path.
-pub fn compare(chart: &Chart, dir: &Path, shown: &Path) -> Result<Vec<operator_gen::output::Drift>> {
+pub fn compare(
+    chart: &Chart,
+    dir: &Path,
+    shown: &Path,
+) -> Result<Vec<operator_gen::output::Drift>> {
     use operator_gen::output::Drift;
     let mut drift = Vec::new();
     let on_disk = files_under(dir)?;
