@@ -161,7 +161,7 @@ impl Drop for Operator {
     }
 }
 
-/// Peak resident memory (VmHWM) in KiB, from /proc/<pid>/status.
+/// Peak resident memory (VmHWM) in KiB, from `/proc/<pid>/status`.
 fn parse_vm_hwm_kib(status: &str) -> Option<u64> {
     status
         .lines()
@@ -169,7 +169,7 @@ fn parse_vm_hwm_kib(status: &str) -> Option<u64> {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
-/// utime + stime in clock ticks, from /proc/<pid>/stat (fields 14 and 15; the command name in
+/// utime + stime in clock ticks, from `/proc/<pid>/stat` (fields 14 and 15; the command name in
 /// parentheses may hold spaces, so fields are counted after its closing parenthesis).
 fn parse_cpu_ticks(stat: &str) -> Option<u64> {
     let rest = &stat[stat.rfind(')')? + 1..];
