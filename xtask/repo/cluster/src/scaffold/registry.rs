@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context as _, Result, bail};
+use operator_xtask_cluster::image::oci;
 use serde_json::{Value, json};
 
 /// The index of crates.io, as another registry's index names it in a dependency.
@@ -53,7 +54,8 @@ pub fn write(dir: &Path, packages: &[Package], metadata: &Value) -> Result<Strin
             })?;
         let bytes = std::fs::read(&package.file)
             .with_context(|| format!("reading {}", package.file.display()))?;
-        let line = index_line(manifest, &hex_sha256(&bytes), &names)?;
+        let digest = oci::digest(&bytes);
+        let line = index_line(manifest, oci::hex(&digest), &names)?;
         let at = index.join(index_path(&package.name));
         std::fs::create_dir_all(at.parent().context("an index path without a directory")?)
             .with_context(|| format!("creating the index directory of {}", package.name))?;
@@ -177,14 +179,6 @@ fn index_line(manifest: &Value, checksum: &str, packaged: &[&str]) -> Result<Str
         line["v"] = json!(2);
     }
     Ok(line.to_string())
-}
-
-fn hex_sha256(bytes: &[u8]) -> String {
-    ring::digest::digest(&ring::digest::SHA256, bytes)
-        .as_ref()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 fn file_url(path: &Path) -> String {

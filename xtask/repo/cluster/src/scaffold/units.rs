@@ -220,15 +220,16 @@ fn key(units: &[Value], i: usize, keys: &mut Vec<Option<String>>) -> String {
         u["platform"],
         u["features"]
     ) + &deps.join(",");
-    let k = format!("{:x}", fxhash(&k));
+    // A digest stands for the key: keys would otherwise nest whole subgraphs. Both graphs
+    // are compared within one process, so the standard hasher's keys agree.
+    let k = {
+        use std::hash::{Hash as _, Hasher as _};
+        let mut hasher = std::hash::DefaultHasher::new();
+        k.hash(&mut hasher);
+        format!("{:016x}", hasher.finish())
+    };
     keys[i] = Some(k.clone());
     k
-}
-
-/// A short stable digest of a unit's identity (the keys would otherwise nest whole subgraphs).
-fn fxhash(s: &str) -> u128 {
-    let d = ring::digest::digest(&ring::digest::SHA256, s.as_bytes());
-    u128::from_be_bytes(d.as_ref()[..16].try_into().unwrap_or([0; 16]))
 }
 
 fn pkg(u: &Value) -> &str {
