@@ -6,9 +6,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
 
-use operator_xtask::{cargo, manifests, root, run_step};
+use operator_xtask::{cargo, manifests, root, run_step, target_dir};
 
 use crate::cluster::{self, TestPlane};
+
+mod beside;
 
 /// What to do when a check before the tests fails (said under the error).
 const FMT_HINT: &str = "the files above are not formatted: run `cargo fmt`, then test again";
@@ -91,40 +93,53 @@ fn run(
     // control plane before).
     let audit_from =
         envtest::audit::log_beside(&plane.kubeconfig).map_or(0, |log| envtest::audit::mark(&log));
-    // Cluster tests are #[ignore]d for plain `cargo test`; here they run too.
-    let tests = steps.time("tests, cluster tests included", || {
+    // Cluster tests are #[ignore]d for plain `cargo test`; here they run too, in the calling
+    // thread, while the others (and the doc tests) run beside them in a thread of their own.
+    // Named after the project: a project tested from inside this run (this repository's
+    // scaffold test) may share the target directory.
+    let project = root();
+    let project = project
+        .file_name()
+        .map_or("project".into(), |n| n.to_string_lossy());
+    let log = target_dir()?.join(format!("xtask/{project}-tests-beside.log"));
+    let beside = beside::Beside::start(extra, log)?;
+    let tests = steps.time("cluster tests (the #[ignore]d)", || {
         run_step(
-            "cargo test (cluster tests included)",
+            "cargo test --ignored (the cluster tests)",
             cluster::with_kubeconfig(&mut cargo(), &plane)
                 .args(["test", "--workspace", "--all-targets"])
-                .args(["--", "--include-ignored"])
+                .args(["--", "--ignored"])
                 .args(extra),
         )
-    });
-    let doc_tests = tests.as_ref().ok().map(|_| {
-        steps.time("doc tests", || {
-            run_step(
-                "cargo test --doc",
-                cargo().args(["test", "--workspace", "--doc"]),
-            )
-        })
     });
     let rbac = tests.as_ref().ok().map(|_| {
         steps.time("RBAC from the audit log", || {
             rbac_report(&root(), &plane, audit_from, strict_rbac)
         })
     });
-    let more = match (&tests, &doc_tests) {
-        (Ok(()), Some(Ok(()))) => Some(steps.time("after the tests", || more(&plane))),
+    // What runs after the tests needs them passed: those beside may still be running, and
+    // are waited for below.
+    let more = match (&tests, beside.failed()) {
+        (Ok(()), false) => Some(steps.time("after the tests", || more(&plane))),
         _ => None,
     };
+    let waited = Instant::now();
+    let beside = beside.finish();
+    steps.record("waiting for the tests beside", waited.elapsed(), true);
+    let mut beside_failed = None;
+    for (name, took, result) in beside {
+        steps.record(&format!("{name} (beside)"), took, result.is_ok());
+        if let Err(err) = result {
+            beside_failed.get_or_insert(err);
+        }
+    }
     let down = steps.time("control plane down", || {
         eprintln!("==> envtest down");
         plane.down()
     });
     tests?;
-    if let Some(doc_tests) = doc_tests {
-        doc_tests?;
+    if let Some(err) = beside_failed {
+        return Err(err);
     }
     if let Some(rbac) = rbac {
         rbac?;
@@ -272,26 +287,45 @@ pub fn kustomize_builds(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The steps of a run, with how long each took and whether it passed.
-#[derive(Debug, Default)]
-struct Steps(Vec<(String, Duration, bool)>);
+/// The steps of a run, with how long each took and whether it passed, and when the run began
+/// (some steps overlap, so the total is the run's own time, not their sum).
+#[derive(Debug)]
+struct Steps {
+    started: Instant,
+    rows: Vec<(String, Duration, bool)>,
+}
+
+impl Default for Steps {
+    fn default() -> Self {
+        Self {
+            started: Instant::now(),
+            rows: Vec::new(),
+        }
+    }
+}
 
 impl Steps {
     fn time<T>(&mut self, name: &str, step: impl FnOnce() -> Result<T>) -> Result<T> {
         let started = Instant::now();
         let result = step();
-        self.0
-            .push((name.to_string(), started.elapsed(), result.is_ok()));
+        self.record(name, started.elapsed(), result.is_ok());
         result
     }
 
-    /// The steps as a table, slowest work visible at a glance, with the total.
+    /// A step timed elsewhere (in the thread of the tests beside the plane).
+    fn record(&mut self, name: &str, took: Duration, ok: bool) {
+        self.rows.push((name.to_string(), took, ok));
+    }
+
+    /// The steps as a table, slowest work visible at a glance, with the run's time.
     fn table(&self) -> String {
-        let width = self.0.iter().map(|(n, _, _)| n.len()).max().unwrap_or(0);
+        self.table_with_total(self.started.elapsed())
+    }
+
+    fn table_with_total(&self, total: Duration) -> String {
+        let width = self.rows.iter().map(|(n, _, _)| n.len()).max().unwrap_or(0);
         let mut out = String::from("==> time per step\n");
-        let mut total = Duration::ZERO;
-        for (name, took, ok) in &self.0 {
-            total += *took;
+        for (name, took, ok) in &self.rows {
             out.push_str(&format!(
                 "    {name:<width$}  {:>8}{}\n",
                 clock(*took),
@@ -354,23 +388,24 @@ mod tests {
     #[test]
     fn the_table_shows_each_step_its_time_and_failures() {
         let mut steps = Steps::default();
-        steps
-            .0
-            .push(("fmt".into(), Duration::from_millis(1200), true));
-        steps.0.push((
-            "tests, cluster tests included".into(),
-            Duration::from_secs(245),
-            false,
-        ));
+        steps.record("fmt", Duration::from_millis(1200), true);
+        steps.record("cluster tests", Duration::from_secs(245), false);
+        steps.record(
+            "tests without the plane (beside)",
+            Duration::from_secs(200),
+            true,
+        );
+        // The rows beside the cluster tests overlap them: the total is the run's own time.
         assert_eq!(
-            steps.table(),
+            steps.table_with_total(Duration::from_secs(247)),
             "==> time per step\n\
-             \x20   fmt                                1.2s\n\
-             \x20   tests, cluster tests included     4m05s  FAILED\n\
-             \x20   total                             4m06s\n"
+             \x20   fmt                                   1.2s\n\
+             \x20   cluster tests                        4m05s  FAILED\n\
+             \x20   tests without the plane (beside)     3m20s\n\
+             \x20   total                                4m07s\n"
         );
         assert!(steps.time("ok", || Ok(1)).is_ok());
         assert!(steps.time::<()>("bad", || bail!("no")).is_err());
-        assert_eq!(steps.0.last().map(|s| s.2), Some(false));
+        assert_eq!(steps.rows.last().map(|s| s.2), Some(false));
     }
 }
