@@ -24,7 +24,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tracing::debug;
 
-use super::{Error, strip};
+use super::Error;
+use super::watches::strip;
 
 /// When to try again to add the finalizer after the API server said the cached copy is
 /// older than the object (a conflict): by then the watch has most likely delivered the

@@ -2,9 +2,9 @@
 //! its namespace's Deployments (and Memcacheds, when there are any) records for each object
 //! the first moment it was *asked* (its Deployment's spec at the phase's size), *ready* (the
 //! Deployment runs that many ready pods) and *done* (ready, and its Memcached says Available:
-//! what [`super::wait_converged`] counts). The quantiles of the three over the objects say
-//! whether a slow phase waited on the operator sending its writes (asked late), on the control
-//! plane (ready late after asked), or on the status (done late after ready).
+//! what [`super::converge::wait_converged`] counts). The quantiles of the three over the
+//! objects say whether a slow phase waited on the operator sending its writes (asked late), on
+//! the control plane (ready late after asked), or on the status (done late after ready).
 //!
 //! The watch is one more client of the API server, with full objects, so the phases it
 //! watches cost a little more: it is off by default and for diagnosis, not for the numbers
@@ -20,7 +20,7 @@ use kube::core::DynamicObject;
 use kube::runtime::watcher::{self, Event};
 use tokio::task::JoinHandle;
 
-use super::{deployment_at, is_available};
+use super::converge::{deployment_at, is_available};
 
 /// When each object reached each step, since the phase began.
 #[derive(Debug, Default, Clone, PartialEq)]

@@ -1,0 +1,324 @@
+//! The watches of a controller: its primary kind's, feeding kube's controller, and one per
+//! owned or watched kind, each with its cache (managed fields dropped), the index of a
+//! watched kind by the object it maps to, and what `/readyz` waits for; the filter that drops
+//! status-only changes; the watches' retry delays.
+
+use std::fmt::Debug;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use futures::{FutureExt as _, StreamExt as _};
+use kube::runtime::controller;
+use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::{WatchStreamExt as _, watcher};
+use kube::{Client, Resource};
+use serde::de::DeserializeOwned;
+
+use super::caches::{Cache, Caches, Key, RelatedIndex, key_of};
+use super::scope::{ScopeApi, api};
+
+/// The setup a registration adds its watch to when the controller starts.
+pub(super) struct Setup<K: Resource<DynamicType = ()> + Clone + Debug + 'static> {
+    pub(super) client: Client,
+    pub(super) namespace: Option<String>,
+    pub(super) ignore_status_changes: bool,
+    pub(super) caches: Caches,
+    pub(super) ready: Vec<BoxFuture<'static, ()>>,
+    pub(super) controller: Option<controller::Controller<K>>,
+}
+
+/// The primary object a watched object maps to.
+pub(super) type OwnerOf<S> = Arc<dyn Fn(&S) -> Option<Key> + Send + Sync>;
+
+/// What a cache does to each object before it keeps it.
+pub(super) type Transform<S> = Arc<dyn Fn(&mut S) + Send + Sync>;
+
+/// What `owns*` and `watches*` add to the setup when the controller starts.
+pub(super) type Registration<K> = Box<dyn FnOnce(&mut Setup<K>) + Send>;
+
+impl<K> Setup<K>
+where
+    K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
+    K::Scope: ScopeApi,
+{
+    /// The setup of a controller of `K`: its primary kind watched with `config` (in
+    /// `namespace`, or everywhere) into the cache kube's controller reads, whose readiness
+    /// `/readyz` waits for.
+    pub(super) fn new(
+        client: Client,
+        namespace: Option<String>,
+        config: watcher::Config,
+        ignore_status_changes: bool,
+    ) -> Self {
+        let (store, writer) = reflector::store();
+        let events = reflector::reflector(
+            writer,
+            watcher(api::<K>(&client, namespace.as_deref()), config).modify(strip),
+        );
+        let primary = if ignore_status_changes {
+            without_status_changes(events).boxed()
+        } else {
+            events.boxed()
+        }
+        .touched_objects();
+        Setup {
+            client,
+            namespace,
+            ignore_status_changes,
+            caches: Caches::default(),
+            ready: vec![ready(store.clone())],
+            controller: Some(controller::Controller::for_stream(primary, store)),
+        }
+    }
+
+    /// Runs each registration (`owns*`, `watches*`) on the setup; returns kube's controller
+    /// with every watch, the caches, and what readiness waits for.
+    pub(super) fn register(
+        mut self,
+        registrations: Vec<Registration<K>>,
+    ) -> (
+        controller::Controller<K>,
+        Caches,
+        Vec<BoxFuture<'static, ()>>,
+    ) {
+        for registration in registrations {
+            registration(&mut self);
+        }
+        let controller = self
+            .controller
+            .expect("registrations put the controller back");
+        (controller, self.caches, self.ready)
+    }
+}
+
+impl<K> Setup<K>
+where
+    K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
+{
+    /// Adds a stream to the kube controller.
+    pub(super) fn add(
+        &mut self,
+        f: impl FnOnce(controller::Controller<K>) -> controller::Controller<K>,
+    ) {
+        let controller = self.controller.take().expect("one registration at a time");
+        self.controller = Some(f(controller));
+    }
+
+    /// A cache of `S` (indexed by `owner` when given) and the stream of its changes.
+    pub(super) fn cache<S>(
+        &mut self,
+        config: watcher::Config,
+        owner: Option<OwnerOf<S>>,
+        transform: Option<Transform<S>>,
+    ) -> impl futures::Stream<Item = Result<S, watcher::Error>> + Send + 'static
+    where
+        S: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
+        S::Scope: ScopeApi,
+    {
+        assert!(
+            !self.caches.contains::<S>(),
+            "{} is registered twice with one controller",
+            std::any::type_name::<S>()
+        );
+        let (store, writer) = reflector::store();
+        let index = owner.as_ref().map(|_| Arc::new(RelatedIndex::default()));
+        let indexing = index.clone();
+        let stream = reflector::reflector(
+            writer,
+            watcher(api::<S>(&self.client, self.namespace.as_deref()), config).modify(move |obj| {
+                strip(obj);
+                if let Some(transform) = &transform {
+                    transform(obj);
+                }
+            }),
+        )
+        .inspect(move |event| {
+            if let (Ok(event), Some(index), Some(owner)) = (event, &indexing, &owner) {
+                index.observe(event, |obj| owner(obj));
+            }
+        });
+        // A watched kind's status-only changes too (an owned kind's status is usually what
+        // the reconciler reads, so those always wake it).
+        let stream = if self.ignore_status_changes && index.is_some() {
+            without_status_changes(stream).boxed()
+        } else {
+            stream.boxed()
+        }
+        .touched_objects();
+        self.ready.push(ready(store.clone()));
+        self.caches.insert(Cache { store, index });
+        stream
+    }
+
+    pub(super) fn watch<S, F>(&mut self, config: watcher::Config, map: F)
+    where
+        S: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
+        S::Scope: ScopeApi,
+        F: Fn(&S) -> Option<ObjectRef<K>> + Send + Sync + 'static,
+    {
+        let map = Arc::new(map);
+        let index = map.clone();
+        let stream = self.cache::<S>(
+            config,
+            Some(Arc::new(move |obj: &S| {
+                index(obj).map(|r| (r.namespace.clone(), r.name.clone()))
+            })),
+            None,
+        );
+        self.add(|c| c.watches_stream(stream, move |obj: S| map(&obj)));
+    }
+}
+
+/// The events of `events` less the updates that changed nothing but the status (see
+/// [`Controller::ignore_status_changes`](super::Controller::ignore_status_changes));
+/// deletions and relists pass.
+pub(super) fn without_status_changes<K, S>(events: S) -> impl futures::Stream<Item = S::Item> + Send
+where
+    K: Resource + Send + 'static,
+    S: futures::Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send,
+{
+    let mut seen: std::collections::HashMap<Key, u64> = std::collections::HashMap::new();
+    events.filter(move |event| {
+        let pass = match event {
+            Ok(watcher::Event::Apply(obj)) => {
+                let trigger = trigger_hash(obj);
+                seen.insert(key_of(obj), trigger) != Some(trigger)
+            }
+            Ok(watcher::Event::InitApply(obj)) => {
+                seen.insert(key_of(obj), trigger_hash(obj));
+                true
+            }
+            Ok(watcher::Event::Delete(obj)) => {
+                seen.remove(&key_of(obj));
+                true
+            }
+            _ => true,
+        };
+        std::future::ready(pass)
+    })
+}
+
+/// What a change must touch to reconcile when status changes are ignored: the generation
+/// (the resourceVersion for kinds without one), labels, annotations, finalizers, deletion.
+fn trigger_hash<K: Resource>(obj: &K) -> u64 {
+    use std::hash::{BuildHasher as _, BuildHasherDefault, DefaultHasher};
+    let meta = obj.meta();
+    let version = match meta.generation {
+        Some(generation) => generation.to_string(),
+        None => meta.resource_version.clone().unwrap_or_default(),
+    };
+    BuildHasherDefault::<DefaultHasher>::default().hash_one((
+        version,
+        &meta.labels,
+        &meta.annotations,
+        &meta.finalizers,
+        meta.deletion_timestamp.is_some(),
+    ))
+}
+
+/// Managed fields are never read by a reconciler; dropping them halves a cache's memory.
+pub(super) fn strip<S: Resource>(obj: &mut S) {
+    obj.meta_mut().managed_fields = None;
+}
+
+/// Waits until `store` has seen a full list. `Store::wait_until_ready` wakes only the most
+/// recent of several concurrent waiters (the controller waits on its store too), so it is
+/// polled with a short timeout instead of awaited once.
+fn ready<S>(store: Store<S>) -> BoxFuture<'static, ()>
+where
+    S: reflector::Lookup + Clone + Send + Sync + 'static,
+    S::DynamicType: Eq + std::hash::Hash + Clone + Send + Sync,
+{
+    async move {
+        while tokio::time::timeout(Duration::from_millis(100), store.wait_until_ready())
+            .await
+            .is_err()
+        {}
+    }
+    .boxed()
+}
+
+/// Retry delays of the watches: 250 ms doubling up to 5 s, back to the start after a success.
+///
+/// kube's default (client-go's) climbs to 30 s. After an API server restart the watches fail
+/// while it is down, then get "too old resource version" while its watch cache warms up, so
+/// the delays grow before the server is usable and recovery took a minute or more (measured
+/// with memcached's `the_operator_recovers_from_an_api_server_restart`). One list every 5 s at
+/// worst is cheap.
+#[derive(Debug, Clone, Default)]
+pub struct WatchBackoff {
+    attempt: u32,
+}
+
+impl Iterator for WatchBackoff {
+    type Item = Duration;
+
+    fn next(&mut self) -> Option<Duration> {
+        let delay = Duration::from_millis(250) * (1u32 << self.attempt.min(5));
+        self.attempt = self.attempt.saturating_add(1);
+        Some(delay.min(Duration::from_secs(5)))
+    }
+}
+
+impl kube::runtime::utils::Backoff for WatchBackoff {
+    fn reset(&mut self) {
+        self.attempt = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn watch_backoff_is_capped_at_five_seconds_and_resets() {
+        use kube::runtime::utils::Backoff;
+        let mut b = WatchBackoff::default();
+        let delays: Vec<u64> = b.by_ref().take(7).map(|d| d.as_millis() as u64).collect();
+        assert_eq!(delays, [250, 500, 1000, 2000, 4000, 5000, 5000]);
+        b.reset();
+        assert_eq!(b.next(), Some(Duration::from_millis(250)));
+    }
+
+    #[tokio::test]
+    async fn status_only_changes_are_dropped_and_the_rest_pass() {
+        use k8s_openapi::api::core::v1::Namespace;
+        let ns = |generation, phase: &str, label: Option<&str>| Namespace {
+            metadata: kube::api::ObjectMeta {
+                name: Some("a".into()),
+                generation: Some(generation),
+                labels: label.map(|l| [(l.to_string(), String::new())].into()),
+                ..Default::default()
+            },
+            status: Some(k8s_openapi::api::core::v1::NamespaceStatus {
+                phase: Some(phase.into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let events = vec![
+            watcher::Event::InitApply(ns(1, "Active", None)),
+            watcher::Event::Apply(ns(1, "Other", None)),
+            watcher::Event::Apply(ns(2, "Other", None)),
+            watcher::Event::Apply(ns(2, "Other", Some("x"))),
+            watcher::Event::Apply(ns(2, "Again", Some("x"))),
+            watcher::Event::Delete(ns(2, "Again", Some("x"))),
+        ];
+        let passed: Vec<String> = without_status_changes(futures::stream::iter(
+            events.into_iter().map(Ok::<_, watcher::Error>),
+        ))
+        .map(|e| match e.unwrap() {
+            watcher::Event::InitApply(n) => format!("init {}", n.status.unwrap().phase.unwrap()),
+            watcher::Event::Apply(n) => format!("apply {}", n.status.unwrap().phase.unwrap()),
+            watcher::Event::Delete(_) => "delete".into(),
+            _ => "other".into(),
+        })
+        .collect()
+        .await;
+        assert_eq!(
+            passed,
+            ["init Active", "apply Other", "apply Other", "delete"]
+        );
+    }
+}
