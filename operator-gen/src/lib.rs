@@ -66,9 +66,9 @@ use crate::api::apiextensions::v1::CustomResourceDefinition;
 pub use crd::VERSION_ANNOTATION;
 pub use gates::{compat, size};
 pub use generators::rbac::RbacRole;
-pub use generators::{Artifact, ArtifactKind, GENERATORS, Generator, Reads};
+pub use generators::{Artifact, ArtifactKind, GENERATORS, Generator};
 pub use known_types::EmbeddedObjectMeta;
-pub use model::Api;
+pub use model::{Api, Reads};
 pub use place::{Located, Location};
 pub use plural::default_plural;
 pub use sink::Layout;
@@ -337,6 +337,16 @@ pub enum Error {
         /// What it did wrong.
         message: String,
     },
+}
+
+impl Error {
+    /// [`Error::Invalid`] with `errors` in the order of their places (the errors of the
+    /// front half, which stop a run before anything is built: syntax, a type declared
+    /// twice).
+    pub(crate) fn invalid(mut errors: Vec<LocatedError>) -> Error {
+        errors.sort();
+        Error::Invalid(errors)
+    }
 }
 
 fn render_errors(errors: &[LocatedError]) -> String {
