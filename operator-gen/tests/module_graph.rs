@@ -594,8 +594,10 @@ const LAYERS: &[&str] = &[
     // schemas of single types.
     "pipeline",
     "type_schemas",
-    // What callers outside the crate import (re-exports only).
+    // What callers outside the crate import (re-exports only): the files, and what the
+    // workspace's other crates reuse of the stages.
     "output",
+    "internals",
 ];
 
 /// The edges among the top-level modules that run against [`LAYERS`], described; and the
