@@ -2,7 +2,7 @@
 //! group, version and kind, and the Rust and file names derived from them.
 
 use anyhow::{Result, bail};
-use operator_gen::markers::is_dns_label;
+use operator_gen::internals::markers::is_dns_label;
 use operator_xtask::project::{is_kind, is_version};
 
 /// Rust's keywords (strict and reserved): no module may be named after one.

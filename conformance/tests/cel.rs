@@ -95,15 +95,21 @@ async fn the_api_server_agrees_with_each_verdict() {
         } else {
             refused += 1;
         }
-        let ours = operator_gen::cel::problem(&case.rule, None, false, &typed);
+        let ours = operator_gen::internals::cel::problem(&case.rule, None, false, &typed);
         // The cost: the API server's factor in its refusal, operator-gen's estimate (the
         // rules sit on the root, so they run once).
         let theirs = refused_for_cost(&answer);
-        let estimated = operator_gen::cel::compile(&case.rule, None, false, &typed, true)
-            .ok()
-            .map(|c| c.cost)
-            .filter(|c| *c > operator_gen::cel::cost::RULE_LIMIT)
-            .map(|c| operator_gen::cel::cost::factor_text(c, operator_gen::cel::cost::RULE_LIMIT));
+        let estimated =
+            operator_gen::internals::cel::compile(&case.rule, None, false, &typed, true)
+                .ok()
+                .map(|c| c.cost)
+                .filter(|c| *c > operator_gen::internals::cel::cost::RULE_LIMIT)
+                .map(|c| {
+                    operator_gen::internals::cel::cost::factor_text(
+                        c,
+                        operator_gen::internals::cel::cost::RULE_LIMIT,
+                    )
+                });
         if theirs.is_some() || estimated.is_some() {
             estimates.push(format!(
                 "{}: API server {theirs:?}, operator-gen {estimated:?}",
@@ -195,14 +201,18 @@ fn our_factor(schema: &Value) -> Option<String> {
         }
     };
     let rule = &rules[0].rule;
-    let compiled = operator_gen::cel::compile(rule, None, false, node, false).unwrap();
+    let compiled = operator_gen::internals::cel::compile(rule, None, false, node, false).unwrap();
     let times = match list.max_items {
         Some(n) => n as u64,
-        None => operator_gen::cel::cost::fallback_cardinality(node),
+        None => operator_gen::internals::cel::cost::fallback_cardinality(node),
     };
     let spent = compiled.cost.saturating_mul(times);
-    (spent > operator_gen::cel::cost::RULE_LIMIT)
-        .then(|| operator_gen::cel::cost::factor_text(spent, operator_gen::cel::cost::RULE_LIMIT))
+    (spent > operator_gen::internals::cel::cost::RULE_LIMIT).then(|| {
+        operator_gen::internals::cel::cost::factor_text(
+            spent,
+            operator_gen::internals::cel::cost::RULE_LIMIT,
+        )
+    })
 }
 
 #[tokio::test]

@@ -1,9 +1,9 @@
 //! Compile-time checks of marker attributes, through the shared grammar in
-//! `operator_gen::markers`. The generator runs the same parsers; here the field's Rust
+//! `operator_gen::internals::markers`. The generator runs the same parsers; here the field's Rust
 //! type is known only syntactically, so type fit is checked where the syntax tells.
 
 use operator_gen::diagnostics::Diagnostics;
-use operator_gen::markers::{self, FieldMarkers, MarkerTarget, MetaSource, Validation};
+use operator_gen::internals::markers::{self, FieldMarkers, MarkerTarget, MetaSource, Validation};
 use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
 

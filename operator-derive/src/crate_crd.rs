@@ -202,7 +202,7 @@ fn run_type_schemas(
     options: &operator_gen::Options,
 ) -> Result<Vec<TypeSchema>, CrdError> {
     proc_macro2::fallback::force();
-    let result = operator_gen::type_schemas::type_schemas(paths, options);
+    let result = operator_gen::internals::type_schemas::type_schemas(paths, options);
     proc_macro2::fallback::unforce();
     let found = result.map_err(|e| match e {
         operator_gen::Error::Invalid(errors) => CrdError::Invalid(errors),
@@ -259,7 +259,7 @@ fn with_run<R>(
             src.display()
         )));
     }
-    let files: Vec<PathBuf> = operator_gen::source::rust_files(&paths)
+    let files: Vec<PathBuf> = operator_gen::internals::source::rust_files(&paths)
         .map_err(|e| CrdError::Other(e.to_string()))?
         .into_iter()
         .map(|(file, _root)| file)

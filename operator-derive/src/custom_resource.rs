@@ -1,7 +1,7 @@
 //! `#[derive(CustomResource)]`: checks a root kind and generates its kube and serde impls.
 
 use operator_gen::diagnostics::Diagnostics;
-use operator_gen::markers::{self, ResourceMarker, Scope};
+use operator_gen::internals::markers::{self, ResourceMarker, Scope};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::spanned::Spanned;
@@ -11,7 +11,7 @@ use crate::crate_crd;
 
 pub fn expand(input: syn::DeriveInput) -> TokenStream {
     let mut diags = Diagnostics::new();
-    let resource = operator_gen::markers::crd_markers(&input.attrs, &mut diags).resource;
+    let resource = operator_gen::internals::markers::crd_markers(&input.attrs, &mut diags).resource;
     markers::parse_field_markers(&input.attrs, markers::MarkerTarget::Type, &mut diags);
     checks::check_fields(&input.data, &mut diags);
 
@@ -186,7 +186,7 @@ fn reported_by_a_derive(e: &operator_gen::LocatedError) -> bool {
     // Real file positions need proc-macro2's own parser (as in `crate_crd`).
     proc_macro2::fallback::force();
     // parse_items refuses nesting that would overflow the stack.
-    let found = operator_gen::source::parse_items(&text)
+    let found = operator_gen::internals::source::parse_items(&text)
         .ok()
         .is_some_and(|file| {
             let mut items: Vec<&syn::Item> = file.items.iter().collect();
@@ -204,8 +204,8 @@ fn reported_by_a_derive(e: &operator_gen::LocatedError) -> bool {
                 if !(span.start().line..=span.end().line).contains(&e.at.line) {
                     continue;
                 }
-                let derives_ours = operator_gen::type_schemas::derives(attrs, "Schema")
-                    || operator_gen::type_schemas::derives(attrs, "CustomResource");
+                let derives_ours = operator_gen::internals::type_schemas::derives(attrs, "Schema")
+                    || operator_gen::internals::type_schemas::derives(attrs, "CustomResource");
                 return derives_ours
                     && checks::check_schema_type(&input)
                         .into_vec()

@@ -10,9 +10,9 @@
 //! the crate's `cargo test`.
 
 use operator_gen::diagnostics::Diagnostics;
-use operator_gen::markers::{self, MarkerTarget, SchemaProp};
-use operator_gen::serde_attrs;
-use operator_gen::source::TypeItem;
+use operator_gen::internals::markers::{self, MarkerTarget, SchemaProp};
+use operator_gen::internals::serde_attrs;
+use operator_gen::internals::source::TypeItem;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::ext::IdentExt as _;

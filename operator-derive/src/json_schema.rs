@@ -1,7 +1,7 @@
 //! `schemars::JsonSchema` for kinds and schema types, so they plug into schemars-based
 //! tools (a struct deriving schemars' `JsonSchema` that holds them, OpenAPI generators,
 //! validators) with the very schema their CRDs carry: a kind returns its version's `openAPIV3Schema`, a schema
-//! type the schema operator-gen builds for it (see `operator_gen::type_schemas`).
+//! type the schema operator-gen builds for it (see `operator_gen::internals::type_schemas`).
 //!
 //! The impls are written when the crate depends on `schemars` (see
 //! `operator_gen::JsonSchemaSupport`), never for a type that derives `JsonSchema` itself,

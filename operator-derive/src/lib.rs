@@ -28,7 +28,7 @@
 //! `#[crd_schema(...)]` is `#[schema(...)]` under a name no other derive claims: write it on
 //! a type that also derives utoipa's `ToSchema`, which declares `#[schema(...)]` too and
 //! refuses the keys it does not know.
-//! The marker grammar is `operator_gen::markers`, shared with the generator.
+//! The marker grammar is `operator_gen::internals::markers`, shared with the generator.
 //!
 //! A kind and its reconciler's permissions (the memcached example's, shortened; the crate
 //! needs `serde`, `k8s-openapi` and `kube` beside this one):
@@ -183,7 +183,7 @@ fn item_marker(
 /// The compile error for input nested deeper than the marker grammar reads (syn's parser
 /// recurses once per level and would overflow the compiler's stack), before parsing it.
 fn too_deep(input: &TokenStream) -> Option<TokenStream> {
-    operator_gen::source::check_nesting(&input.clone().into())
+    operator_gen::internals::source::check_nesting(&input.clone().into())
         .err()
         .map(|(span, message)| syn::Error::new(span, message).to_compile_error().into())
 }

@@ -486,10 +486,13 @@ pub mod apiextensions {
         #[derive(Clone, Debug, Default, Serialize, Deserialize)]
         #[serde(rename_all = "camelCase")]
         pub struct ValidationRule {
-            /// Where the marker that wrote the rule is (not part of the API object, nor of
-            /// its equality): the checks of the finished schema report there.
+            /// Not part of the API object: never written, left out of its equality, and
+            /// `None` in a finished CRD. While a schema is built, the number under which the
+            /// builder keeps, beside the object, where the marker that wrote the rule is
+            /// (rules are copied and rewritten on the way, so they carry the number, not the
+            /// place).
             #[serde(skip)]
-            pub origin: Option<crate::place::Loc>,
+            pub mark: Option<u32>,
             /// The field the error names, relative to the rule's node.
             #[serde(skip_serializing_if = "Option::is_none")]
             pub field_path: Option<String>,

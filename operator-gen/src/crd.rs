@@ -115,11 +115,11 @@ pub fn build_crd<'m>(
     let kept: Vec<&KindDecl<'m>> = decls.iter().filter(|d| d.resource.skip.is_none()).collect();
     let mut versions = Vec::new();
     for k in &kept {
-        let Some(schema) = builder.root_schema(k.id) else {
+        let Some(mut schema) = builder.root_schema(k.id) else {
             ok = false;
             continue;
         };
-        builder.check_cel(&schema, k.resource.span);
+        builder.check_cel(&mut schema, k.resource.span);
         let before = problems.len();
         check_kind(k, &schema, problems);
         ok &= problems.len() == before;

@@ -8,18 +8,20 @@
 //! Each kind of output is a [`Generator`] in [`GENERATORS`]; only those asked for run, and
 //! generators of your own run beside them through [`generate_using`].
 //!
-//! The pipeline runs one way, and its imports with it (`tests/module_graph.rs` checks that
-//! no module reaches one that reaches it back):
-//! source files → [`source`] (parse, index) → `lower` (each file's kinds, types and item
-//! markers, as the thread-free [`model`], its places in [`place`]) → `schema` → `crd`
-//! (with [`markers`] for the grammar and [`cel`] for the rules) → the generators
-//! ([`Generator::build`] from the [`Api`]) → `render` (YAML) → `sink`, with the gates
-//! ([`compat`], [`size`]) beside. The stages are private: what a caller needs is here at
-//! the root, or in [`output`] for the files. `docs/src/design/data-flow.md` follows one
-//! field marker through these modules.
+//! The pipeline runs one way, and its imports with it: source files → `source` (find, read,
+//! parse, index) → `lower` (each file's kinds, types and item markers, read with the
+//! grammar of `markers`, as the thread-free `model` with its places from `place`) →
+//! `schema` (with `cel` for the rules) → `crd` → the generators ([`Generator::build`] from
+//! the [`Api`], rendering YAML through `render`) → `sink`, with the gates ([`compat`],
+//! [`size`]) beside; `pipeline` calls the stages in that order. `tests/module_graph.rs`
+//! checks that each module imports only modules below it in that order, and no module
+//! one that reaches it back. The stages are private: what a caller needs is here at the
+//! root, in [`api`] for the API server's types, in [`output`] for the files and in
+//! [`diagnostics`] for the problems. `docs/src/design/data-flow.md` follows one field
+//! marker through these modules.
 //! Parsing and building run on every core: syn's trees stay on the thread that parsed
-//! them, names resolve through a thread-free [`source::Skeleton`], and the output does not
-//! depend on the number of threads. [`generate`] returns the CRDs as typed objects and
+//! them, names resolve through a thread-free index of every file's declarations, and the
+//! output does not depend on the number of threads. [`generate`] returns the CRDs as typed objects and
 //! every generator's files; [`generate_artifacts`] returns the files alone, each CRD
 //! rendered by the thread that built it and dropped right after, which keeps the memory
 //! of large APIs down.
@@ -32,31 +34,34 @@
 //! # Ok::<(), operator_gen::Error>(())
 //! ```
 //!
-//! The marker grammar in [`markers`] is also what `operator-derive` checks at compile time.
+//! The marker grammar is also what `operator-derive` checks at compile time: the derive,
+//! and the workspace's other crates, reach the stages they reuse through [`internals`],
+//! which is not a stable API.
 
 pub mod api;
 mod bodies;
-pub mod cel;
+mod cel;
 mod crd;
 pub mod diagnostics;
 mod docs;
 mod gates;
 mod generators;
-pub mod known_types;
+pub mod internals;
+mod known_types;
 mod lower;
-pub mod markers;
-pub mod model;
+mod markers;
+mod model;
 pub mod output;
 mod pipeline;
-pub mod place;
+mod place;
 mod plural;
 mod render;
 mod schema;
-pub mod serde_attrs;
+mod serde_attrs;
 mod sink;
-pub mod source;
+mod source;
 mod threads;
-pub mod type_schemas;
+mod type_schemas;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -66,9 +71,10 @@ use crate::api::apiextensions::v1::CustomResourceDefinition;
 pub use crd::VERSION_ANNOTATION;
 pub use gates::{compat, size};
 pub use generators::rbac::RbacRole;
-pub use generators::{Artifact, ArtifactKind, GENERATORS, Generator, Reads};
+pub use generators::{Artifact, ArtifactKind, GENERATORS, Generator};
 pub use known_types::EmbeddedObjectMeta;
-pub use model::Api;
+pub use markers::{RbacMarker, Scope, WebhookConfigurationMarker, WebhookMarker, WebhookTarget};
+pub use model::{Api, Kind, Reads};
 pub use place::{Located, Location};
 pub use plural::default_plural;
 pub use sink::Layout;
@@ -337,6 +343,16 @@ pub enum Error {
         /// What it did wrong.
         message: String,
     },
+}
+
+impl Error {
+    /// [`Error::Invalid`] with `errors` in the order of their places (the errors of the
+    /// front half, which stop a run before anything is built: syntax, a type declared
+    /// twice).
+    pub(crate) fn invalid(mut errors: Vec<LocatedError>) -> Error {
+        errors.sort();
+        Error::Invalid(errors)
+    }
 }
 
 fn render_errors(errors: &[LocatedError]) -> String {

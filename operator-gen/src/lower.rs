@@ -6,9 +6,8 @@
 use std::collections::HashMap;
 
 use crate::diagnostics::Diagnostics;
-use crate::generators::Reads;
 use crate::markers::{self, MetaSource, ResourceMarker};
-use crate::model::{Kind, KindMarkers, TypeDef};
+use crate::model::{Allow, Kind, KindMarkers, Reads, TypeDef};
 use crate::place::{Loc, Located, Location};
 use crate::source::{FileSummary, Skeleton, SourceFile};
 use crate::{LocatedError, Origin};
@@ -107,7 +106,7 @@ pub(crate) fn lower(
                 let mut fact = kind(file, &summary.decls[no].0, &name, &resource);
                 fact.compat = compat
                     .into_iter()
-                    .map(|m| crate::gates::compat::Allow {
+                    .map(|m| Allow {
                         crd: fact.crd_name(),
                         version: fact.version.clone(),
                         check: m.allow,

@@ -28,10 +28,9 @@ use std::sync::mpsc;
 use crate::api::apiextensions::v1::CustomResourceDefinition;
 
 use crate::diagnostics::Diagnostics;
-use crate::generators::Artifact;
-use crate::generators::{ArtifactKind, Reads};
+use crate::generators::{Artifact, ArtifactKind};
 use crate::lower::FileFacts;
-use crate::model::{Api, Kind, TypeDef};
+use crate::model::{Allow, Api, Kind, Reads, TypeDef};
 use crate::schema::{SchemaBuilder, Types};
 use crate::source::{Input, Skeleton, Sources};
 use crate::threads::WORKER_STACK;
@@ -111,7 +110,7 @@ pub struct Made {
     /// per-CRD files sorted by name before the files of its build.
     pub files: Vec<Artifact>,
     /// Every root kind's `#[compat(allow = ...)]`, in input order.
-    pub compat: Vec<crate::gates::compat::Allow>,
+    pub compat: Vec<Allow>,
     /// What generation went past, in input order.
     pub warnings: Vec<Warning>,
 }
@@ -139,7 +138,7 @@ fn run_on(inputs: &[Input], run: &Run<'_>, threads: usize) -> Result<Made, Error
     let queue = Queue::new(inputs);
     if threads == 1 {
         let facts = round_one(inputs, &queue, run);
-        let (plan, api, errors, warnings) = plan(vec![facts.map_err(syntax_errors)?]);
+        let (plan, api, errors, warnings) = plan(vec![facts.map_err(Error::invalid)?]);
         let built = round_two(inputs, &plan, run);
         let early = build_generators(run, &api, false);
         return finish(run, api, vec![built], early, errors, warnings);
@@ -191,7 +190,7 @@ fn run_on(inputs: &[Input], run: &Run<'_>, threads: usize) -> Result<Made, Error
             drop(plan_senders);
             // A worker that never reported has panicked: joining passes the panic on.
             join(workers);
-            return Err(syntax_errors(syntax));
+            return Err(Error::invalid(syntax));
         }
         let (plan, api, errors, warnings) = plan(facts);
         let plan = std::sync::Arc::new(plan);
@@ -399,12 +398,6 @@ fn round_two(inputs: &[Input], plan: &Plan, run: &Run<'_>) -> RoundTwo {
     // Round two's own problems are cross-checks of the markers against the schema.
     problems.append(builder.problems);
     (built, Sources::new(inputs).located(problems.into_vec()))
-}
-
-/// Syntax errors of round one, in file order.
-pub(crate) fn syntax_errors(mut errors: Vec<LocatedError>) -> Error {
-    errors.sort();
-    Error::Invalid(errors)
 }
 
 /// Each generator's build: its files, or the problems it found.

@@ -14,7 +14,7 @@ mod resolve;
 mod values;
 
 pub use nesting::{MAX_NESTING, check_nesting};
-pub use resolve::{DeclInfo, Resolved, Skeleton};
+pub use resolve::{Resolved, Skeleton};
 pub use values::{Value, ValueItem};
 
 /// One parsed source file.

@@ -13,9 +13,7 @@ use std::path::PathBuf;
 
 use crate::api::apiextensions::v1::JSONSchemaProps;
 
-use crate::generators::Reads;
-use crate::model::Body;
-use crate::pipeline::syntax_errors;
+use crate::model::{Body, Reads};
 use crate::schema::{SchemaBuilder, Types};
 use crate::source::{self, Input, Sources};
 use crate::{Error, LocatedError, Options};
@@ -71,10 +69,10 @@ pub fn type_schemas_of(inputs: &[Input], options: &Options) -> Result<Vec<TypeSc
         }
     }
     if !syntax.is_empty() {
-        return Err(syntax_errors(syntax));
+        return Err(Error::invalid(syntax));
     }
     if !twice.is_empty() {
-        return Err(syntax_errors(twice));
+        return Err(Error::invalid(twice));
     }
     let skeleton = crate::lower::index(summaries, &mut defs);
     let instances = typed_arena::Arena::new();

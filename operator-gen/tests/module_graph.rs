@@ -1,19 +1,22 @@
 //! operator-gen's modules import one way: no module reaches, through its imports and paths,
-//! a module that reaches it back.
+//! a module that reaches it back; and the top-level modules import down the order of
+//! [`LAYERS`], which is the pipeline's.
 //!
 //! The test reads the library's sources with syn (not the compiler's view of them): every
 //! `use` and every path in non-test code that starts with `crate::`, `super::` or `self::`
 //! (or, in a module that declares children, a child's name) is resolved to the module it
 //! names, through the crate root's own imports and re-exports when it names an item of the
-//! root (`crate::Location` is `model`'s). Macro arguments are read as tokens. Test code is
-//! left out: items under `#[cfg(test)]` and the files `tests.rs` and `tests/`.
+//! root (`crate::Location` is `place`'s). Macro arguments are read as tokens. Test code is
+//! left out: items under `#[cfg(test)]` and the files `tests.rs` and `tests/`. Doc comments
+//! are not read: a link in one is no import.
 //!
 //! A reference from module `a::b::c` to `a::d::e` is an edge `b → d` among the children of
 //! `a`; a reference to a module's own ancestor (a `super::Item` of its parent) is no edge.
 //! So the check runs at every level: the top-level modules among themselves, and the
 //! submodules of each folder among themselves. A strongly connected component of more than
 //! one module at any level fails the test, listing its modules and one reference (file,
-//! line, path) for every edge inside it.
+//! line, path) for every edge inside it. At the top level, an edge from a module to one
+//! listed after it in [`LAYERS`] fails too, with its reference.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -300,6 +303,8 @@ struct Evidence {
 /// with the first reference found that makes it.
 struct Graph {
     levels: BTreeMap<ModPath, BTreeMap<(String, String), Evidence>>,
+    /// Every module of the crate.
+    modules: BTreeSet<ModPath>,
 }
 
 fn module_graph() -> Graph {
@@ -317,7 +322,7 @@ fn module_graph() -> Graph {
     }
 
     // The names the crate root brings into scope with `use`: `crate::Location` is
-    // `crate::model::Location`.
+    // `crate::place::Location`.
     let mut root_aliases: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (_, module, file) in &parsed {
         if !module.is_empty() {
@@ -394,7 +399,7 @@ fn module_graph() -> Graph {
             }
         }
     }
-    Graph { levels }
+    Graph { levels, modules }
 }
 
 /// The absolute path (below the crate root) a path written in module `at` names, if it names
@@ -554,6 +559,109 @@ fn submodules_import_one_way() {
     );
 }
 
+/// The top-level modules, lowest first: each imports only modules listed before it. The
+/// data goes source → lower → schema → crd → generators → sink; the model is below the
+/// lowering that writes it and the schema building that reads it, and rendering is below
+/// the generators that render their objects. A new module gets its line here.
+const LAYERS: &[&str] = &[
+    // Below every stage: problems, places, the API server's types, fixed tables.
+    "diagnostics",
+    "place",
+    "api",
+    "known_types",
+    "plural",
+    "threads",
+    // The marker grammar, which operator-derive shares, and the doc comments it reads.
+    "markers",
+    "docs",
+    // The stages. Source files: parsed, indexed, serde's reading of the types.
+    "bodies",
+    "source",
+    "serde_attrs",
+    // What the lowering makes of them, and the lowering.
+    "model",
+    "lower",
+    // CEL, beside schema building, which compiles every rule with it.
+    "cel",
+    "schema",
+    "crd",
+    "render",
+    "generators",
+    "sink",
+    // Beside the stages: the gates judge what they made.
+    "gates",
+    // The drivers, which call the stages in order: the generator's, and the derive's
+    // schemas of single types.
+    "pipeline",
+    "type_schemas",
+    // What callers outside the crate import (re-exports only): the files, and what the
+    // workspace's other crates reuse of the stages.
+    "output",
+    "internals",
+];
+
+/// The edges among the top-level modules that run against [`LAYERS`], described; and the
+/// modules the list leaves out or names wrongly.
+fn against_the_order(
+    edges: &BTreeMap<(String, String), Evidence>,
+    modules: &BTreeSet<String>,
+) -> String {
+    let position = |m: &str| LAYERS.iter().position(|l| *l == m);
+    let mut report = String::new();
+    for m in modules {
+        if position(m).is_none() {
+            let _ = writeln!(
+                report,
+                "
+{m} is not in LAYERS: give it its place in the order"
+            );
+        }
+    }
+    for l in LAYERS {
+        if !modules.contains(*l) {
+            let _ = writeln!(
+                report,
+                "
+{l} is in LAYERS but is no module of the crate"
+            );
+        }
+    }
+    for ((a, b), evidence) in edges {
+        if let (Some(from), Some(to)) = (position(a), position(b))
+            && to > from
+        {
+            let _ = writeln!(
+                report,
+                "
+{a} imports {b}, which comes after it in LAYERS: {}:{}: {}",
+                evidence.file.display(),
+                evidence.line,
+                evidence.text
+            );
+        }
+    }
+    report
+}
+
+#[test]
+fn top_level_modules_import_down_the_pipeline() {
+    let graph = module_graph();
+    let top: BTreeSet<String> = graph
+        .modules
+        .iter()
+        .filter(|m| m.len() == 1)
+        .map(|m| m[0].clone())
+        .collect();
+    let no_edges = BTreeMap::new();
+    let edges = graph.levels.get(&Vec::new()).unwrap_or(&no_edges);
+    let report = against_the_order(edges, &top);
+    assert!(
+        report.is_empty(),
+        "operator-gen's top-level modules import against the pipeline's order (move what the \
+         lower module needs down to it, or below both):\n{report}"
+    );
+}
+
 /// The check itself: a made-up graph with a circle is found, one without is not.
 #[test]
 fn circles_are_found() {
@@ -596,4 +704,27 @@ fn circles_are_found() {
         resolve(&at, &["serde".into(), "Deserialize".into()], &modules),
         None
     );
+}
+
+/// The order check itself: an edge down the order passes, one up it is found, and so are
+/// modules the list leaves out.
+#[test]
+fn back_edges_are_found() {
+    let evidence = Evidence {
+        file: PathBuf::from("src/lower.rs"),
+        line: 9,
+        text: "use crate::generators::Reads".into(),
+    };
+    let edge =
+        |a: &str, b: &str| BTreeMap::from([((a.to_string(), b.to_string()), evidence.clone())]);
+    let all: BTreeSet<String> = LAYERS.iter().map(|l| l.to_string()).collect();
+    assert_eq!(against_the_order(&edge("schema", "model"), &all), "");
+    let back = against_the_order(&edge("lower", "generators"), &all);
+    assert!(
+        back.contains("lower imports generators, which comes after it in LAYERS: src/lower.rs:9"),
+        "{back}"
+    );
+    let mut more = all.clone();
+    more.insert("extra".into());
+    assert!(against_the_order(&BTreeMap::new(), &more).contains("extra is not in LAYERS"));
 }

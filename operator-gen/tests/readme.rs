@@ -11,12 +11,12 @@ fn sections() -> [(&'static str, &'static str, String); 3] {
         (
             "reference/markers.md",
             "marker table",
-            operator_gen::markers::table::reference_markdown(),
+            operator_gen::internals::markers::table::reference_markdown(),
         ),
         (
             "reference/markers.md",
             "webhook table",
-            operator_gen::markers::webhook::reference_markdown(),
+            operator_gen::internals::markers::webhook::reference_markdown(),
         ),
         (
             "reference/generated-files.md",

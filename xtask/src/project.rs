@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
-use operator_gen::markers::{is_dns_label, is_dns_subdomain};
+use operator_gen::internals::markers::{is_dns_label, is_dns_subdomain};
 use serde::Deserialize;
 
 /// The file's name, at the workspace root.

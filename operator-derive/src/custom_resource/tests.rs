@@ -5,7 +5,7 @@ use super::*;
 /// The impls for `input`, with an empty CRD (no sources are read).
 fn expanded(input: syn::DeriveInput) -> String {
     let mut diags = Diagnostics::new();
-    let resource = operator_gen::markers::crd_markers(&input.attrs, &mut diags).resource;
+    let resource = operator_gen::internals::markers::crd_markers(&input.attrs, &mut diags).resource;
     assert!(diags.is_empty(), "{:?}", diags.into_vec());
     let syn::Data::Struct(syn::DataStruct {
         fields: syn::Fields::Named(named),
@@ -71,7 +71,7 @@ fn crates_takes_only_the_crates_it_knows() {
         pub struct Thing { pub metadata: ObjectMeta }
     };
     let mut diags = Diagnostics::new();
-    let _ = operator_gen::markers::crd_markers(&input.attrs, &mut diags);
+    let _ = operator_gen::internals::markers::crd_markers(&input.attrs, &mut diags);
     let messages: Vec<String> = diags.into_vec().into_iter().map(|d| d.message).collect();
     assert_eq!(messages.len(), 1, "{messages:?}");
     assert!(

@@ -16,11 +16,13 @@ use crate::place::Loc;
 /// rule that does not compile, one whose cost times the values it may run on is over the
 /// budget, and a schema whose rules are over the budget together are problems at the
 /// marker that wrote the rule (`kind` for rules no marker wrote), sorted by message and
-/// without repeats; rules whose text is in `skip` were judged already.
+/// without repeats; rules whose text is in `skip` were judged already. `place` says where
+/// the marker that wrote a rule is, kept beside the schema by its builder.
 pub(crate) fn check(
     schema: &JSONSchemaProps,
     kind: Loc,
     skip: &HashSet<String>,
+    place: impl Fn(&ValidationRule) -> Option<Loc>,
 ) -> Vec<(Loc, String)> {
     let mut found = Vec::new();
     let mut total: u64 = 0;
@@ -34,7 +36,7 @@ pub(crate) fn check(
             if skip.contains(&rule.rule) {
                 return;
             }
-            let at = rule.origin.unwrap_or(kind);
+            let at = place(rule).unwrap_or(kind);
             // Compiled as written in the schema, which is what the API server compiles.
             let compiled = super::compile(
                 &rule.rule,

@@ -10,7 +10,7 @@ use syn::spanned::Spanned as _;
 use syn::{Expr, ExprLit, ExprUnary, Lit, LitStr, Token, UnOp};
 
 /// A value together with where it was written: the span of its tokens while the syntax
-/// tree is at hand (`S = Span`), a [`Loc`](crate::place::Loc) in the thread-free model.
+/// tree is at hand (`S = Span`), a `Loc` (a compact place) in the thread-free model.
 #[derive(Debug, Clone)]
 pub struct Spanned<T, S = Span> {
     /// The value.

@@ -2,6 +2,7 @@
 //! `#[printcolumn]`.
 
 use super::args::{self, MetaSource, Spanned, parse_args, require};
+use super::compat::{CompatMarker, parse_compat};
 use super::{COMPAT, PRINTCOLUMN, RESOURCE, SUBRESOURCE, marker_name};
 use crate::diagnostics::Diagnostics;
 use proc_macro2::Span;
@@ -721,99 +722,6 @@ pub fn parse_printcolumn(
         description,
         format,
         priority,
-    })
-}
-
-/// `#[compat(allow = "field-removed", path = ".spec.old", reason = "...")]` on a root kind:
-/// a change the compatibility gate reports that the author accepts, with why. Repeatable.
-#[derive(Debug, Clone)]
-pub struct CompatMarker<S = Span> {
-    /// The check whose finding is accepted.
-    pub allow: crate::gates::compat::Check,
-    /// A JSON path in this version's schema; the allow covers it and everything below.
-    pub path: Option<String>,
-    /// Why the change is accepted: printed with the finding.
-    pub reason: String,
-    /// Where the marker is.
-    pub span: S,
-}
-
-impl CompatMarker {
-    /// The same marker, placed by `f`.
-    pub fn map_spans<T>(self, f: &mut impl FnMut(Span) -> T) -> CompatMarker<T> {
-        CompatMarker {
-            allow: self.allow,
-            path: self.path,
-            reason: self.reason,
-            span: f(self.span),
-        }
-    }
-}
-
-const COMPAT_KEYS: &[&str] = &["allow", "path", "reason"];
-
-/// Reads a `#[compat(...)]` marker; problems go to `diags`.
-pub fn parse_compat(source: MetaSource<'_>, diags: &mut Diagnostics) -> Option<CompatMarker> {
-    let (mut allow, mut path, mut reason) = (None, None, None);
-    let clean = parse_args(source, COMPAT, COMPAT_KEYS, diags, |key, meta| {
-        match key {
-            "allow" => {
-                let a = args::string(meta)?;
-                allow = Some(crate::gates::compat::Check::from_name(&a.value).ok_or_else(
-                    || {
-                        let names = crate::gates::compat::Check::ALL.iter().map(|c| c.name());
-                        let suggestion = names
-                            .clone()
-                            .map(|n| (strsim::jaro_winkler(&a.value, n), n))
-                            .filter(|(score, _)| *score > 0.8)
-                            .max_by(|x, y| x.0.total_cmp(&y.0))
-                            .map(|(_, n)| format!("; did you mean `{n}`?"))
-                            .unwrap_or_default();
-                        syn::Error::new(
-                            a.span,
-                            format!(
-                                "unknown compatibility check `{}`{suggestion} (the checks: {})",
-                                a.value,
-                                names.collect::<Vec<_>>().join(", ")
-                            ),
-                        )
-                    },
-                )?);
-            }
-            "path" => {
-                let p = args::string(meta)?;
-                if !p.value.starts_with('.') {
-                    return Err(syn::Error::new(
-                        p.span,
-                        "path is a JSON path in the version's schema, starting with `.` (\".spec.size\", \".spec.items[*].name\")",
-                    ));
-                }
-                path = Some(p.value);
-            }
-            "reason" => {
-                let r = args::string(meta)?;
-                if r.value.trim().is_empty() {
-                    return Err(syn::Error::new(
-                        r.span,
-                        "say why the change is safe: the gate prints the reason where it would have failed",
-                    ));
-                }
-                reason = Some(r.value);
-            }
-            _ => unreachable!(),
-        }
-        Ok(())
-    });
-    if !clean {
-        return None;
-    }
-    let allow = require(allow, source, COMPAT, "allow", diags);
-    let reason = require(reason, source, COMPAT, "reason", diags);
-    Some(CompatMarker {
-        allow: allow?,
-        path,
-        reason: reason?,
-        span: source.span(),
     })
 }
 

@@ -477,7 +477,7 @@ pub fn reference_markdown() -> String {
 }
 
 /// Everything the schema markers say about one field or type, each marker with where it
-/// was written (`S`: a span while parsing, a [`Loc`](crate::place::Loc) in the model).
+/// was written (`S`: a span while parsing, a `Loc`, the compact place the model keeps).
 #[derive(Debug, Clone)]
 pub struct FieldMarkers<S = Span> {
     /// `#[validation(...)]` constraints on the value.

@@ -84,16 +84,6 @@ pub enum Fields {
     Unit,
 }
 
-impl Fields {
-    /// Each field, in order.
-    pub fn iter(&self) -> std::slice::Iter<'_, FieldDef> {
-        match self {
-            Fields::Named(f) | Fields::Unnamed(f) => f.iter(),
-            Fields::Unit => [].iter(),
-        }
-    }
-}
-
 /// A field of a struct or of an enum variant.
 #[derive(Debug, Clone)]
 pub struct FieldDef {

@@ -8,7 +8,7 @@ use crate::api::apiextensions::v1::{
 use crate::diagnostics::Misfit;
 
 use super::SchemaBuilder;
-use super::rules::{cel_field, push_rule_from};
+use super::rules::{RulePlaces, cel_field, push_rule_from};
 use crate::markers::{CelRule, FieldMarkers, Length, OneOf, SchemaProp, Spanned, Validation};
 use crate::place::Loc;
 
@@ -41,7 +41,7 @@ impl SchemaBuilder<'_> {
             }
         }
         for v in types.into_iter().chain(others).chain(&lengths) {
-            if let Err(msg) = apply_validation(schema, v) {
+            if let Err(msg) = apply_validation(schema, v, &mut self.rule_places) {
                 self.error(v.span, msg);
             }
         }
@@ -75,7 +75,7 @@ impl SchemaBuilder<'_> {
                 message: Some("field is immutable".into()),
                 ..Default::default()
             };
-            push_rule_from(schema, &rule, Some(span));
+            push_rule_from(schema, &rule, &mut self.rule_places, span);
         }
         let mut groups: Vec<&Spanned<(OneOf, Vec<String>), Loc>> = markers.one_of.iter().collect();
         groups.sort_by_key(|g| g.value.0);
@@ -131,7 +131,7 @@ impl SchemaBuilder<'_> {
             {
                 self.cel_skip.insert(rule.rule.clone());
             }
-            push_rule_from(schema, &rule, Some(group.span));
+            push_rule_from(schema, &rule, &mut self.rule_places, group.span);
         }
         if !markers.items.is_empty() || !markers.items_schema.is_empty() {
             match &mut schema.items {
@@ -144,7 +144,7 @@ impl SchemaBuilder<'_> {
                         }
                     }
                     for v in &markers.items {
-                        if let Err(msg) = apply_validation(items, v) {
+                        if let Err(msg) = apply_validation(items, v, &mut self.rule_places) {
                             self.error(v.span, msg.prefixed("items: "));
                         }
                     }
@@ -483,6 +483,7 @@ pub(super) fn clear_nested_descriptions(schema: &mut JSONSchemaProps) {
 fn apply_validation(
     schema: &mut JSONSchemaProps,
     v: &Spanned<Validation, Loc>,
+    rule_places: &mut RulePlaces,
 ) -> Result<(), Misfit> {
     v.value.check_applies(
         schema.type_.as_deref(),
@@ -512,7 +513,7 @@ fn apply_validation(
         }
         Validation::Format(fmt) => schema.format = Some(fmt.clone()),
         Validation::Type(t) => schema.type_ = Some(t.clone()),
-        Validation::Cel(rule) => push_rule_from(schema, rule, Some(v.span)),
+        Validation::Cel(rule) => push_rule_from(schema, rule, rule_places, v.span),
     }
     Ok(())
 }

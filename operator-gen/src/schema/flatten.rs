@@ -3,6 +3,8 @@
 
 use crate::api::apiextensions::v1::JSONSchemaProps;
 
+use super::rules::{visit_rules, visit_rules_mut};
+
 /// Flattens the schema of a field (`field`: its own markers and docs) with the schema of its
 /// named type (`ty`) the way controller-gen's flattener does: the field's title,
 /// description, example and external docs win when it has them; the type's enum wins; properties
@@ -20,13 +22,13 @@ pub fn merge_field_over_type(
     let to_map = |s: JSONSchemaProps| -> Result<serde_json::Map<String, serde_json::Value>, _> {
         serde_json::from_value(serde_json::to_value(s)?)
     };
-    // JSON drops where each CEL rule came from (it is not part of the object): kept aside
+    // JSON drops the rules' marks (they are not part of the object): kept aside by rule
     // and put back after the merge.
-    let mut origins = std::collections::HashMap::new();
+    let mut marks = std::collections::HashMap::new();
     for s in [&field, &ty] {
         visit_rules(s, &mut |r| {
-            if let Some(at) = r.origin {
-                origins.entry(r.rule.clone()).or_insert(at);
+            if let Some(mark) = r.mark {
+                marks.entry(r.rule.clone()).or_insert(mark);
             }
         });
     }
@@ -39,62 +41,14 @@ pub fn merge_field_over_type(
     flatten_into(&mut dst, src);
     dst.extend(docs);
     let mut merged: JSONSchemaProps = serde_json::from_value(serde_json::Value::Object(dst))?;
-    if !origins.is_empty() {
+    if !marks.is_empty() {
         visit_rules_mut(&mut merged, &mut |r| {
-            if r.origin.is_none() {
-                r.origin = origins.get(&r.rule).copied();
+            if r.mark.is_none() {
+                r.mark = marks.get(&r.rule).copied();
             }
         });
     }
     Ok(merged)
-}
-
-/// Calls `f` with every CEL rule of `s`, at every depth.
-fn visit_rules(
-    s: &JSONSchemaProps,
-    f: &mut impl FnMut(&crate::api::apiextensions::v1::ValidationRule),
-) {
-    use crate::api::apiextensions::v1::{JSONSchemaPropsOrArray, JSONSchemaPropsOrBool};
-    s.x_kubernetes_validations
-        .iter()
-        .flatten()
-        .for_each(&mut *f);
-    for c in s.properties.iter().flat_map(|p| p.values()) {
-        visit_rules(c, f);
-    }
-    if let Some(JSONSchemaPropsOrArray::Schema(i)) = &s.items {
-        visit_rules(i, f);
-    }
-    if let Some(JSONSchemaPropsOrBool::Schema(v)) = &s.additional_properties {
-        visit_rules(v, f);
-    }
-    for c in s.all_of.iter().flatten() {
-        visit_rules(c, f);
-    }
-}
-
-/// [`visit_rules`], mutably.
-fn visit_rules_mut(
-    s: &mut JSONSchemaProps,
-    f: &mut impl FnMut(&mut crate::api::apiextensions::v1::ValidationRule),
-) {
-    use crate::api::apiextensions::v1::{JSONSchemaPropsOrArray, JSONSchemaPropsOrBool};
-    s.x_kubernetes_validations
-        .iter_mut()
-        .flatten()
-        .for_each(&mut *f);
-    for c in s.properties.iter_mut().flat_map(|p| p.values_mut()) {
-        visit_rules_mut(c, f);
-    }
-    if let Some(JSONSchemaPropsOrArray::Schema(i)) = &mut s.items {
-        visit_rules_mut(i, f);
-    }
-    if let Some(JSONSchemaPropsOrBool::Schema(v)) = &mut s.additional_properties {
-        visit_rules_mut(v, f);
-    }
-    for c in s.all_of.iter_mut().flatten() {
-        visit_rules_mut(c, f);
-    }
 }
 
 fn flatten_into(

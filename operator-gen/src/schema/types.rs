@@ -420,7 +420,7 @@ impl<'m> SchemaBuilder<'m> {
                 };
                 if let Some(rule) = keys {
                     // Placed at the map: its cost is the map's to bound.
-                    push_rule_from(&mut map, &rule, Some(at));
+                    push_rule_from(&mut map, &rule, &mut self.rule_places, at);
                 }
                 Some(map)
             }

@@ -381,7 +381,7 @@ pub fn known_types() -> Result<()> {
     for (key, schema) in &fields {
         sums.push_str(&format!(
             "{key} {:016x}\n",
-            operator_gen::known_types::fingerprint(schema)
+            operator_gen::internals::known_types::fingerprint(schema)
         ));
     }
     std::fs::write(root().join("operator-gen/src/known_types.sums"), sums)?;

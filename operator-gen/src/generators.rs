@@ -15,50 +15,12 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 use crate::api::apiextensions::v1::CustomResourceDefinition;
-use crate::model::Api;
+use crate::model::{Api, Reads};
 use crate::{LocatedError, Options};
 
 pub mod crd;
 pub mod rbac;
 pub mod webhook;
-
-/// What of the API a generator reads. The pipeline reads only what the generators that run
-/// ask for: without a generator that reads kinds or CRDs, no kind is even looked at, and
-/// the markers nobody reads are not checked.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Reads {
-    /// [`Api::kinds`]: the `#[resource]` structs.
-    pub kinds: bool,
-    /// [`Api::rbac`]: the `#[rbac]` markers.
-    pub rbac: bool,
-    /// [`Api::webhooks`] and [`Api::webhook_configurations`].
-    pub webhooks: bool,
-    /// Each CRD as soon as it is built, through [`Generator::crd_files`], on the thread
-    /// that built it: the CRD is dropped right after, so a large API never holds all of
-    /// them.
-    pub each_crd: bool,
-    /// Every CRD at once, in [`Api::crds`]: [`Generator::build`] then runs after all of
-    /// them are built, and they are kept in memory until it has.
-    pub all_crds: bool,
-}
-
-impl Reads {
-    /// The union of what `self` and `other` read.
-    pub fn and(self, other: Reads) -> Reads {
-        Reads {
-            kinds: self.kinds || other.kinds,
-            rbac: self.rbac || other.rbac,
-            webhooks: self.webhooks || other.webhooks,
-            each_crd: self.each_crd || other.each_crd,
-            all_crds: self.all_crds || other.all_crds,
-        }
-    }
-
-    /// Whether the CRDs must be built.
-    pub fn crds(self) -> bool {
-        self.each_crd || self.all_crds
-    }
-}
 
 /// One kind of output.
 pub trait Generator: Sync {

@@ -9,6 +9,7 @@
 //! exhaustive, so the compiler asks for it).
 
 mod args;
+pub mod compat;
 
 pub(crate) use args::literal_json;
 pub use args::{lit_str_value, split_list};
@@ -23,11 +24,12 @@ pub mod table;
 pub mod webhook;
 
 pub use args::{MetaSource, Spanned};
+pub use compat::{CompatMarker, parse_compat};
 pub use crd::{
-    CRATE_PATHS, ColumnType, CompatMarker, CrdMarkers, PrintColumnMarker, ResourceMarker,
-    ScaleMarker, Scope, SubresourceMarker, crd_markers, is_dns_label, is_dns_subdomain,
-    is_dns1035_label, json_path_problem, kind_name, kind_name_problem, parse_compat,
-    parse_printcolumn, parse_resource, parse_subresource,
+    CRATE_PATHS, ColumnType, CrdMarkers, PrintColumnMarker, ResourceMarker, ScaleMarker, Scope,
+    SubresourceMarker, crd_markers, is_dns_label, is_dns_subdomain, is_dns1035_label,
+    json_path_problem, kind_name, kind_name_problem, parse_printcolumn, parse_resource,
+    parse_subresource,
 };
 pub use field::{parse_field_markers, syntactic_schema_type};
 pub use foreign::{BOUND_HELP, PATTERN_HELP, TITLE_HELP, bound_validations, variant_problems};

@@ -23,7 +23,7 @@ mod wire;
 pub use flatten::merge_field_over_type;
 
 use apply::clear_nested_descriptions;
-use rules::{cel_field, push_rule};
+use rules::{RulePlaces, cel_field, push_rule, visit_rules_mut};
 
 use crate::Options;
 use crate::diagnostics::{Diagnostic, Diagnostics, Misfit};
@@ -90,6 +90,8 @@ pub struct SchemaBuilder<'m> {
     /// Rules of markers already refused (a one-of group naming a field that is not there):
     /// [`SchemaBuilder::check_cel`] does not judge them again.
     pub(crate) cel_skip: std::collections::HashSet<String>,
+    /// Where the markers that wrote CEL rules are, for [`SchemaBuilder::check_cel`].
+    rule_places: RulePlaces,
 }
 
 /// What the builder remembers of a declared type's schema.
@@ -118,6 +120,7 @@ impl<'m> SchemaBuilder<'m> {
             cache: HashMap::new(),
             problems: Diagnostics::new(),
             cel_skip: std::collections::HashSet::new(),
+            rule_places: RulePlaces::default(),
         }
     }
 
@@ -168,11 +171,15 @@ impl<'m> SchemaBuilder<'m> {
 
     /// Compiles every CEL rule of `schema` (a version's whole schema) and checks the API
     /// server's cost budget over it (`cel::budget`); each problem is an error at the
-    /// marker that wrote the rule (`kind` for rules no marker wrote).
-    pub fn check_cel(&mut self, schema: &JSONSchemaProps, kind: Loc) {
-        for (at, problem) in crate::cel::budget::check(schema, kind, &self.cel_skip) {
+    /// marker that wrote the rule (`kind` for rules no marker wrote). The rules' marks are
+    /// cleared after: the finished schema holds none of the builder's numbers.
+    pub fn check_cel(&mut self, schema: &mut JSONSchemaProps, kind: Loc) {
+        let places = &self.rule_places;
+        let found = crate::cel::budget::check(schema, kind, &self.cel_skip, |rule| places.of(rule));
+        for (at, problem) in found {
             self.error(at, problem);
         }
+        visit_rules_mut(schema, &mut |rule| rule.mark = None);
     }
 
     /// Problems found when the type or field was lowered, reported now that it is used.
