@@ -188,7 +188,7 @@ impl Echo {
         let trimmed = line.trim_start();
         if let Some(rest) = trimmed.strip_prefix("Running ") {
             self.close();
-            self.binary = rest.split(" (").next().unwrap_or(rest).to_string();
+            self.binary = binary_name(rest);
         } else if let Some(rest) = trimmed.strip_prefix("Doc-tests ") {
             self.close();
             self.binary = format!("doc tests of {rest}");
@@ -221,6 +221,20 @@ impl Echo {
     }
 }
 
+/// `tests/a.rs (target/debug/deps/memcached-1f3f)` → `tests/a.rs (memcached)`: the file
+/// with its crate, as `unittests src/lib.rs` alone names no crate.
+fn binary_name(running: &str) -> String {
+    let Some((file, exe)) = running.split_once(" (") else {
+        return running.to_string();
+    };
+    let exe = exe.trim_end_matches(')');
+    let stem = Path::new(exe)
+        .file_name()
+        .map_or(exe.into(), |n| n.to_string_lossy());
+    let name = stem.rsplit_once('-').map_or(&*stem, |(name, _hash)| name);
+    format!("{file} ({name})")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,7 +255,11 @@ mod tests {
              test one ... ok\n\ntest result: ok. 1 passed; 0 failed\n",
         );
         assert_eq!(passing.failing_output(), "");
-        assert_eq!(passing.binary, "tests/a.rs");
+        assert_eq!(passing.binary, "tests/a.rs (a)");
+        assert_eq!(
+            binary_name("unittests src/lib.rs (target/debug/deps/operator_gen-07a38a)"),
+            "unittests src/lib.rs (operator_gen)"
+        );
 
         let failing = echo(
             "     Running tests/a.rs (target/debug/deps/a-1)\n\
