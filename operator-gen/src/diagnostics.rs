@@ -22,7 +22,7 @@ use std::fmt;
 /// others, so one typo is one compile error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Origin {
-    /// The marker grammar (`operator_gen::markers`): what the derives check on their item.
+    /// The marker grammar (`operator_gen::internals::markers`): what the derives check on their item.
     Marker,
     /// Everything else: Rust syntax, types, serde shapes, cross-checks against the schema.
     Source,
