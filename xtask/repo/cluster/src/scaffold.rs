@@ -34,47 +34,6 @@ const SOURCE: &str = "operator-rs-packages";
 mod registry;
 mod units;
 
-/// The workspace's `[profile.dev]` as `--config` arguments (`profile.dev.debug="..."`,
-/// `profile.dev.package."*".opt-level=1`, ...). `cargo install` builds the scaffolder as a
-/// package of its own, whose manifest carries no profile; with the workspace's settings its
-/// dependencies compile as the workspace's did, and those already built are reused.
-fn dev_profile_configs(root: &Path) -> Result<Vec<String>> {
-    let path = root.join("Cargo.toml");
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let manifest: toml::Table =
-        toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
-    let Some(dev) = manifest
-        .get("profile")
-        .and_then(|p| p.get("dev"))
-        .and_then(toml::Value::as_table)
-    else {
-        return Ok(Vec::new());
-    };
-    Ok(flatten("profile.dev", dev))
-}
-
-/// `key=value` lines for every leaf of `table` under `prefix`, keys quoted where TOML needs it.
-fn flatten(prefix: &str, table: &toml::Table) -> Vec<String> {
-    let mut out = Vec::new();
-    for (key, value) in table {
-        let bare = !key.is_empty()
-            && key
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-        let key = if bare {
-            format!("{prefix}.{key}")
-        } else {
-            format!("{prefix}.{}", toml::Value::String(key.clone()))
-        };
-        match value {
-            toml::Value::Table(inner) => out.extend(flatten(&key, inner)),
-            leaf => out.push(format!("{key}={leaf}")),
-        }
-    }
-    out
-}
-
 pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
     let root = root();
     let target = target_dir()?;
@@ -132,11 +91,6 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
                 "--config",
             ])
             .arg(&config)
-            .args(
-                dev_profile_configs(&root)?
-                    .iter()
-                    .flat_map(|c| ["--config", c]),
-            )
             .args(["--root"])
             .arg(&installed)
             .arg(format!("cargo-operator@={version}"))
@@ -494,28 +448,7 @@ fn passed_through(mut cmd: Command) -> Result<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{contents_are_fit_to_publish, flatten};
-
-    #[test]
-    fn the_dev_profile_becomes_config_arguments() {
-        let table: toml::Table = toml::from_str(
-            "debug = \"line-tables-only\"\n\
-             [package.\"*\"]\nopt-level = 1\ndebug = false\n\
-             [package.operator-derive]\ndebug = false\n",
-        )
-        .unwrap();
-        let mut args = flatten("profile.dev", &table);
-        args.sort();
-        assert_eq!(
-            args,
-            [
-                "profile.dev.debug=\"line-tables-only\"",
-                "profile.dev.package.\"*\".debug=false",
-                "profile.dev.package.\"*\".opt-level=1",
-                "profile.dev.package.operator-derive.debug=false",
-            ]
-        );
-    }
+    use super::contents_are_fit_to_publish;
 
     #[test]
     fn a_package_needs_its_readme_and_license_and_no_tests() {
