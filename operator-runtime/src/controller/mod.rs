@@ -310,7 +310,8 @@ where
         E: std::error::Error + Send + Sync + 'static,
         T: Send + Sync + 'static,
     {
-        self.start(
+        start::start(
+            self,
             None,
             Arc::new(reconcile),
             None::<Arc<NoCleanup<K, T, E>>>,
@@ -344,7 +345,8 @@ where
         E: std::error::Error + Send + Sync + 'static,
         T: Send + Sync + 'static,
     {
-        self.start(
+        start::start(
+            self,
             Some(name.to_string()),
             Arc::new(reconcile),
             Some(Arc::new(cleanup)),

@@ -37,6 +37,52 @@ impl Default for Guard {
     }
 }
 
+/// A kind a controller runs on: a resource of a static type whose `Api` its scope builds,
+/// cloned into the caches, logged, and read and written as JSON. What `Controller`'s own
+/// bounds spell out, in one name for the steps behind it.
+pub(super) trait Kind:
+    Resource<DynamicType = (), Scope: ScopeApi>
+    + Clone
+    + Debug
+    + Serialize
+    + DeserializeOwned
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<K> Kind for K
+where
+    K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
+    K: Send + Sync + 'static,
+    K::Scope: ScopeApi,
+{
+}
+
+/// An operator's reconcile (or cleanup) of `K`: called with the object and the context, its
+/// future resolving to the next [`Action`] or the operator's error `E`. Every
+/// `Fn(Arc<K>, Arc<Context<T>>) -> impl Future<Output = Result<Action, E>>` that can be
+/// shared between tasks is one.
+pub(super) trait Reconciler<K, T, E>: Send + Sync + 'static {
+    /// The future of one call.
+    type Future: Future<Output = Result<Action, E>> + Send + 'static;
+    /// One call.
+    fn call(&self, obj: Arc<K>, ctx: Arc<Context<T>>) -> Self::Future;
+}
+
+impl<K, T, E, F, Fut> Reconciler<K, T, E> for F
+where
+    F: Fn(Arc<K>, Arc<Context<T>>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Action, E>> + Send + 'static,
+{
+    type Future = Fut;
+
+    fn call(&self, obj: Arc<K>, ctx: Arc<Context<T>>) -> Fut {
+        self(obj, ctx)
+    }
+}
+
 /// The type of the cleanup a controller without a finalizer never calls.
 pub(super) type NoCleanup<K, T, E> =
     fn(Arc<K>, Arc<Context<T>>) -> std::future::Ready<Result<Action, E>>;
@@ -44,7 +90,7 @@ pub(super) type NoCleanup<K, T, E> =
 /// One reconcile of `obj`, once the caches synced: the operator's (or, with a finalizer,
 /// [`finalizer::finalized`]'s) under `guard`, in a span, counted and timed; an object
 /// already gone is no failure.
-async fn reconcile_one<K, T, R, C, Fut, CFut, E>(
+async fn reconcile_one<K, T, R, C, E>(
     obj: Arc<K>,
     ctx: Arc<Context<T>>,
     reconcile: Arc<R>,
@@ -53,13 +99,9 @@ async fn reconcile_one<K, T, R, C, Fut, CFut, E>(
     guard: Guard,
 ) -> Result<Action, Error<E>>
 where
-    K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
-    K: Send + Sync + 'static,
-    K::Scope: ScopeApi,
-    R: Fn(Arc<K>, Arc<Context<T>>) -> Fut + Send + Sync + 'static,
-    C: Fn(Arc<K>, Arc<Context<T>>) -> CFut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Action, E>> + Send + 'static,
-    CFut: Future<Output = Result<Action, E>> + Send + 'static,
+    K: Kind,
+    R: Reconciler<K, T, E>,
+    C: Reconciler<K, T, E>,
     E: std::error::Error + Send + Sync + 'static,
     T: Send + Sync + 'static,
 {
@@ -80,12 +122,15 @@ where
                     &api,
                     &name,
                     obj,
-                    |obj| reconcile(obj, ctx.clone()),
-                    |obj| cleanup(obj, ctx.clone()),
+                    |obj| reconcile.call(obj, ctx.clone()),
+                    |obj| cleanup.call(obj, ctx.clone()),
                 )
                 .await
             }
-            _ => reconcile(obj, ctx.clone()).await.map_err(Error::Reconcile),
+            _ => reconcile
+                .call(obj, ctx.clone())
+                .await
+                .map_err(Error::Reconcile),
         }
     }
     .instrument(span);
@@ -147,20 +192,16 @@ where
 type Reconciled<E> = BoxFuture<'static, Result<Action, Error<E>>>;
 
 /// The reconciler kube's controller calls: [`reconcile_one`] with what the builder set.
-pub(super) fn reconciler<K, T, R, C, Fut, CFut, E>(
+pub(super) fn reconciler<K, T, R, C, E>(
     reconcile: Arc<R>,
     cleanup: Option<Arc<C>>,
     finalizer_name: Option<String>,
     guard: Guard,
 ) -> impl Fn(Arc<K>, Arc<Context<T>>) -> Reconciled<E> + Send + Sync + 'static
 where
-    K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
-    K: Send + Sync + 'static,
-    K::Scope: ScopeApi,
-    R: Fn(Arc<K>, Arc<Context<T>>) -> Fut + Send + Sync + 'static,
-    C: Fn(Arc<K>, Arc<Context<T>>) -> CFut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Action, E>> + Send + 'static,
-    CFut: Future<Output = Result<Action, E>> + Send + 'static,
+    K: Kind,
+    R: Reconciler<K, T, E>,
+    C: Reconciler<K, T, E>,
     E: std::error::Error + Send + Sync + 'static,
     T: Send + Sync + 'static,
 {

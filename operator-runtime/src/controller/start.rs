@@ -14,92 +14,83 @@ use kube::runtime::controller::{self, Action};
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Client, Resource};
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, warn};
 
-use super::reconcile::{error_policy, reconciler};
+use super::reconcile::{Kind, Reconciler, error_policy, reconciler};
 use super::watches::{Setup, WatchBackoff};
-use super::{Context, Controller, Error, ScopeApi};
+use super::{Context, Controller, Error};
 use crate::manager::{Runtime, Synced};
 
 /// How long a stopping controller waits for its queued events to go out.
 const EVENT_FLUSH: Duration = Duration::from_secs(5);
 
-impl<K> Controller<K>
+/// The run of `controller`: `reconcile` (and, with a finalizer, `cleanup`) called for each
+/// object that changed, until the manager stops it.
+pub(super) fn start<K, R, C, E, T>(
+    controller: Controller<K>,
+    finalizer_name: Option<String>,
+    reconcile: Arc<R>,
+    cleanup: Option<Arc<C>>,
+    data: T,
+) -> impl Future<Output = ()> + Send
 where
-    K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
-    K: Send + Sync + 'static,
-    K::Scope: ScopeApi,
+    K: Kind,
+    R: Reconciler<K, T, E>,
+    C: Reconciler<K, T, E>,
+    E: std::error::Error + Send + Sync + 'static,
+    T: Send + Sync + 'static,
 {
-    /// The controller's run: `reconcile` (and, with a finalizer, `cleanup`) called for each
-    /// object that changed, until the manager stops it.
-    pub(super) fn start<R, C, Fut, CFut, E, T>(
-        self,
-        finalizer_name: Option<String>,
-        reconcile: Arc<R>,
-        cleanup: Option<Arc<C>>,
-        data: T,
-    ) -> impl Future<Output = ()> + Send
-    where
-        R: Fn(Arc<K>, Arc<Context<T>>) -> Fut + Send + Sync + 'static,
-        C: Fn(Arc<K>, Arc<Context<T>>) -> CFut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Action, E>> + Send + 'static,
-        CFut: Future<Output = Result<Action, E>> + Send + 'static,
-        E: std::error::Error + Send + Sync + 'static,
-        T: Send + Sync + 'static,
-    {
-        let Self {
-            client,
-            runtime,
-            synced,
-            name,
-            field_manager,
-            event_reporter,
-            namespace,
-            config,
-            ignore_status_changes,
-            concurrency,
-            backoff,
-            watch_backoff,
-            guard,
-            registrations,
-        } = self;
-        let (controller, caches, waits) =
-            Setup::<K>::new(client.clone(), namespace, config, ignore_status_changes)
-                .register(registrations);
-        let controller = configure(controller, &runtime, concurrency, watch_backoff);
-        let caches_synced = report_synced(waits, synced);
-        runtime.metrics().controller_started(&name, concurrency);
-        let mut ctx = context(client, name, data, field_manager, event_reporter, &runtime);
-        ctx.caches = caches;
-        ctx.synced = caches_synced;
-        let ctx = Arc::new(ctx);
-        let unsynced_stop = stop_unsynced(
-            runtime.stop_token(),
-            ctx.synced.clone(),
-            ctx.name().to_string(),
-        );
-        let events = ctx.clone();
-        let flush = ctx.clone();
-        let run = controller
-            .run(
-                reconciler(reconcile, cleanup, finalizer_name, guard),
-                error_policy(backoff),
-                ctx,
-            )
-            .for_each(move |result| {
-                log_result(&events, result);
-                std::future::ready(())
-            });
-        async move {
-            tokio::select! {
-                () = run => {}
-                () = unsynced_stop => {}
-            }
-            flush.flush_events(EVENT_FLUSH).await;
+    let Controller {
+        client,
+        runtime,
+        synced,
+        name,
+        field_manager,
+        event_reporter,
+        namespace,
+        config,
+        ignore_status_changes,
+        concurrency,
+        backoff,
+        watch_backoff,
+        guard,
+        registrations,
+    } = controller;
+    let (controller, caches, waits) =
+        Setup::<K>::new(client.clone(), namespace, config, ignore_status_changes)
+            .register(registrations);
+    let controller = configure(controller, &runtime, concurrency, watch_backoff);
+    let caches_synced = report_synced(waits, synced);
+    runtime.metrics().controller_started(&name, concurrency);
+    let mut ctx = context(client, name, data, field_manager, event_reporter, &runtime);
+    ctx.caches = caches;
+    ctx.synced = caches_synced;
+    let ctx = Arc::new(ctx);
+    let unsynced_stop = stop_unsynced(
+        runtime.stop_token(),
+        ctx.synced.clone(),
+        ctx.name().to_string(),
+    );
+    let events = ctx.clone();
+    let flush = ctx.clone();
+    let run = controller
+        .run(
+            reconciler(reconcile, cleanup, finalizer_name, guard),
+            error_policy(backoff),
+            ctx,
+        )
+        .for_each(move |result| {
+            log_result(&events, result);
+            std::future::ready(())
+        });
+    async move {
+        tokio::select! {
+            () = run => {}
+            () = unsynced_stop => {}
         }
+        flush.flush_events(EVENT_FLUSH).await;
     }
 }
 
