@@ -79,6 +79,57 @@ pub const EXAMPLE_WEBHOOKS: &[&[&str]] = &[&[
     "--validation",
 ]];
 
+/// The `create webhook` calls that give the example project every kind of webhook, after
+/// [`EXAMPLE_WEBHOOKS`]: the cluster-scoped kind's defaulting webhook, then its validating
+/// one in a later call (adding to what the first wrote), and a conversion webhook for the
+/// namespaced kind with its second version as the spoke. This repository's test suite
+/// scaffolds its project from the packaged crates with all of them, so that project's own
+/// `cargo xtask test` builds, lints and tests each; the committed scaffold
+/// (`testdata/scaffold`) stays the one the getting-started guide makes.
+pub const MORE_WEBHOOKS: &[&[&str]] = &[
+    &[
+        "--group",
+        "infra",
+        "--version",
+        "v1alpha1",
+        "--kind",
+        "Backup",
+        "--defaulting",
+    ],
+    &[
+        "--group",
+        "infra",
+        "--version",
+        "v1alpha1",
+        "--kind",
+        "Backup",
+        "--validation",
+    ],
+    &[
+        "--group",
+        "webapp",
+        "--version",
+        "v1",
+        "--kind",
+        "Guestbook",
+        "--conversion",
+        "--spoke",
+        "v2",
+    ],
+];
+
+/// The unit tests a project with [`EXAMPLE_WEBHOOKS`] and [`MORE_WEBHOOKS`] has for its
+/// webhooks, as `cargo test` names them (the crate's `webhooks` module, then the version and
+/// the kind): one per handler and conversion, and the server's.
+pub const MORE_WEBHOOKS_UNIT_TESTS: &[&str] = &[
+    "webhooks::tests::every_configured_webhook_path_is_served",
+    "webhooks::v1::guestbook::tests::the_defaulter_leaves_a_guestbook_as_it_is",
+    "webhooks::v1::guestbook::tests::the_validator_admits_a_guestbook_created_or_updated",
+    "webhooks::v1alpha1::backup::tests::the_defaulter_leaves_a_backup_as_it_is",
+    "webhooks::v1alpha1::backup::tests::the_validator_admits_a_backup_created_or_updated",
+    "webhooks::v1::guestbook_conversion::tests::a_guestbook_converted_to_v2_and_back_is_unchanged",
+];
+
 /// Where the scaffolded project gets operator-rs's crates from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {

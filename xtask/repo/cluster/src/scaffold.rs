@@ -8,8 +8,9 @@
 //!    do, and everything else comes from crates.io.
 //! 3. `cargo install cargo-operator` from it, then that binary's `cargo operator init
 //!    --operator-rs-version <this version>`, `create api` for a namespaced kind, a second
-//!    version of it and a cluster-scoped kind in another group, and `create webhook` for the
-//!    first.
+//!    version of it and a cluster-scoped kind in another group, and `create webhook` for
+//!    every kind of webhook (defaulting and validating for both kinds, a conversion between
+//!    the first kind's versions).
 //! 4. The new project depends on nothing of this repository by path or git, and on no
 //!    cargo-operator; its units are compared with the workspace's and its dependencies'
 //!    features aligned with the workspace's ([`units`]); its own `cargo xtask manifests
@@ -119,7 +120,12 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
                 .current_dir(&project),
         )?;
     }
-    for webhook in cargo_operator::EXAMPLE_WEBHOOKS {
+    // The example's webhooks, then every other kind: this project's own `cargo xtask test`
+    // is where they are built, linted and tested.
+    let webhooks = cargo_operator::EXAMPLE_WEBHOOKS
+        .iter()
+        .chain(cargo_operator::MORE_WEBHOOKS);
+    for webhook in webhooks.clone() {
         run_step(
             &format!("cargo operator create webhook {}", webhook.join(" ")),
             Command::new(&scaffolder)
@@ -177,12 +183,29 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
     eprintln!("==> the new project's cargo xtask test");
     let output = passed_through(in_project(&["xtask", "test"]))?;
     let tested = started.elapsed();
-    // Its controllers' cluster tests ran (not skipped) and passed.
-    for test in [
+    // Its controllers' cluster tests ran (not skipped) and passed, and so did its webhooks'
+    // unit tests (run beside the plane: their output is in that lane's log).
+    let beside = target.join("xtask").join(format!(
+        "{}-tests-beside.log",
+        project
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+    ));
+    let beside = std::fs::read_to_string(&beside)
+        .with_context(|| format!("reading {}", beside.display()))?;
+    for (test, output) in [
         "a_new_guestbook_becomes_ready_and_its_deletion_completes",
         "a_new_backup_becomes_ready_and_its_deletion_completes",
         "the_api_server_calls_the_webhooks",
-    ] {
+    ]
+    .iter()
+    .map(|test| (*test, &output))
+    .chain(
+        cargo_operator::MORE_WEBHOOKS_UNIT_TESTS
+            .iter()
+            .map(|test| (*test, &beside)),
+    ) {
         if !output
             .lines()
             .any(|l| l.starts_with(&format!("test {test} ... ok")))
@@ -200,7 +223,7 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
         registry_made.as_secs_f64(),
         install.as_secs_f64(),
         cargo_operator::EXAMPLE_APIS.len(),
-        cargo_operator::EXAMPLE_WEBHOOKS.len(),
+        webhooks.count(),
         scaffolded.as_secs_f64(),
         aligned.as_secs_f64(),
         manifests.as_secs_f64(),
