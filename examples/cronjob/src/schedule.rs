@@ -4,8 +4,9 @@
 //! A schedule has the five fields Kubernetes' CronJob takes (minute, hour, day of month, month,
 //! day of week) with `*`, numbers, names (`JAN`, `MON`), ranges, steps and lists, or one of
 //! the shorthands `@yearly`, `@annually`, `@monthly`, `@weekly`, `@daily`, `@midnight` and
-//! `@hourly`. croner also reads its own extensions (`L`, `W`, `#`, a `+` before the day of
-//! week), which Kubernetes' parser does not.
+//! `@hourly`. croner also reads extensions of its own (`L`, `W`, `#`, a `+` before the day of
+//! week), which Kubernetes' parser refuses: they are refused here before croner reads the
+//! schedule, so that the webhook admits exactly what a Kubernetes CronJob would.
 //!
 //! When both the day of month and the day of week are restricted (neither is `*`), a day
 //! matches if either does, as cron has always done: `0 0 1 * MON` runs on the first of the
@@ -65,6 +66,12 @@ impl Schedule {
             s if s.eq_ignore_ascii_case("@midnight") => "@daily",
             s => s,
         };
+        if let Some(why) = croners_own(text) {
+            return Err(ParseError {
+                schedule: schedule.to_string(),
+                why,
+            });
+        }
         parser().parse(text).map(Schedule).map_err(|e| ParseError {
             schedule: schedule.to_string(),
             why: why(text, e),
@@ -109,6 +116,33 @@ pub struct Due {
     pub count: usize,
     /// The first run after now, when it was reached.
     pub next: Option<Timestamp>,
+}
+
+/// The first of croner's extensions in `text` (`L`, `W`, `#`, `+`), which Kubernetes' parser
+/// refuses, said with its field. Month and day names are Kubernetes' own (`JUL`, `WED`).
+fn croners_own(text: &str) -> Option<String> {
+    const NAMES: [&str; 19] = [
+        "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC", "SUN",
+        "MON", "TUE", "WED", "THU", "FRI", "SAT",
+    ];
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    if fields.len() != FIELDS.len() {
+        return None;
+    }
+    for (field, (name, values)) in fields.iter().zip(FIELDS) {
+        let extension = field
+            .split([',', '-', '/'])
+            .map(str::to_ascii_uppercase)
+            .filter(|atom| !NAMES.contains(&atom.as_str()))
+            .find_map(|atom| atom.chars().find(|c| matches!(c, 'L' | 'W' | '#' | '+')));
+        if let Some(c) = extension {
+            return Some(format!(
+                "{name} {field:?}: `{c}` is croner's extension, which Kubernetes refuses \
+                 ({name} takes {values})"
+            ));
+        }
+    }
+    None
 }
 
 /// croner's reason for refusing `text`, with the field it is about: croner names none, so each
@@ -292,5 +326,20 @@ mod tests {
             assert!(why.contains(field), "{schedule}: {why}");
         }
         assert!(why("@every 5m").contains("unknown shorthand @every 5m"));
+        // croner's extensions, which Kubernetes' parser refuses; names with the same letters
+        // are Kubernetes' own.
+        for (schedule, said) in [
+            ("0 0 L * *", "day of month \"L\": `L` is croner's extension"),
+            ("0 0 15W * *", "day of month \"15W\": `W`"),
+            ("0 0 * * 5#3", "day of week \"5#3\": `#`"),
+            ("0 0 * * FRIL", "day of week \"FRIL\": `L`"),
+            ("0 0 1 * +MON", "day of week \"+MON\": `+`"),
+            ("0 0 * JUL-DEC wed", ""),
+        ] {
+            match Schedule::parse(schedule) {
+                Ok(_) => assert!(said.is_empty(), "{schedule} admitted"),
+                Err(e) => assert!(!said.is_empty() && e.why.contains(said), "{schedule}: {e}"),
+            }
+        }
     }
 }
