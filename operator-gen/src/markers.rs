@@ -31,6 +31,7 @@ pub use crd::{
     json_path_problem, kind_name, kind_name_problem, parse_printcolumn, parse_resource,
     parse_subresource,
 };
+pub(crate) use field::bound_conflicts;
 pub use field::{parse_field_markers, syntactic_schema_type};
 pub use foreign::{BOUND_HELP, PATTERN_HELP, TITLE_HELP, bound_validations, variant_problems};
 pub use payloads::{

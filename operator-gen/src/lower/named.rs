@@ -9,7 +9,8 @@
 use crate::Origin;
 use crate::diagnostics::Diagnostic;
 use crate::markers::{
-    FieldMarkers, NamedValue, SchemaProp, Slot, Spanned, Validation, bound_validations,
+    FieldMarkers, NamedValue, SchemaProp, Slot, Spanned, Validation, bound_conflicts,
+    bound_validations,
 };
 use crate::model::{Body, Fields, TypeDef};
 use crate::place::Loc;
@@ -53,6 +54,7 @@ fn resolve(
     markers: &mut FieldMarkers<Loc>,
     problems: &mut Vec<Diagnostic<Loc>>,
 ) {
+    let mut placed = Vec::new();
     for named in std::mem::take(&mut markers.named) {
         let Spanned { value: named, span } = named;
         let found = follow(
@@ -63,11 +65,26 @@ fn resolve(
             MAX_HOPS,
             None,
         );
-        let placed = found
+        let outcome = found
             .map_err(|refusal| refusal.message(&named))
             .and_then(|found| place(&named, found, span, markers));
-        if let Err(message) = placed {
-            problems.push(Diagnostic::new(span, message, Origin::Source).with_help(help(&named)));
+        match outcome {
+            Ok(()) => placed.push(span),
+            Err(message) => problems
+                .push(Diagnostic::new(span, message, Origin::Source).with_help(help(&named))),
+        }
+    }
+    // The bounds again, now that the named ones have values: conflicts between written
+    // values were reported when the markers were read.
+    for list in [&markers.validations, &markers.items] {
+        for conflict in bound_conflicts(list) {
+            if conflict.between.iter().any(|span| placed.contains(span)) {
+                problems.push(Diagnostic::new(
+                    conflict.at,
+                    conflict.message,
+                    Origin::Source,
+                ));
+            }
         }
     }
 }

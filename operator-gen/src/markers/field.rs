@@ -139,55 +139,81 @@ impl SchemaProp {
     }
 }
 
+/// Bounds of one list of markers that leave no value allowed.
+pub(crate) struct BoundConflict<S> {
+    /// The markers in conflict.
+    pub(crate) between: Vec<S>,
+    /// The one the error is reported at.
+    pub(crate) at: S,
+    pub(crate) message: String,
+}
+
+/// A lower bound above its upper bound (`minimum`, lengths, items, properties), or equal
+/// bounds with an exclusive one. Run on the markers as written, and again once the values
+/// the validation crates' attributes name by path are read (`range(min = MIN, max = MAX)`).
+pub(crate) fn bound_conflicts<S: Copy>(list: &[Spanned<Validation, S>]) -> Vec<BoundConflict<S>> {
+    let find = |key: &str| list.iter().find(|v| v.value.key() == key);
+    let num = |v: &Spanned<Validation, S>| match &v.value {
+        Validation::Minimum(n) | Validation::Maximum(n) => n.as_f64(),
+        Validation::MinLength(n)
+        | Validation::MaxLength(n)
+        | Validation::MinItems(n)
+        | Validation::MaxItems(n)
+        | Validation::MinProperties(n)
+        | Validation::MaxProperties(n) => Some(*n as f64),
+        _ => None,
+    };
+    let mut conflicts = Vec::new();
+    for (lo, hi) in [
+        ("minimum", "maximum"),
+        ("min_length", "max_length"),
+        ("min_items", "max_items"),
+        ("min_properties", "max_properties"),
+    ] {
+        let (Some(l), Some(h)) = (find(lo), find(hi)) else {
+            continue;
+        };
+        let (Some(lv), Some(hv)) = (num(l), num(h)) else {
+            continue;
+        };
+        if lv > hv {
+            conflicts.push(BoundConflict {
+                between: vec![l.span, h.span],
+                at: h.span,
+                message: format!(
+                    "conflicting markers: `{lo}` ({lv}) is greater than `{hi}` ({hv})"
+                ),
+            });
+        } else if lv == hv
+            && lo == "minimum"
+            && let Some(exclusive) = list.iter().find(|v| {
+                matches!(
+                    v.value,
+                    Validation::ExclusiveMinimum(true) | Validation::ExclusiveMaximum(true)
+                )
+            })
+        {
+            conflicts.push(BoundConflict {
+                between: vec![l.span, h.span, exclusive.span],
+                at: exclusive.span,
+                message: format!(
+                    "conflicting markers: with `minimum` and `maximum` both {lv}, `{}` leaves no value allowed",
+                    exclusive.value.key()
+                ),
+            });
+        }
+    }
+    conflicts
+}
+
 /// Cross-checks between markers of one field: contradictions that no schema type could fix.
 fn check_consistency(m: &FieldMarkers, diags: &mut Diagnostics) {
     if let (Some(_), Some(req)) = (m.optional, m.required) {
         diags.push(req, "a field cannot be both `optional` and `required`");
     }
     for list in [&m.validations, &m.items] {
-        let find = |key: &str| list.iter().find(|v| v.value.key() == key);
-        let num = |v: &Spanned<Validation>| match &v.value {
-            Validation::Minimum(n) | Validation::Maximum(n) => n.as_f64(),
-            Validation::MinLength(n)
-            | Validation::MaxLength(n)
-            | Validation::MinItems(n)
-            | Validation::MaxItems(n)
-            | Validation::MinProperties(n)
-            | Validation::MaxProperties(n) => Some(*n as f64),
-            _ => None,
-        };
-        for (lo, hi) in [
-            ("minimum", "maximum"),
-            ("min_length", "max_length"),
-            ("min_items", "max_items"),
-            ("min_properties", "max_properties"),
-        ] {
-            if let (Some(l), Some(h)) = (find(lo), find(hi))
-                && let (Some(lv), Some(hv)) = (num(l), num(h))
-            {
-                if lv > hv {
-                    diags.push(
-                        h.span,
-                        format!("conflicting markers: `{lo}` ({lv}) is greater than `{hi}` ({hv})"),
-                    );
-                } else if lv == hv
-                    && lo == "minimum"
-                    && let Some(exclusive) = list.iter().find(|v| {
-                        matches!(
-                            v.value,
-                            Validation::ExclusiveMinimum(true) | Validation::ExclusiveMaximum(true)
-                        )
-                    })
-                {
-                    diags.push(
-                        exclusive.span,
-                        format!(
-                            "conflicting markers: with `minimum` and `maximum` both {lv}, `{}` leaves no value allowed",
-                            exclusive.value.key()
-                        ),
-                    );
-                }
-            }
+        for conflict in bound_conflicts(list) {
+            diags.push(conflict.at, conflict.message);
         }
         let mut seen: Vec<&str> = Vec::new();
         for v in list

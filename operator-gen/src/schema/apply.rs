@@ -9,7 +9,9 @@ use crate::diagnostics::Misfit;
 
 use super::SchemaBuilder;
 use super::rules::{RulePlaces, cel_field, push_rule_from};
-use crate::markers::{CelRule, FieldMarkers, Length, OneOf, SchemaProp, Spanned, Validation};
+use crate::markers::{
+    CelRule, FieldMarkers, Length, OneOf, SchemaProp, Spanned, Validation, bound_conflicts,
+};
 use crate::place::Loc;
 
 impl SchemaBuilder<'_> {
@@ -38,6 +40,19 @@ impl SchemaBuilder<'_> {
                     l.span,
                     "`length` applies to a string, a list or a map, and this value is none of those",
                 ),
+            }
+        }
+        // A length against the other bounds (written or named): conflicts between those
+        // others alone were reported when the markers were read.
+        let bounds: Vec<Spanned<Validation, Loc>> =
+            others.iter().copied().chain(&lengths).cloned().collect();
+        for conflict in bound_conflicts(&bounds) {
+            if conflict
+                .between
+                .iter()
+                .any(|span| markers.lengths.iter().any(|l| l.span == *span))
+            {
+                self.error(conflict.at, conflict.message);
             }
         }
         for v in types.into_iter().chain(others).chain(&lengths) {

@@ -366,6 +366,55 @@ const TITLE: &str = concat!("A ", "title");
     assert_eq!(property(&files, "titled")["title"], "A title");
 }
 
+/// Named bounds are checked against each other, and against written ones, once read: a
+/// range no value fits is an error at a marker (once, even where both bounds are written).
+#[test]
+fn named_bounds_that_leave_no_value_are_refused_once_read() {
+    let cases = [
+        (
+            "const MIN: i32 = 10;\nconst MAX: i32 = 5;\n#[derive(Schema)]\npub struct ThingSpec {\n    #[validate(range(min = MIN, max = MAX))]\n    pub n: i32,\n}\n",
+            "src/lib.rs:5:33: error: conflicting markers: `minimum` (10) is greater than `maximum` (5)",
+        ),
+        (
+            "const MAX: usize = 3;\n#[derive(Schema)]\npub struct ThingSpec {\n    #[garde(length(chars, min = 4, max = MAX))]\n    pub s: String,\n}\n",
+            "conflicting markers: `min_length` (4) is greater than `max_length` (3)",
+        ),
+        (
+            "const LIMIT: i32 = 7;\n#[derive(Schema)]\npub struct ThingSpec {\n    #[validate(range(exclusive_min = LIMIT, max = 7))]\n    pub n: i32,\n}\n",
+            "conflicting markers: with `minimum` and `maximum` both 7, `exclusive_minimum` leaves no value allowed",
+        ),
+    ];
+    for (text, expected) in cases {
+        let error = error_of(text);
+        assert!(error.contains(expected), "{expected}\n{error}");
+        assert_eq!(error.matches("conflicting markers").count(), 1, "{error}");
+    }
+    // A written length is checked too (it becomes minLength or minItems by the type).
+    let error = error_of(
+        "#[derive(Schema)]\npub struct ThingSpec {\n    #[garde(length(min = 2, max = 1))]\n    pub v: Vec<i32>,\n}\n",
+    );
+    assert!(
+        error.contains("conflicting markers: `min_items` (2) is greater than `max_items` (1)"),
+        "{error}"
+    );
+    assert_eq!(error.matches("conflicting markers").count(), 1, "{error}");
+    // Written on both sides, the conflict was reported when the markers were read: not twice.
+    let error = error_of(
+        "const TITLE: &str = \"t\";\n#[derive(Schema)]\npub struct ThingSpec {\n    #[validate(range(min = 3, max = 2))]\n    #[schemars(title = TITLE)]\n    pub n: i32,\n}\n",
+    );
+    assert_eq!(error.matches("conflicting markers").count(), 1, "{error}");
+    // Named bounds that leave values are kept.
+    let files = [(
+        "lib",
+        "const LO: i32 = 2;\nconst HI: i32 = 2;\n#[derive(Schema)]\npub struct ThingSpec {\n    #[validate(range(min = LO, max = HI))]\n    pub n: i32,\n}\n",
+    )];
+    let n = property(&files, "n");
+    assert_eq!(
+        (n["minimum"].clone(), n["maximum"].clone()),
+        (2.into(), 2.into())
+    );
+}
+
 #[test]
 fn a_bound_that_is_not_a_readable_number_is_refused_at_its_key() {
     let cases = [
