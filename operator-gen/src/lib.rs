@@ -62,6 +62,8 @@ mod sink;
 mod source;
 mod threads;
 mod type_schemas;
+#[cfg(feature = "types-from-crd")]
+mod types_from_crd;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -78,6 +80,10 @@ pub use model::{Api, Kind, Reads};
 pub use place::{Located, Location};
 pub use plural::default_plural;
 pub use sink::Layout;
+#[cfg(feature = "types-from-crd")]
+pub use types_from_crd::{
+    CrdDocument, RustTypes, TypesError, TypesOptions, crds_in, differences, read_crds, rust_types,
+};
 
 use source::SourceFile;
 
