@@ -35,6 +35,12 @@ const EXPECTED: &[(&str, &str, &str)] = &[
         "`x-kubernetes-int-or-string` without the `anyOf` controller-gen writes beside it: \
          operator-gen's int_or_string marker always writes both",
     ),
+    (
+        "testdata/types_from_crd/widgets.example.com.yaml",
+        ".spec.versions[2].subresources",
+        "hand-written: print columns without `subresources: {}`, which controller-gen and \
+         operator-gen write for such a version (the types' header says so)",
+    ),
 ];
 
 /// Files that mention `kind: CustomResourceDefinition` but are not CRDs operator-gen can

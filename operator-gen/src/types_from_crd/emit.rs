@@ -390,7 +390,7 @@ impl<'k> Emitter<'k> {
                 } else if rest.any_of == Some(vec![typed("integer"), typed("string")]) {
                     rest.any_of = None;
                 }
-                markers.extend(self.markers(rest, false, path, pos, false));
+                markers.extend(self.markers(rest, true, path, pos, false));
                 return (Ty::Known(ios), markers);
             }
             None if rest.x_kubernetes_preserve_unknown_fields == Some(true) => {
