@@ -292,3 +292,55 @@ fn every_crd_of_the_repository_round_trips() {
     );
     assert!(report.is_empty(), "the round trip differs:{report}");
 }
+
+/// The inputs of the generated types that `operator-derive-tests` compiles with the real
+/// derives and k8s-openapi (`derive-tests/src/types_from_crd`, checked by `derive-tests/tests/types_from_crd.rs`).
+const COMPILED: &[&str] = &[
+    "config/crd/bases/cache.example.com_memcacheds.yaml",
+    "examples/cronjob/config/crd/bases/batch.tutorial.kubebuilder.io_cronjobs.yaml",
+    "testdata/types_from_crd/widgets.example.com.yaml",
+];
+
+/// Where they are kept.
+const COMPILED_DIR: &str = "derive-tests/src/types_from_crd";
+
+/// The types of [`COMPILED`] are what `operator-gen types` makes of them today (formatted by
+/// rustfmt, as the CLI writes them); `UPDATE_GOLDEN=1` rewrites them.
+#[test]
+fn the_compiled_types_are_up_to_date() {
+    if rustfmt("fn main() {}\n").is_none() {
+        eprintln!("rustfmt not found: the compiled types are not checked");
+        return;
+    }
+    let root = repo_root();
+    let mut docs = Vec::new();
+    for file in COMPILED {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        docs.extend(crds_in(&text, Path::new(file)).unwrap());
+    }
+    let options = TypesOptions {
+        command: "UPDATE_GOLDEN=1 cargo test -p operator-gen --test types_from_crd".into(),
+        ..TypesOptions::default()
+    };
+    let types = rust_types(&docs, &options).unwrap();
+    let dir = root.join(COMPILED_DIR);
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    if update {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let mut stale = Vec::new();
+    for (path, text) in &types.files {
+        let text = rustfmt(text).unwrap().unwrap();
+        let file = dir.join(path);
+        if update {
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(&file, &text).unwrap();
+        } else if std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str()) {
+            stale.push(path.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "{COMPILED_DIR} is stale ({stale:?}); refresh with UPDATE_GOLDEN=1 cargo test -p operator-gen --test types_from_crd"
+    );
+}
