@@ -420,7 +420,9 @@ fn version_module(
 
     // The root kind.
     if let Some(d) = &root.description {
-        body.push_str(&text::doc_comment(d, "", &mut lost));
+        let mut dropped = Vec::new();
+        body.push_str(&text::doc_comment(d, "", &mut dropped));
+        lost.extend(dropped.into_iter().map(|d| format!("{kind}: {d}")));
     }
     body.push_str("#[derive(CustomResource, Clone, Debug, PartialEq)]\n");
     body.push_str(&resource_attr(doc, version, &mut notes));
@@ -431,7 +433,7 @@ fn version_module(
     );
     if !fields.is_empty() {
         body.push('\n');
-        body.push_str(&render_fields(&fields, &spelling, &mut lost));
+        body.push_str(&render_fields(kind, &fields, &spelling, &mut lost));
     }
     body.push_str("}\n");
     body.push_str(&render_items(&em.items, &spelling, &mut lost));
@@ -687,6 +689,20 @@ fn compare(a: &Value, b: &Value, path: &str, out: &mut Vec<String>) {
                     }
                     (None, None) => {}
                 }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if path.ends_with(".required") => {
+            // A set: its order means nothing (operator-gen sorts it).
+            let mut x: Vec<String> = x.iter().map(Value::to_string).collect();
+            let mut y: Vec<String> = y.iter().map(Value::to_string).collect();
+            x.sort();
+            y.sort();
+            if x != y {
+                out.push(format!(
+                    "{path}: original [{}], generated [{}]",
+                    x.join(","),
+                    y.join(",")
+                ));
             }
         }
         (Value::Array(x), Value::Array(y)) => {

@@ -41,6 +41,27 @@ const EXPECTED: &[(&str, &str, &str)] = &[
         "hand-written: print columns without `subresources: {}`, which controller-gen and \
          operator-gen write for such a version (the types' header says so)",
     ),
+    (
+        "testdata/types_from_crd/edges.x.io.yaml",
+        ".spec.versions[0].schema.openAPIV3Schema.properties.apiVersion.description",
+        "without the standard description: operator-gen always writes it",
+    ),
+    (
+        "testdata/types_from_crd/edges.x.io.yaml",
+        ".spec.versions[0].schema.openAPIV3Schema.properties.kind.description",
+        "without the standard description: operator-gen always writes it",
+    ),
+    (
+        "testdata/types_from_crd/edges.x.io.yaml",
+        ".spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.notes.description",
+        "lines starting with `TODO` and `---`, which the doc comment reading drops (as \
+         controller-gen drops them from Go comments)",
+    ),
+    (
+        "testdata/types_from_crd/edges.x.io.yaml",
+        ".spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.nums.items.default",
+        "a default on list items: no marker sets one there",
+    ),
 ];
 
 /// Files that mention `kind: CustomResourceDefinition` but are not CRDs operator-gen can
@@ -342,5 +363,39 @@ fn the_compiled_types_are_up_to_date() {
     assert!(
         stale.is_empty(),
         "{COMPILED_DIR} is stale ({stale:?}); refresh with UPDATE_GOLDEN=1 cargo test -p operator-gen --test types_from_crd"
+    );
+}
+
+/// What the types cannot say is warned about, each at its path: the differences
+/// [`EXPECTED`] lists for the edge cases are all announced.
+#[test]
+fn what_the_types_cannot_say_is_warned_about() {
+    let file = "testdata/types_from_crd/edges.x.io.yaml";
+    let text = std::fs::read_to_string(repo_root().join(file)).unwrap();
+    let docs = crds_in(&text, Path::new(file)).unwrap();
+    let types = rust_types(&docs, &TypesOptions::default()).unwrap();
+    let warnings = types.warnings.join("\n");
+    for expected in [
+        "Edge v1: .apiVersion: operator-gen writes its own schema",
+        "Edge v1: .kind: operator-gen writes its own schema",
+        "Edge v1: EdgeSpec.notes: a description line starting with `TODO`",
+        "Edge v1: EdgeSpec.notes: a description line starting with `---`",
+        "Edge v1: .spec.nums[*]: a default inside a list or map (3) is not expressed",
+    ] {
+        assert!(
+            warnings.contains(expected),
+            "{expected}\nnot in:\n{warnings}"
+        );
+    }
+    assert_eq!(types.warnings.len(), 5, "{warnings}");
+    let module = &types
+        .files
+        .iter()
+        .find(|(p, _)| p.ends_with("edge.rs"))
+        .unwrap()
+        .1;
+    assert!(
+        module.contains("// - .spec.nums[*]: a default inside a list or map"),
+        "{module}"
     );
 }

@@ -203,10 +203,29 @@ impl<'k> Emitter<'k> {
                 ident.push('_');
             }
             let optional = !required.contains(json);
-            let ty = if optional {
-                Ty::Option(Box::new(ty))
+            let value = matches!(&ty, Ty::Known(k) if k == "serde_json::Value");
+            let (ty, markers) = if optional {
+                (Ty::Option(Box::new(ty)), markers)
+            } else if prop.nullable == Some(true) && !value {
+                // A required field that may be null: an `Option` serde reads null into,
+                // marked required (and written as null, not left out).
+                let mut markers = markers;
+                markers.insert(0, Marker::Validation("required".into()));
+                (Ty::Option(Box::new(ty)), markers)
+            } else if value
+                && prop.nullable != Some(true)
+                && !markers
+                    .iter()
+                    .any(|m| m.text().starts_with("type =") || m.text() == "schemaless")
+            {
+                // operator-gen makes a required `Value` nullable (serde writes null for
+                // it); without `nullable` in the CRD, the schema is spelled out instead.
+                let mut markers = markers;
+                markers.insert(0, Marker::Schema("schemaless".into()));
+                markers.insert(1, Marker::Schema("preserve_unknown_fields".into()));
+                (ty, markers)
             } else {
-                ty
+                (ty, markers)
             };
             fields.push(Field {
                 doc: prop.description.clone(),
@@ -831,14 +850,25 @@ pub fn marker_attrs(markers: &[Marker], indent: &str) -> String {
 
 /// A struct's fields as text (`pub` each, doc comments, serde and markers), and what the
 /// doc comments lose.
-pub fn render_fields(fields: &[Field], spelling: &Spelling, lost: &mut Vec<String>) -> String {
+pub fn render_fields(
+    owner: &str,
+    fields: &[Field],
+    spelling: &Spelling,
+    lost: &mut Vec<String>,
+) -> String {
     let mut out = String::new();
     for (i, f) in fields.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
         if let Some(doc) = &f.doc {
-            out.push_str(&doc_comment(doc, "    ", lost));
+            let mut dropped = Vec::new();
+            out.push_str(&doc_comment(doc, "    ", &mut dropped));
+            lost.extend(
+                dropped
+                    .into_iter()
+                    .map(|d| format!("{owner}.{}: {d}", f.json)),
+            );
         }
         let mut serde = Vec::new();
         if serde_camel(&f.ident) != f.json {
@@ -863,7 +893,9 @@ pub fn render_items(items: &[Item], spelling: &Spelling, lost: &mut Vec<String>)
     for item in items {
         out.push('\n');
         if let Some(doc) = &item.doc {
-            out.push_str(&doc_comment(doc, "", lost));
+            let mut dropped = Vec::new();
+            out.push_str(&doc_comment(doc, "", &mut dropped));
+            lost.extend(dropped.into_iter().map(|d| format!("{}: {d}", item.name)));
         }
         match &item.kind {
             ItemKind::Struct(fields) => {
@@ -880,7 +912,7 @@ pub fn render_items(items: &[Item], spelling: &Spelling, lost: &mut Vec<String>)
                     out.push_str(&format!("pub struct {} {{}}\n", item.name));
                 } else {
                     out.push_str(&format!("pub struct {} {{\n", item.name));
-                    out.push_str(&render_fields(fields, spelling, lost));
+                    out.push_str(&render_fields(&item.name, fields, spelling, lost));
                     out.push_str("}\n");
                 }
             }
