@@ -28,11 +28,18 @@ fn words(name: &str) -> Vec<String> {
         }
         let prev = i.checked_sub(1).map(|p| chars[p]);
         let next = chars.get(i + 1).copied();
+        // The plural of an acronym (`IPs`, `CIDRs`) stays one word.
+        let plural_acronym = next == Some('s')
+            && chars
+                .get(i + 2)
+                .is_none_or(|n| !n.is_ascii_lowercase());
         let boundary = c.is_ascii_uppercase()
             && prev.is_some_and(|p| {
                 p.is_ascii_lowercase()
                     || p.is_ascii_digit()
-                    || (p.is_ascii_uppercase() && next.is_some_and(|n| n.is_ascii_lowercase()))
+                    || (p.is_ascii_uppercase()
+                        && next.is_some_and(|n| n.is_ascii_lowercase())
+                        && !plural_acronym)
             });
         if boundary && !current.is_empty() {
             out.push(std::mem::take(&mut current));
@@ -204,7 +211,9 @@ mod tests {
 
     #[test]
     fn names() {
-        assert_eq!(snake("podIPs"), "pod_i_ps");
+        assert_eq!(snake("podIPs"), "pod_ips");
+        assert_eq!(snake("serviceCIDRsFor"), "service_cidrs_for");
+        assert_eq!(snake("HTTPServer"), "http_server");
         assert_eq!(snake("apiVersion"), "api_version");
         assert_eq!(snake("type"), "type_");
         assert_eq!(snake("x-kubernetes-foo"), "x_kubernetes_foo");
@@ -215,7 +224,7 @@ mod tests {
         assert_eq!(pascal(""), "Empty");
         assert_eq!(pascal("1.0"), "V10");
         assert_eq!(serde_camel("api_version"), "apiVersion");
-        assert_eq!(serde_camel("pod_i_ps"), "podIPs");
+        assert_eq!(serde_camel("pod_ips"), "podIps");
         assert_eq!(singular("policies"), "policy");
         assert_eq!(singular("containers"), "container");
         assert_eq!(singular("addresses"), "address");

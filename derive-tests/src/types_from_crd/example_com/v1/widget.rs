@@ -97,10 +97,10 @@ pub struct WidgetSpec {
     pub name: String,
 
     /// Field names that camelCase does not give back are renamed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "podIPs", default, skip_serializing_if = "Option::is_none")]
     #[validation(max_items = 4)]
     #[schema(list_type = "set")]
-    pub pod_i_ps: Option<Vec<String>>,
+    pub pod_ips: Option<Vec<String>>,
 
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[validation(minimum = 1, maximum = 65535)]
