@@ -34,6 +34,11 @@
 //! # Ok::<(), operator_gen::Error>(())
 //! ```
 //!
+//! The other way round, behind the feature `types-from-crd` (on with the command line's
+//! `cli`): `read_crds` and `rust_types` write Rust types with markers from
+//! CustomResourceDefinitions (`operator-gen types --from-crd`), which [`generate`] reads
+//! back to the same CRDs; `differences` compares two CRDs property by property.
+//!
 //! The marker grammar is also what `operator-derive` checks at compile time: the derive,
 //! and the workspace's other crates, reach the stages they reuse through [`internals`],
 //! which is not a stable API.

@@ -185,8 +185,11 @@ pub fn crds_in(text: &str, file: &Path) -> Result<Vec<CrdDocument>, TypesError> 
                 )));
             }
         }
-        let crd: CustomResourceDefinition = serde_json::from_value(value.clone())
-            .map_err(|e| invalid(format!("not a CustomResourceDefinition: {e}")))?;
+        let crd: CustomResourceDefinition = serde_json::from_value(value.clone()).map_err(|e| {
+            invalid(format!(
+                "not a CustomResourceDefinition: {e} (a kustomize patch is not read: name the bases)"
+            ))
+        })?;
         out.push(CrdDocument {
             file: file.to_path_buf(),
             document: number,
@@ -300,6 +303,9 @@ fn unread(doc: &CrdDocument) -> Vec<String> {
     let typed = serde_json::to_value(&doc.crd).expect("a CRD serializes");
     let mut missing = Vec::new();
     absent(&doc.raw, &typed, "", &mut missing);
+    if let Some(p) = doc.crd.spec.preserve_unknown_fields {
+        missing.push(format!(".spec.preserveUnknownFields ({p})"));
+    }
     missing
         .into_iter()
         .filter(|path| {
@@ -414,7 +420,7 @@ fn version_module(
 
     let mut used = em.used.clone();
     used.insert("k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta".into());
-    let (spelling, uses) = Spelling::new(&used, &em.items, &[]);
+    let (spelling, uses) = Spelling::new(&used, &em.items, &[kind.as_str()]);
     let mut lost = Vec::new();
     let mut body = String::new();
 
@@ -427,10 +433,10 @@ fn version_module(
     body.push_str("#[derive(CustomResource, Clone, Debug, PartialEq)]\n");
     body.push_str(&resource_attr(doc, version, &mut notes));
     body.push_str(&marker_attrs(&root_markers, ""));
-    let _ = write!(
-        body,
-        "pub struct {kind} {{\n    pub metadata: ObjectMeta,\n"
-    );
+    let meta = spelling.ty(&emit::Ty::Known(
+        "k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta".into(),
+    ));
+    let _ = write!(body, "pub struct {kind} {{\n    pub metadata: {meta},\n");
     if !fields.is_empty() {
         body.push('\n');
         body.push_str(&render_fields(kind, &fields, &spelling, &mut lost));

@@ -770,20 +770,22 @@ pub struct Spelling {
 }
 
 impl Spelling {
-    /// Imports the known types in `used` whose names no item and no other import takes;
-    /// returns the spelling and the `use` lines.
+    /// Imports the known types in `used` whose names no item, none of `also_local` and no
+    /// other import takes; returns the spelling and the `use` lines.
     pub fn new(
         used: &BTreeSet<String>,
         items: &[Item],
-        always: &[&str],
+        also_local: &[&str],
     ) -> (Spelling, Vec<String>) {
-        let locals: BTreeSet<&str> = items.iter().map(|i| i.name.as_str()).collect();
-        let mut count: HashMap<&str, usize> = HashMap::new();
-        let all: BTreeSet<String> = used
+        // The kind's own name is among `also_local`: `Time` as a kind spells
+        // k8s-openapi's `Time` by its path.
+        let locals: BTreeSet<&str> = items
             .iter()
-            .cloned()
-            .chain(always.iter().map(|s| s.to_string()))
+            .map(|i| i.name.as_str())
+            .chain(also_local.iter().copied())
             .collect();
+        let mut count: HashMap<&str, usize> = HashMap::new();
+        let all: BTreeSet<String> = used.iter().cloned().collect();
         for path in &all {
             *count.entry(last(path)).or_default() += 1;
         }

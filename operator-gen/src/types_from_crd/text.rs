@@ -29,10 +29,8 @@ fn words(name: &str) -> Vec<String> {
         let prev = i.checked_sub(1).map(|p| chars[p]);
         let next = chars.get(i + 1).copied();
         // The plural of an acronym (`IPs`, `CIDRs`) stays one word.
-        let plural_acronym = next == Some('s')
-            && chars
-                .get(i + 2)
-                .is_none_or(|n| !n.is_ascii_lowercase());
+        let plural_acronym =
+            next == Some('s') && chars.get(i + 2).is_none_or(|n| !n.is_ascii_lowercase());
         let boundary = c.is_ascii_uppercase()
             && prev.is_some_and(|p| {
                 p.is_ascii_lowercase()
