@@ -203,7 +203,7 @@ pub fn crds_in(text: &str, file: &Path) -> Result<Vec<CrdDocument>, TypesError> 
 /// Rust types for every version of every CRD in `crds`. Two CRDs of one group and kind are
 /// an error.
 pub fn rust_types(crds: &[CrdDocument], options: &TypesOptions) -> Result<RustTypes, TypesError> {
-    let known = known::KnownTypes::new(options.embedded_object_meta);
+    let known = known::KnownTypes::shared(options.embedded_object_meta);
     let mut files: BTreeMap<PathBuf, String> = BTreeMap::new();
     // Module tree: group module -> version -> kind modules.
     let mut tree: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
@@ -385,7 +385,11 @@ fn version_module(
         rest.type_ = None;
     }
     let mut properties = rest.properties.take().unwrap_or_default();
-    let required = rest.required.take().unwrap_or_default();
+    let mut required = rest.required.take().unwrap_or_default();
+    if let Some(i) = required.iter().position(|r| r == "metadata") {
+        required.remove(i);
+        notes.push("`metadata` in the root's `required`: operator-gen never writes it there (the API server always has it)".into());
+    }
     for (name, expected) in [
         ("apiVersion", API_VERSION_DESCRIPTION),
         ("kind", KIND_DESCRIPTION),
@@ -439,7 +443,7 @@ fn version_module(
     let _ = write!(body, "pub struct {kind} {{\n    pub metadata: {meta},\n");
     if !fields.is_empty() {
         body.push('\n');
-        body.push_str(&render_fields(kind, &fields, &spelling, &mut lost));
+        body.push_str(&render_fields(false, kind, &fields, &spelling, &mut lost));
     }
     body.push_str("}\n");
     body.push_str(&render_items(&em.items, &spelling, &mut lost));

@@ -399,3 +399,97 @@ fn what_the_types_cannot_say_is_warned_about() {
         "{module}"
     );
 }
+
+/// The round trip over any directory of CRDs (`TYPES_CORPUS=<dir>`), reported and not
+/// judged: for measuring on CRDs outside the repository.
+/// `TYPES_CORPUS=~/go/pkg/mod cargo test -p operator-gen --test types_from_crd corpus -- --ignored --nocapture`
+#[test]
+#[ignore = "needs TYPES_CORPUS, a directory of CRDs; reports, does not judge"]
+fn corpus() {
+    let Some(dir) = std::env::var_os("TYPES_CORPUS") else {
+        eprintln!("set TYPES_CORPUS to a directory of CRD YAML files");
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let mut files = Vec::new();
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml")
+                && std::fs::read_to_string(&path)
+                    .is_ok_and(|t| t.contains("kind: CustomResourceDefinition"))
+            {
+                out.push(path);
+            }
+        }
+    }
+    walk(&dir, &mut files);
+    let formatted = rustfmt("fn main() {}\n").is_some();
+    let started = std::time::Instant::now();
+    let (mut crds, mut exact, mut properties, mut differing, mut failed, mut unread) =
+        (0, 0, 0, 0, 0, 0);
+    let mut kinds: std::collections::BTreeMap<String, usize> = Default::default();
+    for file in &files {
+        let shown = file
+            .strip_prefix(&dir)
+            .unwrap_or(file)
+            .display()
+            .to_string();
+        let text = std::fs::read_to_string(file).unwrap();
+        let docs = match crds_in(&text, file) {
+            Ok(docs) => docs,
+            Err(e) => {
+                unread += 1;
+                eprintln!("{shown}: not read: {e}");
+                continue;
+            }
+        };
+        for doc in docs {
+            if doc.crd.spec.versions.iter().all(|v| v.schema.is_none()) {
+                continue;
+            }
+            crds += 1;
+            match round_trip(&doc, formatted) {
+                Ok(outcome) => {
+                    properties += outcome.properties;
+                    let props: BTreeSet<String> =
+                        outcome.differences.iter().map(|d| property_of(d)).collect();
+                    differing += props.len();
+                    if outcome.differences.is_empty() {
+                        exact += 1;
+                    } else {
+                        eprintln!("{shown}: {} differences", outcome.differences.len());
+                        for d in &outcome.differences {
+                            eprintln!("    {d}");
+                            // The kind of difference: the last key of its path.
+                            let key = d
+                                .split(':')
+                                .next()
+                                .unwrap_or("")
+                                .rsplit('.')
+                                .next()
+                                .unwrap_or("")
+                                .to_string();
+                            *kinds.entry(key).or_default() += 1;
+                        }
+                    }
+                }
+                Err(e) => {
+                    failed += 1;
+                    eprintln!("{shown}: failed: {}", e.lines().next().unwrap_or(""));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "corpus: {} files, {unread} not read; {crds} CRDs: {exact} exact, {failed} failed; {properties} properties, {differing} with a difference; by last key: {kinds:?}; {:.1?}",
+        files.len(),
+        started.elapsed()
+    );
+}

@@ -277,7 +277,21 @@ impl<'k> Emitter<'k> {
                     || (rest.additional_properties.is_none()
                         && rest.x_kubernetes_preserve_unknown_fields != Some(true)) =>
             {
-                return (self.object(s, hint, parent, path, pos), Vec::new());
+                // A default goes on the field: no marker sets one on a type.
+                let mut without = s.clone();
+                let default = without.default.take();
+                let ty = self.object(&without, hint, parent, path, pos);
+                let markers = match default {
+                    Some(d) if pos == Pos::Field => {
+                        vec![Marker::Schema(format!("default = {}", json_lit(&d.0)))]
+                    }
+                    Some(d) => {
+                        self.note(path, format!("a default inside a list or map ({}) is not expressed: no marker sets it there", d.0));
+                        Vec::new()
+                    }
+                    None => Vec::new(),
+                };
+                return (ty, markers);
             }
             Some("object")
                 if matches!(
@@ -853,6 +867,7 @@ pub fn marker_attrs(markers: &[Marker], indent: &str) -> String {
 /// A struct's fields as text (`pub` each, doc comments, serde and markers), and what the
 /// doc comments lose.
 pub fn render_fields(
+    camel: bool,
     owner: &str,
     fields: &[Field],
     spelling: &Spelling,
@@ -873,7 +888,12 @@ pub fn render_fields(
             );
         }
         let mut serde = Vec::new();
-        if serde_camel(&f.ident) != f.json {
+        let spelled = if camel {
+            serde_camel(&f.ident)
+        } else {
+            f.ident.clone()
+        };
+        if spelled != f.json {
             serde.push(format!("rename = {}", string_lit(&f.json)));
         }
         if f.optional {
@@ -914,7 +934,7 @@ pub fn render_items(items: &[Item], spelling: &Spelling, lost: &mut Vec<String>)
                     out.push_str(&format!("pub struct {} {{}}\n", item.name));
                 } else {
                     out.push_str(&format!("pub struct {} {{\n", item.name));
-                    out.push_str(&render_fields(&item.name, fields, spelling, lost));
+                    out.push_str(&render_fields(true, &item.name, fields, spelling, lost));
                     out.push_str("}\n");
                 }
             }

@@ -2,6 +2,7 @@
 //! operator-gen writes for a k8s-openapi type becomes that type.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::api::apiextensions::v1::JSONSchemaProps;
 use crate::known_types::{EmbeddedObjectMeta, schema_for_path, table_paths};
@@ -34,6 +35,21 @@ fn rank(path: &str) -> (bool, bool, usize, String) {
 }
 
 impl KnownTypes {
+    /// [`KnownTypes::new`], built once per process for each shape of `ObjectMeta`.
+    pub fn shared(meta: EmbeddedObjectMeta) -> Arc<KnownTypes> {
+        static BUILT: OnceLock<Mutex<Vec<(EmbeddedObjectMeta, Arc<KnownTypes>)>>> = OnceLock::new();
+        let mut built = BUILT
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, known)) = built.iter().find(|(m, _)| *m == meta) {
+            return Arc::clone(known);
+        }
+        let known = Arc::new(KnownTypes::new(meta));
+        built.push((meta, Arc::clone(&known)));
+        known
+    }
+
     /// Every table type and the special ones (`Condition`, `Quantity`, `ByteString`), with
     /// each `ObjectMeta` below them as `meta` shapes it (as the CRD will be generated).
     pub fn new(meta: EmbeddedObjectMeta) -> Self {
