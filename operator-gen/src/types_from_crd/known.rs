@@ -37,7 +37,8 @@ fn rank(path: &str) -> (bool, bool, usize, String) {
 impl KnownTypes {
     /// [`KnownTypes::new`], built once per process for each shape of `ObjectMeta`.
     pub fn shared(meta: EmbeddedObjectMeta) -> Arc<KnownTypes> {
-        static BUILT: OnceLock<Mutex<Vec<(EmbeddedObjectMeta, Arc<KnownTypes>)>>> = OnceLock::new();
+        type Built = Vec<(EmbeddedObjectMeta, Arc<KnownTypes>)>;
+        static BUILT: OnceLock<Mutex<Built>> = OnceLock::new();
         let mut built = BUILT
             .get_or_init(Default::default)
             .lock()
