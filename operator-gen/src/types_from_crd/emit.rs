@@ -757,9 +757,16 @@ fn typed(ty: &str) -> JSONSchemaProps {
 /// description (a generated struct or enum carries it already; a Kubernetes type was
 /// matched with its own).
 fn description_needs_type(schema: &JSONSchemaProps, ty: &Ty) -> bool {
-    schema.description.is_some() && !matches!(ty, Ty::Local(_) | Ty::Known(_))
-        || (schema.description.is_some()
-            && matches!(ty, Ty::Known(k) if k == "serde_json::Value" || k.ends_with("::Time") || k.ends_with("::IntOrString")))
+    schema.description.is_some()
+        && match ty {
+            // Generated items carry the description as their doc comment; a recognised
+            // Kubernetes type was matched with its own.
+            Ty::Local(_) => false,
+            Ty::Known(k) => {
+                k == "serde_json::Value" || k.ends_with("::Time") || k.ends_with("::IntOrString")
+            }
+            _ => true,
+        }
 }
 
 /// Whether values of `ty` have a `Default` (for the struct's derive).
