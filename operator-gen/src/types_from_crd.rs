@@ -466,6 +466,14 @@ fn version_module(
     if em.floats {
         text.push_str("// `number` fields are f64: operator-gen reads them with --allow-dangerous-types (allow-dangerous-types = true in [package.metadata.operator-gen]).\n");
     }
+    if options.embedded_object_meta != EmbeddedObjectMeta::default() {
+        let _ = writeln!(
+            text,
+            "// Kubernetes types holding an ObjectMeta were recognised in the shape embedded-object-meta = {:?}: set it in [package.metadata.operator-gen] (operator-gen: --embedded-object-meta {}).",
+            options.embedded_object_meta.name(),
+            options.embedded_object_meta.name()
+        );
+    }
     let all_notes: Vec<&String> = crd_notes.iter().chain(&notes).collect();
     if !all_notes.is_empty() {
         text.push_str(
