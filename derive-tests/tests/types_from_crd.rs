@@ -106,6 +106,7 @@ fn a_widget_reads_and_writes_back() {
             "limits": {"cpu": {"max": 4}},
             "matrix": [[1, 2], []],
             "tiers": ["gold", "silver"],
+            "targets": [8080, "http"],
             "ports": [{"name": "http", "port": 80, "protocol": "TCP"}],
             "template": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}},
             "settings": {"any": ["thing", 1]},

@@ -78,6 +78,8 @@ pub enum ItemKind {
     Struct(Vec<Field>),
     Newtype(Ty),
     Enum(Vec<(String, String)>),
+    /// `#[serde(untagged)] enum { Int(isize), Str(String) }`.
+    IntOrStr,
 }
 
 pub struct Item {
@@ -415,13 +417,17 @@ impl<'k> Emitter<'k> {
                 let ios = "k8s_openapi::apimachinery::pkg::util::intstr::IntOrString".to_string();
                 self.used.insert(ios.clone());
                 let mut markers = vec![Marker::Schema("schemaless".into())];
-                if pos != Pos::Field {
-                    self.note(path, "an int-or-string inside a list or map gets operator-gen's IntOrString schema (with an i32's bounds)".into());
-                    markers.clear();
+                if rest.any_of == Some(vec![typed("integer"), typed("string")]) {
                     rest.any_of = None;
+                }
+                if pos != Pos::Field && rest.any_of.is_none() {
+                    // `schemaless` is for fields only: inside a list or map, an untagged
+                    // enum of an integer and a string, whose schema is controller-gen's
+                    // int-or-string (operator-gen's IntOrString adds an i32's bounds).
                     rest.x_kubernetes_int_or_string = None;
-                } else if rest.any_of == Some(vec![typed("integer"), typed("string")]) {
-                    rest.any_of = None;
+                    let name = self.int_or_str(description.clone(), hint, parent);
+                    let markers = self.markers(rest, true, path, pos, false);
+                    return (Ty::Local(name), markers);
                 }
                 markers.extend(self.markers(rest, true, path, pos, false));
                 return (Ty::Known(ios), markers);
@@ -547,6 +553,24 @@ impl<'k> Emitter<'k> {
             .collect();
         item.kind = ItemKind::Struct(fields);
         Ty::Local(name)
+    }
+
+    /// An untagged enum of an integer and a string: an int-or-string where `schemaless`
+    /// cannot go.
+    fn int_or_str(&mut self, doc: Option<String>, hint: &str, parent: &str) -> String {
+        let key = format!("intorstr:{hint}:{doc:?}");
+        if let Some(name) = self.by_key.get(&key) {
+            return name.clone();
+        }
+        let name = self.name(hint, parent);
+        self.by_key.insert(key, name.clone());
+        self.items.push(Item {
+            name: name.clone(),
+            doc,
+            markers: Vec::new(),
+            kind: ItemKind::IntOrStr,
+        });
+        name
     }
 
     /// A Rust enum of unit variants for a string `enum`, each spelled as written.
@@ -780,7 +804,7 @@ fn has_default(ty: &Ty, items: &[Item]) -> bool {
             .is_some_and(|i| match &i.kind {
                 ItemKind::Struct(fields) => fields.iter().all(|f| has_default(&f.ty, items)),
                 ItemKind::Newtype(inner) => has_default(inner, items),
-                ItemKind::Enum(_) => false,
+                ItemKind::Enum(_) | ItemKind::IntOrStr => false,
             }),
     }
 }
@@ -959,6 +983,15 @@ pub fn render_items(items: &[Item], spelling: &Spelling, lost: &mut Vec<String>)
                     "pub struct {}(pub {});\n",
                     item.name,
                     spelling.ty(inner)
+                ));
+            }
+            ItemKind::IntOrStr => {
+                out.push_str(
+                    "#[derive(Schema, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]\n#[serde(untagged)]\n",
+                );
+                out.push_str(&format!(
+                    "pub enum {} {{\n    Int(isize),\n    Str(String),\n}}\n",
+                    item.name
                 ));
             }
             ItemKind::Enum(variants) => {

@@ -137,6 +137,11 @@ pub struct WidgetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<Value>,
 
+    /// Ports by number or name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[validation(items(pattern = "^[a-z0-9-]+$"))]
+    pub targets: Option<Vec<Target>>,
+
     /// Any object, kept whole.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[validation(type = "object")]
@@ -187,6 +192,13 @@ pub struct Port {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(default = "TCP")]
     pub protocol: Option<String>,
+}
+
+#[derive(Schema, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Target {
+    Int(isize),
+    Str(String),
 }
 
 #[derive(Schema, Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
