@@ -415,6 +415,13 @@ fn table_names() -> impl Iterator<Item = &'static str> {
     entries().iter().map(|e| e.key)
 }
 
+/// The full k8s-openapi paths of the table's types, in order (for recognising a type by
+/// its schema).
+#[cfg(feature = "types-from-crd")]
+pub fn table_paths() -> impl Iterator<Item = &'static str> {
+    table_names()
+}
+
 /// The last segment of a table key: the type's name.
 fn type_name(key: &str) -> &str {
     key.rsplit("::").next().unwrap_or(key)

@@ -34,6 +34,11 @@
 //! # Ok::<(), operator_gen::Error>(())
 //! ```
 //!
+//! The other way round, behind the feature `types-from-crd` (on with the command line's
+//! `cli`): `read_crds` and `rust_types` write Rust types with markers from
+//! CustomResourceDefinitions (`operator-gen types --from-crd`), which [`generate`] reads
+//! back to the same CRDs; `differences` compares two CRDs property by property.
+//!
 //! The marker grammar is also what `operator-derive` checks at compile time: the derive,
 //! and the workspace's other crates, reach the stages they reuse through [`internals`],
 //! which is not a stable API.
@@ -62,6 +67,8 @@ mod sink;
 mod source;
 mod threads;
 mod type_schemas;
+#[cfg(feature = "types-from-crd")]
+mod types_from_crd;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -78,6 +85,10 @@ pub use model::{Api, Kind, Reads};
 pub use place::{Located, Location};
 pub use plural::default_plural;
 pub use sink::Layout;
+#[cfg(feature = "types-from-crd")]
+pub use types_from_crd::{
+    CrdDocument, RustTypes, TypesError, TypesOptions, crds_in, differences, read_crds, rust_types,
+};
 
 use source::SourceFile;
 

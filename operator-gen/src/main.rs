@@ -89,10 +89,200 @@ fn generators() -> PossibleValuesParser {
     let each = GENERATORS
         .iter()
         .map(|g| PossibleValue::new(g.name()).help(g.help()));
-    PossibleValuesParser::new(each.chain([PossibleValue::new("all").help("every generator")]))
+    PossibleValuesParser::new(
+        each.chain([
+            PossibleValue::new("all").help("every generator"),
+            PossibleValue::new("types")
+                .help("Rust types with markers from CRDs (see `operator-gen types --help`)"),
+        ]),
+    )
+}
+
+/// `operator-gen types`: Rust types from CustomResourceDefinitions.
+#[derive(Parser, Debug)]
+#[command(
+    name = "operator-gen types",
+    version,
+    about = "Generate Rust types with operator-rs markers from CustomResourceDefinitions",
+    long_about = "Reads the CustomResourceDefinitions in a YAML file (several documents allowed) or in \
+                  the .yaml/.yml files of a directory, and writes one Rust module per version of each \
+                  CRD (<out>/<group>/<version>/<kind>.rs, with mod.rs and the parent modules), which \
+                  `operator-gen crd --paths <out>` reads back to the same CRD. What the types cannot \
+                  express is listed in each file's header and on stderr. Nothing is written when any \
+                  input has an error; the output directory is replaced whole."
+)]
+struct TypesCli {
+    /// The CRD YAML file or directory to read.
+    #[arg(long, value_name = "FILE_OR_DIR")]
+    from_crd: PathBuf,
+    /// The directory to write the modules into (replaced whole).
+    #[arg(
+        long,
+        value_name = "SRC_DIR",
+        required_unless_present = "stdout",
+        conflicts_with = "stdout"
+    )]
+    out: Option<PathBuf>,
+    /// Print the files to stdout instead, each after a `// file: <path>` line.
+    #[arg(long)]
+    stdout: bool,
+    /// The shape of an ObjectMeta below a kind's root that the types will be generated with
+    /// (as for `operator-gen crd`): Kubernetes types holding one are recognised only in it.
+    #[arg(long, value_name = "SHAPE", value_parser = PossibleValuesParser::new(operator_gen::EmbeddedObjectMeta::NAMES))]
+    embedded_object_meta: Option<String>,
+}
+
+/// Runs `rustfmt --edition 2024` over `text`; `None` when rustfmt cannot be run or fails.
+fn rustfmt(text: &str) -> Option<String> {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into()))
+        .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let input = text.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let output = child.wait_with_output().ok()?;
+    writer.join().ok()?.ok()?;
+    (output.status.success()).then(|| String::from_utf8(output.stdout).ok())?
+}
+
+fn run_types(cli: &TypesCli) -> anyhow::Result<ExitCode> {
+    let crds = operator_gen::read_crds(&cli.from_crd)?;
+    let mut command = format!("operator-gen types --from-crd {}", cli.from_crd.display());
+    if let Some(shape) = &cli.embedded_object_meta {
+        command.push_str(&format!(" --embedded-object-meta {shape}"));
+    }
+    let options = operator_gen::TypesOptions {
+        command,
+        embedded_object_meta: cli
+            .embedded_object_meta
+            .as_deref()
+            .and_then(operator_gen::EmbeddedObjectMeta::from_name)
+            .unwrap_or_default(),
+    };
+    let types = operator_gen::rust_types(&crds, &options)?;
+    let mut report = String::new();
+    for w in &types.warnings {
+        report.push_str(&format!("warning: {w}\n"));
+    }
+    let mut formatted = Vec::new();
+    let mut unformatted = false;
+    for (path, text) in &types.files {
+        match rustfmt(text) {
+            Some(text) => formatted.push((path.clone(), text)),
+            None => {
+                unformatted = true;
+                formatted.push((path.clone(), text.clone()));
+            }
+        }
+    }
+    if unformatted {
+        report.push_str(
+            "warning: rustfmt could not be run (or failed); the files are written unformatted\n",
+        );
+    }
+    if types.floats {
+        report.push_str("note: `number` fields became f64: run operator-gen with --allow-dangerous-types on these types\n");
+    }
+    if cli.stdout {
+        let mut out = std::io::stdout().lock();
+        for (path, text) in &formatted {
+            writeln!(out, "// file: {}", path.display())?;
+            out.write_all(text.as_bytes())?;
+        }
+        out.flush()?;
+    } else {
+        let out = cli
+            .out
+            .as_ref()
+            .expect("clap requires --out without --stdout");
+        write_tree(out, &formatted)?;
+        for (path, _) in &formatted {
+            report.push_str(&format!("wrote {}\n", out.join(path).display()));
+        }
+    }
+    std::io::stderr().lock().write_all(report.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `files` as the whole of `out`: into a new directory beside it, which then takes
+/// `out`'s place (the old one removed only after the new one is complete).
+fn write_tree(out: &std::path::Path, files: &[(PathBuf, String)]) -> anyhow::Result<()> {
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", parent.display()))?;
+    let name = out
+        .file_name()
+        .ok_or_else(|| anyhow::anyhow!("--out {} names no directory", out.display()))?
+        .to_string_lossy()
+        .into_owned();
+    // Only a directory this command wrote (or an empty one) is replaced.
+    if out.exists() {
+        let empty = std::fs::read_dir(out)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", out.display()))?
+            .next()
+            .is_none();
+        let ours = std::fs::read_to_string(out.join("mod.rs"))
+            .is_ok_and(|t| t.starts_with("// Generated by `operator-gen types"));
+        if !empty && !ours {
+            anyhow::bail!(
+                "--out {} holds files operator-gen types did not write (no generated mod.rs); \
+                 give an empty or new directory; nothing was written",
+                out.display()
+            );
+        }
+    }
+    let staging = parent.join(format!(".{name}.operator-gen-new"));
+    let old = parent.join(format!(".{name}.operator-gen-old"));
+    let _ = std::fs::remove_dir_all(&staging);
+    let _ = std::fs::remove_dir_all(&old);
+    let stage = || -> std::io::Result<()> {
+        for (path, text) in files {
+            let file = staging.join(path);
+            if let Some(dir) = file.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(&file, text)?;
+        }
+        Ok(())
+    };
+    if let Err(e) = stage() {
+        let _ = std::fs::remove_dir_all(&staging);
+        anyhow::bail!(
+            "cannot write {}: {e}; nothing was written",
+            staging.display()
+        );
+    }
+    if out.exists() {
+        std::fs::rename(out, &old)
+            .map_err(|e| anyhow::anyhow!("cannot replace {}: {e}", out.display()))?;
+    }
+    if let Err(e) = std::fs::rename(&staging, out) {
+        let _ = std::fs::rename(&old, out);
+        anyhow::bail!("cannot write {}: {e}; nothing was changed", out.display());
+    }
+    let _ = std::fs::remove_dir_all(&old);
+    Ok(())
 }
 
 fn main() -> ExitCode {
+    if std::env::args_os().nth(1).is_some_and(|a| a == "types") {
+        let cli = TypesCli::parse_from(std::env::args_os().skip(1));
+        return match run_types(&cli) {
+            Ok(code) => code,
+            Err(err) => {
+                eprintln!("{err:#}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let cli = Cli::parse();
     match run(&cli) {
         Ok(code) => code,

@@ -594,6 +594,8 @@ const LAYERS: &[&str] = &[
     // schemas of single types.
     "pipeline",
     "type_schemas",
+    // The other way round: Rust types from CRDs, read back by the pipeline.
+    "types_from_crd",
     // What callers outside the crate import (re-exports only): the files, and what the
     // workspace's other crates reuse of the stages.
     "output",
