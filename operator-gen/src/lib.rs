@@ -88,6 +88,7 @@ pub use sink::Layout;
 #[cfg(feature = "types-from-crd")]
 pub use types_from_crd::{
     CrdDocument, RustTypes, TypesError, TypesOptions, crds_in, differences, read_crds, rust_types,
+    rustfmt,
 };
 
 use source::SourceFile;

@@ -132,24 +132,6 @@ struct TypesCli {
     embedded_object_meta: Option<String>,
 }
 
-/// Runs `rustfmt --edition 2024` over `text`; `None` when rustfmt cannot be run or fails.
-fn rustfmt(text: &str) -> Option<String> {
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into()))
-        .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut stdin = child.stdin.take()?;
-    let input = text.to_string();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let output = child.wait_with_output().ok()?;
-    writer.join().ok()?.ok()?;
-    (output.status.success()).then(|| String::from_utf8(output.stdout).ok())?
-}
-
 fn run_types(cli: &TypesCli) -> anyhow::Result<ExitCode> {
     let crds = operator_gen::read_crds(&cli.from_crd)?;
     let mut command = format!("operator-gen types --from-crd {}", cli.from_crd.display());
@@ -172,7 +154,7 @@ fn run_types(cli: &TypesCli) -> anyhow::Result<ExitCode> {
     let mut formatted = Vec::new();
     let mut unformatted = false;
     for (path, text) in &types.files {
-        match rustfmt(text) {
+        match operator_gen::rustfmt(text).and_then(Result::ok) {
             Some(text) => formatted.push((path.clone(), text)),
             None => {
                 unformatted = true;

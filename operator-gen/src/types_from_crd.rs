@@ -200,6 +200,31 @@ pub fn crds_in(text: &str, file: &Path) -> Result<Vec<CrdDocument>, TypesError> 
     Ok(out)
 }
 
+/// `rustfmt --edition 2024` over `text` (the program `$RUSTFMT` names, else `rustfmt`):
+/// `None` when it cannot be run, else the formatted text or rustfmt's complaint. The CLI
+/// formats the files it writes with it, and the tests hold the files to it.
+pub fn rustfmt(text: &str) -> Option<Result<String, String>> {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into()))
+        .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let input = text.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let output = child.wait_with_output().ok()?;
+    let written = writer.join().ok()?;
+    Some(match (output.status.success(), written) {
+        (true, Ok(())) => String::from_utf8(output.stdout).map_err(|e| e.to_string()),
+        (_, Err(e)) => Err(format!("writing to rustfmt: {e}")),
+        (false, _) => Err(String::from_utf8_lossy(&output.stderr).into_owned()),
+    })
+}
+
 /// Rust types for every version of every CRD in `crds`. Two CRDs of one group and kind are
 /// an error.
 pub fn rust_types(crds: &[CrdDocument], options: &TypesOptions) -> Result<RustTypes, TypesError> {

@@ -12,9 +12,8 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
-use operator_gen::{CrdDocument, Options, TypesOptions, crds_in, differences, rust_types};
+use operator_gen::{CrdDocument, Options, TypesOptions, crds_in, differences, rust_types, rustfmt};
 
 /// Differences that remain, each `(file, path prefix, reason)`: the file as a path from
 /// the repository root, the difference's JSON path as it starts.
@@ -118,28 +117,6 @@ fn crd_files() -> Vec<PathBuf> {
     let mut out = Vec::new();
     walk(&root, &root, &mut out);
     out
-}
-
-/// `rustfmt --edition 2024` over `text`, or `None` when rustfmt cannot be run.
-fn rustfmt(text: &str) -> Option<Result<String, String>> {
-    use std::io::Write as _;
-    let mut child = Command::new(std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into()))
-        .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .ok()?;
-    let mut stdin = child.stdin.take().unwrap();
-    let input = text.to_string();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let output = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    Some(if output.status.success() {
-        Ok(String::from_utf8(output.stdout).unwrap())
-    } else {
-        Err(String::from_utf8_lossy(&output.stderr).into_owned())
-    })
 }
 
 /// The number of properties (schema nodes under `properties`) in a CRD's schemas.

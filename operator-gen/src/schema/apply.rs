@@ -44,15 +44,17 @@ impl SchemaBuilder<'_> {
         }
         // A length against the other bounds (written or named): conflicts between those
         // others alone were reported when the markers were read.
-        let bounds: Vec<Spanned<Validation, Loc>> =
-            others.iter().copied().chain(&lengths).cloned().collect();
-        for conflict in bound_conflicts(&bounds) {
-            if conflict
-                .between
-                .iter()
-                .any(|span| markers.lengths.iter().any(|l| l.span == *span))
-            {
-                self.error(conflict.at, conflict.message);
+        if !lengths.is_empty() {
+            let bounds: Vec<Spanned<Validation, Loc>> =
+                others.iter().copied().chain(&lengths).cloned().collect();
+            for conflict in bound_conflicts(&bounds) {
+                if conflict
+                    .between
+                    .iter()
+                    .any(|span| markers.lengths.iter().any(|l| l.span == *span))
+                {
+                    self.error(conflict.at, conflict.message);
+                }
             }
         }
         for v in types.into_iter().chain(others).chain(&lengths) {

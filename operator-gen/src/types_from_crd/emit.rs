@@ -868,29 +868,18 @@ fn last(path: &str) -> &str {
 
 /// `#[validation(...)]` and `#[schema(...)]` lines for `markers`, at `indent`.
 pub fn marker_attrs(markers: &[Marker], indent: &str) -> String {
-    let mut out = String::new();
-    let validation: Vec<&str> = markers
-        .iter()
-        .filter_map(|m| match m {
-            Marker::Validation(s) => Some(s.as_str()),
-            Marker::Schema(_) => None,
-        })
-        .collect();
-    let schema: Vec<&str> = markers
-        .iter()
-        .filter_map(|m| match m {
-            Marker::Schema(s) => Some(s.as_str()),
-            Marker::Validation(_) => None,
-        })
-        .collect();
-    if !validation.is_empty() {
-        out.push_str(&format!(
-            "{indent}#[validation({})]\n",
-            validation.join(", ")
-        ));
+    let (mut validation, mut schema) = (Vec::new(), Vec::new());
+    for marker in markers {
+        match marker {
+            Marker::Validation(s) => validation.push(s.as_str()),
+            Marker::Schema(s) => schema.push(s.as_str()),
+        }
     }
-    if !schema.is_empty() {
-        out.push_str(&format!("{indent}#[schema({})]\n", schema.join(", ")));
+    let mut out = String::new();
+    for (attribute, keys) in [("validation", validation), ("schema", schema)] {
+        if !keys.is_empty() {
+            out.push_str(&format!("{indent}#[{attribute}({})]\n", keys.join(", ")));
+        }
     }
     out
 }

@@ -95,14 +95,7 @@ fn run(
         envtest::audit::log_beside(&plane.kubeconfig).map_or(0, |log| envtest::audit::mark(&log));
     // Cluster tests are #[ignore]d for plain `cargo test`; here they run too, in the calling
     // thread, while the others (and the doc tests) run beside them in a thread of their own.
-    // Named after the project: a project tested from inside this run (this repository's
-    // scaffold test) may share the target directory.
-    let project = root();
-    let project = project
-        .file_name()
-        .map_or("project".into(), |n| n.to_string_lossy());
-    let log = target_dir()?.join(format!("xtask/{project}-tests-beside.log"));
-    let beside = beside::Beside::start(extra, log)?;
+    let beside = beside::Beside::start(extra, beside_log(&target_dir()?, &root()))?;
     let tests = steps.time("cluster tests (the #[ignore]d)", || {
         run_step(
             "cargo test --ignored (the cluster tests)",
@@ -345,6 +338,17 @@ fn clock(d: Duration) -> String {
     } else {
         format!("{secs:.1}s")
     }
+}
+
+/// Where `cargo xtask test` of the project at `project` writes the output of the tests it
+/// runs beside the cluster tests, in the target directory `target`. Named after the
+/// project: a project tested from inside another's run (this repository's scaffold test)
+/// may share the target directory.
+pub fn beside_log(target: &Path, project: &Path) -> PathBuf {
+    let name = project
+        .file_name()
+        .map_or("project".into(), |n| n.to_string_lossy());
+    target.join(format!("xtask/{name}-tests-beside.log"))
 }
 
 #[cfg(test)]

@@ -185,27 +185,19 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
     let tested = started.elapsed();
     // Its controllers' cluster tests ran (not skipped) and passed, and so did its webhooks'
     // unit tests (run beside the plane: their output is in that lane's log).
-    let beside = target.join("xtask").join(format!(
-        "{}-tests-beside.log",
-        project
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-    ));
-    let beside = std::fs::read_to_string(&beside)
-        .with_context(|| format!("reading {}", beside.display()))?;
-    for (test, output) in [
+    let log = operator_xtask_cluster::test::beside_log(&target, &project);
+    let beside =
+        std::fs::read_to_string(&log).with_context(|| format!("reading {}", log.display()))?;
+    let cluster_tests = [
         "a_new_guestbook_becomes_ready_and_its_deletion_completes",
         "a_new_backup_becomes_ready_and_its_deletion_completes",
         "the_api_server_calls_the_webhooks",
-    ]
-    .iter()
-    .map(|test| (*test, &output))
-    .chain(
-        cargo_operator::MORE_WEBHOOKS_UNIT_TESTS
-            .iter()
-            .map(|test| (*test, &beside)),
-    ) {
+    ];
+    let runs = cluster_tests.iter().map(|test| (test, &output));
+    let unit_runs = cargo_operator::MORE_WEBHOOKS_UNIT_TESTS
+        .iter()
+        .map(|test| (test, &beside));
+    for (test, output) in runs.chain(unit_runs) {
         if !output
             .lines()
             .any(|l| l.starts_with(&format!("test {test} ... ok")))
