@@ -25,6 +25,7 @@ pub mod certmanager;
 pub mod certs;
 pub mod components;
 pub mod crds;
+pub mod gomod;
 pub mod gooperator;
 pub mod helm;
 pub mod kustomize;

@@ -234,12 +234,6 @@ impl<'m> SchemaBuilder<'m> {
                 ..Default::default()
             },
         );
-        if let Some(required) = &mut schema.required {
-            required.retain(|r| r != "metadata");
-            if required.is_empty() {
-                schema.required = None;
-            }
-        }
         schema.description = def.doc.clone();
         self.report(&def.marker_problems);
         self.apply_markers(&mut schema, &def.markers);
@@ -563,6 +557,28 @@ impl<'m> SchemaBuilder<'m> {
                 _ => attrs.name.clone(),
             };
             if is_root && json_name == "metadata" {
+                // The API server owns its shape; `required` alone may be said of it (Go types
+                // whose `metadata` has no `omitempty` put it in the root's `required`).
+                self.report(&field.marker_problems);
+                let m = &field.markers;
+                let other = m
+                    .validations
+                    .first()
+                    .map(|v| v.span)
+                    .or(m.schema.first().map(|p| p.span))
+                    .or(m.items.first().map(|v| v.span))
+                    .or(m.optional)
+                    .or(m.immutable);
+                if let Some(at) = other {
+                    self.error(
+                        at,
+                        "the root's `metadata` is the API server's ObjectMeta: of the markers, only #[validation(required)] applies to it",
+                    );
+                    ok = false;
+                }
+                if m.required.is_some() {
+                    required.push(json_name);
+                }
                 continue;
             }
             self.report(&field.marker_problems);

@@ -411,10 +411,14 @@ fn version_module(
     }
     let mut properties = rest.properties.take().unwrap_or_default();
     let mut required = rest.required.take().unwrap_or_default();
-    if let Some(i) = required.iter().position(|r| r == "metadata") {
-        required.remove(i);
-        notes.push("`metadata` in the root's `required`: operator-gen never writes it there (the API server always has it)".into());
-    }
+    // Go types whose `metadata` has no `omitempty` put it in the root's `required`.
+    let metadata_required = match required.iter().position(|r| r == "metadata") {
+        Some(i) => {
+            required.remove(i);
+            true
+        }
+        None => false,
+    };
     for (name, expected) in [
         ("apiVersion", API_VERSION_DESCRIPTION),
         ("kind", KIND_DESCRIPTION),
@@ -465,7 +469,15 @@ fn version_module(
     let meta = spelling.ty(&emit::Ty::Known(
         "k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta".into(),
     ));
-    let _ = write!(body, "pub struct {kind} {{\n    pub metadata: {meta},\n");
+    let required_marker = if metadata_required {
+        "    #[validation(required)]\n"
+    } else {
+        ""
+    };
+    let _ = write!(
+        body,
+        "pub struct {kind} {{\n{required_marker}    pub metadata: {meta},\n"
+    );
     if !fields.is_empty() {
         body.push('\n');
         body.push_str(&render_fields(false, kind, &fields, &spelling, &mut lost));
@@ -512,8 +524,13 @@ fn version_module(
     }
     text.push('\n');
     let mut imports: Vec<String> = uses.iter().map(|u| format!("use {u};")).collect();
-    imports.push("use operator_derive::{CustomResource, Schema};".into());
-    imports.push("use serde::{Deserialize, Serialize};".into());
+    // A kind whose fields are all maps and Kubernetes types derives nothing but its root.
+    if body.contains("#[derive(Schema") {
+        imports.push("use operator_derive::{CustomResource, Schema};".into());
+        imports.push("use serde::{Deserialize, Serialize};".into());
+    } else {
+        imports.push("use operator_derive::CustomResource;".into());
+    }
     if body.contains("BTreeMap<") {
         imports.push("use std::collections::BTreeMap;".into());
     }

@@ -128,6 +128,104 @@ pub fn enum_values(meta: Meta) -> syn::Result<Vec<Value>> {
     }
 }
 
+/// `one_of`, `any_of`, `all_of`: a non-empty list of schemas holding value validations only.
+pub fn junctor_list(meta: Meta) -> syn::Result<Value> {
+    let v = args::json(meta)?;
+    match &v.value {
+        Value::Array(items) if !items.is_empty() => {
+            for item in items {
+                junctor_schema(item).map_err(|m| syn::Error::new(v.span, m))?;
+            }
+            Ok(v.value)
+        }
+        _ => Err(syn::Error::new(
+            v.span,
+            "takes a non-empty list of schemas, such as json!([{\"required\": [\"a\"]}, {\"required\": [\"b\"]}])",
+        )),
+    }
+}
+
+/// `not`: one schema holding value validations only.
+pub fn junctor(meta: Meta) -> syn::Result<Value> {
+    let v = args::json(meta)?;
+    junctor_schema(&v.value).map_err(|m| syn::Error::new(v.span, m))?;
+    Ok(v.value)
+}
+
+/// The schema keys the API server allows inside `oneOf`, `anyOf`, `allOf` and `not` of a
+/// structural schema: value validations, and the junctors and structure holding more of them.
+const JUNCTOR_KEYS: &[&str] = &[
+    "format",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "multipleOf",
+    "enum",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "items",
+    "properties",
+    "additionalProperties",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+];
+
+/// Checks one schema inside a junctor: an object of value validations (recursively).
+fn junctor_schema(schema: &Value) -> Result<(), String> {
+    let Value::Object(map) = schema else {
+        return Err(format!(
+            "a schema inside a junctor is a JSON object, not {schema}"
+        ));
+    };
+    for (key, value) in map {
+        if !JUNCTOR_KEYS.contains(&key.as_str()) {
+            return Err(format!(
+                "`{key}` is not allowed inside oneOf, anyOf, allOf or not: the API server takes only value validations there (type, description, default and the x-kubernetes- extensions belong to the schema itself)"
+            ));
+        }
+        match key.as_str() {
+            "items" | "additionalProperties" if value.is_object() => junctor_schema(value)?,
+            "not" => junctor_schema(value)?,
+            "properties" => match value {
+                Value::Object(props) => {
+                    for prop in props.values() {
+                        junctor_schema(prop)?;
+                    }
+                }
+                other => return Err(format!("`properties` is an object, not {other}")),
+            },
+            "allOf" | "anyOf" | "oneOf" => match value {
+                Value::Array(items) if !items.is_empty() => {
+                    for item in items {
+                        junctor_schema(item)?;
+                    }
+                }
+                other => return Err(format!("`{key}` is a non-empty list, not {other}")),
+            },
+            "required" => {
+                if !value
+                    .as_array()
+                    .is_some_and(|names| names.iter().all(Value::is_string))
+                {
+                    return Err(format!("`required` is a list of field names, not {value}"));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 pub fn openapi_type(meta: Meta) -> syn::Result<String> {
     let t = args::string(meta)?;
     if !OPENAPI_TYPES.contains(&t.value.as_str()) {

@@ -306,6 +306,22 @@ marker_table! {
             go "`+kubebuilder:validation:XValidation:rule=\"...\",message=\"...\",messageExpression=\"...\",reason=FieldValueForbidden,fieldPath=\".x\",optionalOldSelf=true`",
             rust "`#[validation(cel(rule = \"...\", message = \"...\", message_expression = \"...\", reason = \"FieldValueForbidden\", field_path = \".x\", optional_old_self))]`",
             "A CEL rule (`x-kubernetes-validations`); repeatable; only `rule` is required.";
+        "one_of" => JsonOneOf(Value) = read::junctor_list;
+            on ANYWHERE, applies Any,
+            go "none (CRDs written by other generators carry it)", rust "`#[validation(one_of = json!([{\"required\": [\"a\"]}, {\"required\": [\"b\"]}]))]`",
+            "JSON Schema's `oneOf`: the value matches exactly one of the schemas. Value validations only: no `type`, `description`, `title`, `default`, `nullable` or `x-kubernetes-*` inside (the API server's rule for structural schemas), and each property named must also be a property of the schema itself.";
+        "any_of" => JsonAnyOf(Value) = read::junctor_list;
+            on ANYWHERE, applies Any,
+            go "none", rust "`#[validation(any_of = json!([{\"format\": \"ipv4\"}, {\"format\": \"ipv6\"}]))]`",
+            "JSON Schema's `anyOf`: the value matches at least one of the schemas (value validations only, as for `one_of`).";
+        "all_of" => JsonAllOf(Value) = read::junctor_list;
+            on ANYWHERE, applies Any,
+            go "none", rust "`#[validation(all_of = json!([{\"minLength\": 1}, {\"pattern\": \"^a\"}]))]`",
+            "JSON Schema's `allOf`: the value matches every one of the schemas (value validations only, as for `one_of`).";
+        "not" => JsonNot(Value) = read::junctor;
+            on ANYWHERE, applies Any,
+            go "none", rust "`#[validation(not = json!({\"required\": [\"a\", \"b\"]}))]`",
+            "JSON Schema's `not`: the value does not match the schema (value validations only, as for `one_of`).";
     }
 
     /// The `#[validation(...)]` keys that shape the object rather than constrain a value:

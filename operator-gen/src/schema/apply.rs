@@ -531,8 +531,45 @@ fn apply_validation(
         Validation::Format(fmt) => schema.format = Some(fmt.clone()),
         Validation::Type(t) => schema.type_ = Some(t.clone()),
         Validation::Cel(rule) => push_rule_from(schema, rule, rule_places, v.span),
+        Validation::JsonOneOf(list) => schema.one_of = Some(junctor_list(list, schema)?),
+        Validation::JsonAnyOf(list) => schema.any_of = Some(junctor_list(list, schema)?),
+        Validation::JsonAllOf(list) => schema.all_of = Some(junctor_list(list, schema)?),
+        Validation::JsonNot(one) => schema.not = Some(Box::new(junctor_of(one, schema)?)),
     }
     Ok(())
+}
+
+/// The schemas of a `one_of`, `any_of` or `all_of` marker (checked when it was read).
+fn junctor_list(
+    list: &serde_json::Value,
+    schema: &JSONSchemaProps,
+) -> Result<Vec<JSONSchemaProps>, Misfit> {
+    let items = list.as_array().map(Vec::as_slice).unwrap_or_default();
+    items.iter().map(|one| junctor_of(one, schema)).collect()
+}
+
+/// One schema inside a junctor: every property it names must be one of `schema`'s, as the
+/// API server requires of a structural schema.
+fn junctor_of(
+    one: &serde_json::Value,
+    schema: &JSONSchemaProps,
+) -> Result<JSONSchemaProps, Misfit> {
+    let inner: JSONSchemaProps = serde_json::from_value(one.clone())
+        .map_err(|e| Misfit::from(format!("not a schema: {e}")))?;
+    if let Some(props) = &inner.properties {
+        for name in props.keys() {
+            if !schema
+                .properties
+                .as_ref()
+                .is_some_and(|p| p.contains_key(name))
+            {
+                return Err(Misfit::from(format!(
+                    "names the property `{name}`, which the schema does not have (the API server requires each property inside a junctor to be one of the schema's own)"
+                )));
+            }
+        }
+    }
+    Ok(inner)
 }
 
 /// The markers a `length(...)` stands for on a schema of type `ty`: characters of a string,

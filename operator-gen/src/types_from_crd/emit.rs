@@ -753,6 +753,20 @@ impl<'k> Emitter<'k> {
                 "`uniqueItems: true` is not expressed (the API server refuses it in CRDs)".into(),
             );
         }
+        for (list, key) in [
+            (rest.one_of.take(), "one_of"),
+            (rest.any_of.take(), "any_of"),
+            (rest.all_of.take(), "all_of"),
+        ] {
+            if let Some(list) = list {
+                let json = serde_json::to_value(&list).expect("a schema serializes");
+                v(&mut out, format!("{key} = json!({json})"));
+            }
+        }
+        if let Some(not) = rest.not.take() {
+            let json = serde_json::to_value(&not).expect("a schema serializes");
+            v(&mut out, format!("not = json!({json})"));
+        }
         if rest != JSONSchemaProps::default() {
             let left = serde_json::to_value(&rest).expect("a schema serializes");
             if let Value::Object(map) = left {

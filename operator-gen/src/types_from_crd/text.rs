@@ -148,12 +148,14 @@ pub fn string_lit(s: &str) -> String {
 /// A number literal: an integer where the value is one (`integer` says the schema's type is
 /// integer, where operator-gen requires one), else a float that reads back the same.
 pub fn number_lit(n: f64, integer: bool) -> String {
-    if n.fract() == 0.0 && n.abs() < 9.0e15 {
-        if integer {
-            format!("{}", n as i64)
-        } else {
-            format!("{}.0", n as i64)
-        }
+    // Every whole f64 in i64's range is an i64 exactly (2^63 itself is not in it): a bound
+    // such as Go's `math.MaxInt64` written as a float (9223372036854775000) stays an integer
+    // on an integer field, which is the only kind of bound operator-gen admits there.
+    const I64_END: f64 = 9_223_372_036_854_775_808.0;
+    if n.fract() == 0.0 && integer && (-I64_END..I64_END).contains(&n) {
+        format!("{}", n as i64)
+    } else if n.fract() == 0.0 && n.abs() < 9.0e15 {
+        format!("{}.0", n as i64)
     } else {
         format!("{n:?}")
     }
@@ -237,6 +239,12 @@ mod tests {
         assert_eq!(number_lit(3.0, true), "3");
         assert_eq!(number_lit(3.0, false), "3.0");
         assert_eq!(number_lit(0.5, false), "0.5");
+        // Go's math.MaxInt64 as a CRD writes it, read as an f64.
+        assert_eq!(
+            number_lit(9223372036854775000.0, true),
+            "9223372036854774784"
+        );
+        assert_eq!(number_lit(9.3e18, true), "9.3e18");
         assert_eq!(json_lit(&serde_json::json!(["a", 1])), "[\"a\", 1]");
         assert_eq!(
             json_lit(&serde_json::json!({"a": null})),

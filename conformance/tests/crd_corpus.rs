@@ -1,0 +1,723 @@
+//! `operator-gen types` on CRDs nobody here wrote: the corpus of `testdata/crd-corpus/
+//! corpus.yaml` (CRDs of real projects, from their Go modules at pinned versions).
+//!
+//! For each project the test generates the Rust types as `operator-gen types --from-crd`
+//! does (rustfmt'd), then:
+//! - **the round trip**: operator-gen reads the types back and the CRDs it writes are
+//!   compared with the originals property by property ([`operator_gen::differences`]). Every
+//!   difference must be listed in the corpus file with its reason, and every listed one must
+//!   still occur;
+//! - **the compile**: all the projects' types are one crate, built with `#![deny(warnings)]`;
+//! - **the wire**: every example object the module ships for a corpus kind (the directories
+//!   the corpus names) is read into its generated type and written back, and must come back
+//!   the same JSON (fields that are `null` in the YAML count as absent, as the API server
+//!   stores them; numbers compare as numbers).
+//!
+//! It prints a table per project (CRDs, properties kept, examples read back). Needs Go and
+//! the module proxy, so it is `#[ignore]`d for plain `cargo test`; `cargo xtask test` runs it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use operator_gen::{CrdDocument, Options, TypesOptions, differences, read_crds, rust_types};
+use serde::Deserialize as _;
+use serde_json::Value;
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Corpus {
+    projects: Vec<Project>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Project {
+    name: String,
+    module: String,
+    version: String,
+    crds: Vec<String>,
+    #[serde(default)]
+    examples: Vec<String>,
+    #[serde(default)]
+    differences: Vec<Difference>,
+    /// Example objects (`file` relative to the module, `document` from 1) that do not come
+    /// back the same, each with the reason.
+    #[serde(default)]
+    examples_differ: Vec<ExampleDifference>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Difference {
+    /// The CRD's name (`certificates.cert-manager.io`), or `*` for every CRD of the project.
+    crd: String,
+    /// The start of the difference's JSON path; `*` stands for any text
+    /// (`.spec.versions[*].schema`).
+    path: String,
+    reason: String,
+}
+
+impl Difference {
+    fn matches(&self, crd: &str, difference: &str) -> bool {
+        (self.crd == "*" || self.crd == crd) && starts_like(difference, &self.path)
+    }
+}
+
+/// Whether `text` starts with `pattern`, where `*` in the pattern stands for any text.
+fn starts_like(text: &str, pattern: &str) -> bool {
+    match pattern.split_once('*') {
+        None => text.starts_with(pattern),
+        Some((head, rest)) => {
+            text.starts_with(head)
+                && (head.len()..=text.len())
+                    .any(|i| text.is_char_boundary(i) && starts_like(&text[i..], rest))
+        }
+    }
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExampleDifference {
+    file: String,
+    document: usize,
+    reason: String,
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The Rust module of a project (`cert-manager` -> `cert_manager`).
+fn module_name(project: &str) -> String {
+    project.replace(['-', '.'], "_")
+}
+
+/// The number of properties (schema nodes under `properties`) in a CRD's schemas.
+fn count_properties(v: &Value) -> usize {
+    match v {
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| {
+                let own = if k == "properties" {
+                    v.as_object().map_or(0, |p| p.len())
+                } else {
+                    0
+                };
+                own + count_properties(v)
+            })
+            .sum(),
+        Value::Array(items) => items.iter().map(count_properties).sum(),
+        _ => 0,
+    }
+}
+
+/// The property a difference's path is in: the path up to its last `properties.<name>`
+/// (or the whole path when it is outside the schema).
+fn property_of(path: &str) -> String {
+    match path.rfind(".properties.") {
+        Some(i) => {
+            let rest = &path[i + ".properties.".len()..];
+            let end = rest.find(['.', '[', ':']).unwrap_or(rest.len());
+            path[..i + ".properties.".len() + end].to_string()
+        }
+        None => path.split(':').next().unwrap_or(path).to_string(),
+    }
+}
+
+/// The YAML and YML files at `path` (a file, or a directory walked in name order).
+fn yaml_files(path: &Path, out: &mut Vec<PathBuf>) {
+    if path.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for entry in entries {
+            yaml_files(&entry, out);
+        }
+    } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+        out.push(path.to_path_buf());
+    }
+}
+
+/// `value` without the object fields that are `null`, at any depth.
+fn without_nulls(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), without_nulls(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_nulls).collect()),
+        other => other.clone(),
+    }
+}
+
+/// `value` as the API server stores it under `schema`: the fields the schema does not declare
+/// pruned (unless it preserves unknown fields), recursively, and `null` fields dropped. The
+/// root's `apiVersion`, `kind` and `metadata` are the server's own and kept.
+fn pruned(value: &Value, schema: &Value) -> Value {
+    let preserve = schema["x-kubernetes-preserve-unknown-fields"] == Value::Bool(true);
+    let embedded = schema["x-kubernetes-embedded-resource"] == Value::Bool(true);
+    match value {
+        Value::Object(map) => {
+            let props = schema["properties"].as_object();
+            let additional = &schema["additionalProperties"];
+            let mut out = serde_json::Map::new();
+            for (key, v) in map {
+                if v.is_null() {
+                    continue;
+                }
+                if let Some(s) = props.and_then(|p| p.get(key)) {
+                    out.insert(key.clone(), pruned(v, s));
+                } else if additional.is_object() {
+                    out.insert(key.clone(), pruned(v, additional));
+                } else if preserve
+                    || additional == &Value::Bool(true)
+                    || (embedded && matches!(key.as_str(), "apiVersion" | "kind" | "metadata"))
+                {
+                    out.insert(key.clone(), without_nulls(v));
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|item| pruned(item, &schema["items"]))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// An example object as the API server would store it: pruned under its kind's schema,
+/// its root's `apiVersion`, `kind` and `metadata` kept.
+fn stored(object: &Value, schema: &Value) -> Value {
+    let mut out = pruned(object, schema);
+    if let (Value::Object(out), Value::Object(original)) = (&mut out, object) {
+        for key in ["apiVersion", "kind", "metadata"] {
+            if let Some(v) = original.get(key).filter(|v| !v.is_null()) {
+                out.insert(key.to_string(), without_nulls(v));
+            }
+        }
+    }
+    out
+}
+
+/// Where two JSON values differ (numbers compared as numbers), the first few.
+fn json_differences(a: &Value, b: &Value, path: &str, out: &mut Vec<String>) {
+    if out.len() >= 5 {
+        return;
+    }
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for key in keys {
+                let at = format!("{path}.{key}");
+                match (x.get(key), y.get(key)) {
+                    (Some(p), Some(q)) => json_differences(p, q, &at, out),
+                    (Some(p), None) => out.push(format!("{at}: {p} is not written back")),
+                    (None, Some(q)) => {
+                        out.push(format!("{at}: written back as {q}, absent before"))
+                    }
+                    (None, None) => {}
+                }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                json_differences(p, q, &format!("{path}[{i}]"), out);
+            }
+        }
+        (Value::Number(x), Value::Number(y)) if x.as_f64() == y.as_f64() => {}
+        _ if a == b => {}
+        _ => out.push(format!("{path}: {a} written back as {b}")),
+    }
+}
+
+struct Kind {
+    api_version: String,
+    kind: String,
+    /// The root type's path in the corpus crate.
+    rust: String,
+    /// The version's schema as the CRD has it.
+    schema: Value,
+}
+
+struct Example {
+    /// `file` (relative to the module) and document number.
+    place: (String, usize),
+    /// The object as the API server would store it (see [`stored`]).
+    stored: Value,
+    api_version: String,
+    kind: String,
+    /// Whether the schema prunes fields of the example (which the API server would drop).
+    pruned: bool,
+}
+
+#[derive(Default)]
+struct Tally {
+    crds: usize,
+    versions: usize,
+    properties: usize,
+    differing: usize,
+    listed: usize,
+    examples: usize,
+    examples_equal: usize,
+    examples_pruned: usize,
+}
+
+/// One project: its types written below `src`, the round trip checked. Returns its kinds,
+/// its examples and its tally; problems go to `failures`.
+fn project_types(
+    project: &Project,
+    src: &Path,
+    failures: &mut Vec<String>,
+) -> (Vec<Kind>, Vec<Example>, Tally, std::time::Duration) {
+    let module_dir = envtest::gomod::download(&project.module, &project.version)
+        .unwrap_or_else(|e| panic!("{}: {e}", project.name));
+    let mut docs: Vec<CrdDocument> = Vec::new();
+    for path in &project.crds {
+        let found =
+            read_crds(&module_dir.join(path)).unwrap_or_else(|e| panic!("{}: {e}", project.name));
+        docs.extend(found);
+    }
+    let options = TypesOptions {
+        command: format!(
+            "operator-gen types --from-crd {}@{}/{}",
+            project.module,
+            project.version,
+            project.crds.join(",")
+        ),
+        ..TypesOptions::default()
+    };
+    let started = std::time::Instant::now();
+    let types = rust_types(&docs, &options).unwrap_or_else(|e| panic!("{}: {e}", project.name));
+    let mut files = Vec::new();
+    for (path, text) in &types.files {
+        let text = match operator_gen::rustfmt(text) {
+            Some(Ok(formatted)) => formatted,
+            Some(Err(e)) => panic!("{}: {}: rustfmt fails: {e}", project.name, path.display()),
+            None => panic!("rustfmt is needed (rustup component add rustfmt)"),
+        };
+        files.push((path.clone(), text));
+    }
+    let generation = started.elapsed();
+    let dir = src.join(module_name(&project.name));
+    for (path, text) in &files {
+        let file = dir.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, text).unwrap();
+    }
+    // The project's `mod.rs` is the crate's `<project>.rs`.
+    std::fs::rename(
+        dir.join("mod.rs"),
+        src.join(format!("{}.rs", module_name(&project.name))),
+    )
+    .unwrap();
+
+    // The round trip.
+    let generated = operator_gen::crds(
+        std::slice::from_ref(&dir),
+        &Options {
+            allow_dangerous_types: types.floats,
+            ..Options::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{}: operator-gen refuses the types: {e}", project.name));
+    let mut tally = Tally::default();
+    let mut used = vec![false; project.differences.len()];
+    let mut kinds = Vec::new();
+    for doc in &docs {
+        let spec = &doc.crd.spec;
+        let name = doc.crd.metadata.name.clone().unwrap_or_default();
+        tally.crds += 1;
+        tally.versions += spec.versions.len();
+        tally.properties += count_properties(&doc.raw);
+        let Some(crd) = generated
+            .iter()
+            .find(|c| c.spec.group == spec.group && c.spec.names.kind == spec.names.kind)
+        else {
+            failures.push(format!("{}: {name}: no CRD generated", project.name));
+            continue;
+        };
+        let mut differing = BTreeSet::new();
+        for d in differences(&doc.raw, &serde_json::to_value(crd).unwrap()) {
+            differing.insert(property_of(&d));
+            match project
+                .differences
+                .iter()
+                .position(|x| x.matches(&name, &d))
+            {
+                Some(i) => {
+                    used[i] = true;
+                    tally.listed += 1;
+                }
+                None => failures.push(format!("{}: {name}: {d}", project.name)),
+            }
+        }
+        tally.differing += differing.len();
+        for version in &spec.versions {
+            let rel = types
+                .files
+                .iter()
+                .map(|(p, _)| p)
+                .find(|p| {
+                    p.components().count() == 3
+                        && p.iter().nth(1).is_some_and(|v| {
+                            v.to_string_lossy() == version.name.replace(['.', '-'], "_")
+                        })
+                        && types.files.iter().any(|(q, text)| {
+                            q == *p && text.contains(&format!("kind = \"{}\"", spec.names.kind))
+                        })
+                })
+                .unwrap_or_else(|| {
+                    panic!("{}: {name} {}: no module found", project.name, version.name)
+                });
+            let modules: Vec<String> = rel
+                .with_extension("")
+                .iter()
+                .map(|c| c.to_string_lossy().into_owned())
+                .collect();
+            let schema = doc.raw["spec"]["versions"]
+                .as_array()
+                .and_then(|vs| vs.iter().find(|v| v["name"] == version.name.as_str()))
+                .map(|v| v["schema"]["openAPIV3Schema"].clone())
+                .unwrap_or(Value::Null);
+            kinds.push(Kind {
+                schema,
+                api_version: format!("{}/{}", spec.group, version.name),
+                kind: spec.names.kind.clone(),
+                rust: format!(
+                    "crd_corpus::{}::{}::{}",
+                    module_name(&project.name),
+                    modules.join("::"),
+                    spec.names.kind
+                ),
+            });
+        }
+    }
+    for (difference, used) in project.differences.iter().zip(used) {
+        if !used {
+            failures.push(format!(
+                "{}: {}: {}: listed ({}) but no longer differs",
+                project.name, difference.crd, difference.path, difference.reason
+            ));
+        }
+    }
+
+    // The examples of the corpus's kinds.
+    let known: BTreeMap<(&str, &str), &Value> = kinds
+        .iter()
+        .map(|k| ((k.api_version.as_str(), k.kind.as_str()), &k.schema))
+        .collect();
+    let mut examples = Vec::new();
+    let mut paths = Vec::new();
+    for path in &project.examples {
+        yaml_files(&module_dir.join(path), &mut paths);
+    }
+    for path in paths {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let file = path
+            .strip_prefix(&module_dir)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        // Files that are no YAML as they stand (templates) hold no example.
+        for (i, document) in serde_yaml::Deserializer::from_str(&text).enumerate() {
+            let Ok(object) = Value::deserialize(document) else {
+                break;
+            };
+            let (Some(api_version), Some(kind)) = (
+                object.get("apiVersion").and_then(Value::as_str),
+                object.get("kind").and_then(Value::as_str),
+            ) else {
+                continue;
+            };
+            if let Some(schema) = known.get(&(api_version, kind)) {
+                examples.push(Example {
+                    stored: stored(&object, schema),
+                    place: (file.clone(), i + 1),
+                    api_version: api_version.to_string(),
+                    kind: kind.to_string(),
+                    pruned: stored(&object, schema) != without_nulls(&object),
+                });
+            }
+        }
+    }
+    tally.examples = examples.len();
+    tally.examples_pruned = examples.iter().filter(|e| e.pruned).count();
+    (kinds, examples, tally, generation)
+}
+
+/// The `[workspace.dependencies]` line of `name`.
+fn dependency_line(manifest: &str, name: &str) -> String {
+    manifest
+        .lines()
+        .find(|l| l.starts_with(&format!("{name} = ")))
+        .unwrap_or_else(|| panic!("{name} is a workspace dependency"))
+        .to_string()
+}
+
+/// The crate's manifest, `main.rs` (the wire reader) and build; the reader's path.
+fn build_crate(dir: &Path, modules: &[String], kinds: &[Kind]) -> PathBuf {
+    let root = workspace_root();
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let deps: Vec<String> = ["k8s-openapi", "serde", "serde_json"]
+        .iter()
+        .map(|d| dependency_line(&manifest, d))
+        .collect();
+    // The profiles and dependencies of the derive tests' crates, whose builds in the same
+    // target directory are reused.
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"crd-corpus\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [dependencies]\noperator-derive = {{ path = \"{}\" }}\n{}\n\
+             kube = {{ version = \"5\", default-features = false }}\n\n\
+             [package.metadata.operator-gen]\nallow-dangerous-types = true\n\n[workspace]\n\n\
+             [profile.dev]\ndebug = \"line-tables-only\"\n\n\
+             [profile.dev.package.\"*\"]\nopt-level = 1\ndebug = false\n",
+            root.join("operator-derive").display(),
+            deps.join("\n")
+        ),
+    )
+    .unwrap();
+    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let mut lib = String::from(
+        "//! The Rust types `operator-gen types` generates from the CRD corpus.\n#![deny(warnings)]\n\n",
+    );
+    for m in modules {
+        let _ = writeln!(lib, "pub mod {m};");
+    }
+    std::fs::write(dir.join("src/lib.rs"), lib).unwrap();
+    let mut main = String::from(
+        "//! Reads `apiVersion<TAB>kind<TAB>object` lines; answers `ok<TAB>the object as the \
+         generated type writes it back` or `err<TAB>serde's message`.\n#![deny(warnings)]\n\n\
+         fn check<T: serde::de::DeserializeOwned + serde::Serialize>(object: serde_json::Value) -> String {\n\
+         match serde_json::from_value::<T>(object) {\n\
+         Ok(v) => match serde_json::to_string(&v) {\n\
+         Ok(written) => format!(\"ok\\t{written}\"),\n\
+         Err(e) => format!(\"err\\tread, but cannot be written back: {e}\"),\n},\n\
+         Err(e) => format!(\"err\\t{e}\"),\n}\n}\n\n\
+         fn main() {\n\
+         for line in std::io::stdin().lines() {\n\
+         let line = line.unwrap();\n\
+         let mut parts = line.splitn(3, '\\t');\n\
+         let (api_version, kind, object) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());\n\
+         let object: serde_json::Value = serde_json::from_str(object).unwrap();\n\
+         let answer = match (api_version, kind) {\n",
+    );
+    for k in kinds {
+        let _ = writeln!(
+            main,
+            "({:?}, {:?}) => check::<{}>(object),",
+            k.api_version, k.kind, k.rust
+        );
+    }
+    main.push_str(
+        "_ => \"err\\tnot a corpus kind\".to_string(),\n};\nprintln!(\"{answer}\");\n}\n}\n",
+    );
+    std::fs::write(dir.join("src/main.rs"), main).unwrap();
+    let target = root.join("target/tests/trybuild");
+    let started = std::time::Instant::now();
+    let out = Command::new(env!("CARGO"))
+        .args(["build", "--quiet"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the corpus's types do not compile (or warn):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!(
+        "the corpus crate ({} kinds) built in {:.1?}",
+        kinds.len(),
+        started.elapsed()
+    );
+    target.join("debug/crd-corpus")
+}
+
+/// What the reader makes of each example.
+fn read_back(reader: &Path, examples: &[&Example]) -> Vec<Result<Value, String>> {
+    let mut child = Command::new(reader)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = String::new();
+    for e in examples {
+        let _ = writeln!(input, "{}\t{}\t{}", e.api_version, e.kind, e.stored);
+    }
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(out.status.success(), "the reader failed");
+    let answers: Vec<Result<Value, String>> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| match l.split_once('\t') {
+            Some(("ok", json)) => Ok(serde_json::from_str(json).unwrap()),
+            Some((_, e)) => Err(e.to_string()),
+            None => Err(l.to_string()),
+        })
+        .collect();
+    assert_eq!(answers.len(), examples.len());
+    answers
+}
+
+#[test]
+fn patterns_match_as_documented() {
+    assert!(starts_like(
+        ".spec.versions[3].schema.x: y",
+        ".spec.versions[*].schema.x"
+    ));
+    assert!(starts_like(".a.b", ".a"));
+    assert!(!starts_like(
+        ".spec.versions[3].other",
+        ".spec.versions[*].schema"
+    ));
+    assert!(starts_like(".a.b.c", "*.c"));
+}
+
+#[test]
+#[ignore = "needs Go and the Go module proxy: cargo xtask test runs it"]
+fn the_corpus_round_trips_compiles_and_reads_its_examples() {
+    let root = workspace_root();
+    let path = root.join("testdata/crd-corpus/corpus.yaml");
+    let corpus: Corpus = serde_yaml::from_str(&std::fs::read_to_string(&path).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let dir = root.join("target/tests/crd-corpus");
+    let src = dir.join("src");
+    if src.exists() {
+        std::fs::remove_dir_all(&src).unwrap();
+    }
+    std::fs::create_dir_all(&src).unwrap();
+
+    let mut failures = Vec::new();
+    let mut all_kinds = Vec::new();
+    let mut per_project = Vec::new();
+    let mut generation = std::time::Duration::ZERO;
+    for project in &corpus.projects {
+        let (kinds, examples, tally, took) = project_types(project, &src, &mut failures);
+        generation += took;
+        all_kinds.extend(kinds);
+        per_project.push((project, examples, tally));
+    }
+    let modules: Vec<String> = corpus
+        .projects
+        .iter()
+        .map(|p| module_name(&p.name))
+        .collect();
+    let reader = build_crate(&dir, &modules, &all_kinds);
+
+    let mut table = String::from(
+        "| project | version | CRDs | versions | properties | identical | listed differences | examples read back equal | examples with fields the schema prunes |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let mut total = Tally::default();
+    for (project, examples, tally) in &mut per_project {
+        let refs: Vec<&Example> = examples.iter().collect();
+        let answers = read_back(&reader, &refs);
+        let mut used = vec![false; project.examples_differ.len()];
+        for (example, answer) in examples.iter().zip(answers) {
+            let problem = match answer {
+                Ok(written) => {
+                    let mut found = Vec::new();
+                    json_differences(&example.stored, &written, "", &mut found);
+                    (!found.is_empty()).then(|| found.join("; "))
+                }
+                Err(e) => Some(format!("not read: {e}")),
+            };
+            match problem {
+                None => tally.examples_equal += 1,
+                Some(problem) => match project
+                    .examples_differ
+                    .iter()
+                    .position(|x| x.file == example.place.0 && x.document == example.place.1)
+                {
+                    Some(i) => used[i] = true,
+                    None => failures.push(format!(
+                        "{}: {} (document {}): {} {}: {problem}",
+                        project.name,
+                        example.place.0,
+                        example.place.1,
+                        example.api_version,
+                        example.kind
+                    )),
+                },
+            }
+        }
+        for (x, used) in project.examples_differ.iter().zip(used) {
+            if !used {
+                failures.push(format!(
+                    "{}: {} (document {}): listed ({}) but comes back equal",
+                    project.name, x.file, x.document, x.reason
+                ));
+            }
+        }
+        let identical = tally.properties - tally.differing;
+        let _ = writeln!(
+            table,
+            "| {} | {} | {} | {} | {} | {} ({:.2} %) | {} | {} of {} | {} |",
+            project.name,
+            project.version,
+            tally.crds,
+            tally.versions,
+            tally.properties,
+            identical,
+            100.0 * identical as f64 / tally.properties.max(1) as f64,
+            tally.listed,
+            tally.examples_equal,
+            tally.examples,
+            tally.examples_pruned
+        );
+        total.crds += tally.crds;
+        total.versions += tally.versions;
+        total.properties += tally.properties;
+        total.differing += tally.differing;
+        total.listed += tally.listed;
+        total.examples += tally.examples;
+        total.examples_equal += tally.examples_equal;
+        total.examples_pruned += tally.examples_pruned;
+    }
+    let identical = total.properties - total.differing;
+    let _ = writeln!(
+        table,
+        "| all | | {} | {} | {} | {} ({:.2} %) | {} | {} of {} | {} |",
+        total.crds,
+        total.versions,
+        total.properties,
+        identical,
+        100.0 * identical as f64 / total.properties.max(1) as f64,
+        total.listed,
+        total.examples_equal,
+        total.examples,
+        total.examples_pruned
+    );
+    eprintln!("{table}\ntypes generated (and rustfmt'd) in {generation:.1?} in this test's build");
+    std::fs::write(dir.join("table.md"), &table).unwrap();
+    assert!(
+        failures.is_empty(),
+        "{} problems:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        total.crds >= 60 && corpus.projects.len() >= 6,
+        "the corpus must hold at least 60 CRDs of at least 6 projects"
+    );
+}
