@@ -36,8 +36,9 @@ enum Cmd {
     /// Bring the project around the current directory to this cargo-operator's scaffold
     /// (kubebuilder's `alpha update`): the commands PROJECT.toml records are replayed by the
     /// cargo-operator that scaffolded the project and by this one, and the difference is
-    /// merged three ways into the project (conflicts marked and named). Needs a git work tree
-    /// without uncommitted changes.
+    /// merged three ways into the project (conflicts marked and named); the external kinds'
+    /// types (`create api --external`) are made again from the CRD files PROJECT.toml
+    /// records. Needs a git work tree without uncommitted changes.
     Update(Update),
 }
 

@@ -8,7 +8,9 @@
 //! differ in is merged three ways into the project: a file the user left as scaffolded takes
 //! the new scaffold, a file both changed is merged line by line (`git merge-file`), and where
 //! both changed the same lines the file gets conflict markers and is named. The generated
-//! manifests are not merged but regenerated from the project's own sources afterwards.
+//! manifests are not merged but regenerated from the project's own sources afterwards, and
+//! the external kinds' types and CRD copies (`create api --external`) are made again from
+//! the CRD files `PROJECT.toml` records (a project on this scaffold already gets only that).
 //!
 //! The project must be a git work tree without uncommitted changes: the update's result is
 //! the working tree's diff, which `git diff` shows and `git checkout .` undoes.

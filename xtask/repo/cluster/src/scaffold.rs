@@ -11,7 +11,8 @@
 //!    version of it and a cluster-scoped kind in another group, and `create webhook` for
 //!    every kind of webhook (defaulting and validating for both kinds, a conversion between
 //!    the first kind's versions), then `create api --external --from-crd` with
-//!    cert-manager's Certificate CRD (a kind of another project's, with a controller).
+//!    cert-manager's Certificate CRD (a kind of another project's, with a controller), and
+//!    the book's example on it: a controller through which Guestbooks own Certificates.
 //! 4. The new project depends on nothing of this repository by path or git, and on no
 //!    cargo-operator; its units are compared with the workspace's and its dependencies'
 //!    features aligned with the workspace's ([`units`]); its own `cargo xtask manifests
@@ -161,6 +162,8 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
             .args(external)
             .current_dir(&project),
     )?;
+    // The book's worked example on it: the Guestbook's controller of its Certificate.
+    owns_certificates(&project)?;
     let external_made = started.elapsed();
     nothing_from_this_repository(&project, &root)?;
     // The same dependency versions as this workspace, so their builds are shared; cargo
@@ -181,6 +184,11 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
     let shared = align_features(&root, &project, &mut || in_project(&[]))?;
     let aligned = started.elapsed();
     let started = Instant::now();
+    // The example controller's #[rbac] markers, into the generated role.
+    run_step(
+        "the new project's cargo xtask manifests",
+        &mut in_project(&["xtask", "manifests"]),
+    )?;
     run_step(
         "the new project's cargo xtask manifests --check",
         &mut in_project(&["xtask", "manifests", "--check"]),
@@ -220,6 +228,7 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
         "a_new_backup_becomes_ready_and_its_deletion_completes",
         "the_api_server_calls_the_webhooks",
         "a_new_certificate_is_observed",
+        "a_guestbook_owns_its_certificate",
     ];
     let runs = cluster_tests.iter().map(|test| (test, &output));
     let unit_runs = cargo_operator::MORE_WEBHOOKS_UNIT_TESTS
@@ -251,6 +260,39 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
         tested.as_secs_f64()
     );
     Ok(())
+}
+
+/// Adds the controller through which the project's Guestbooks own cert-manager Certificates,
+/// and its cluster test (`scaffold/guestbook_certificate*.rs`, the worked example of the
+/// book's "Kinds you did not write"), registered as `create api` registers a controller.
+fn owns_certificates(project: &Path) -> Result<()> {
+    let krate = project.join("guestbook-operator");
+    let write = |rel: &str, text: &str| {
+        let path = krate.join(rel);
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+    };
+    write(
+        "src/controllers/guestbook_certificate.rs",
+        include_str!("../scaffold/guestbook_certificate.rs"),
+    )?;
+    write(
+        "tests/guestbook_certificate.rs",
+        include_str!("../scaffold/guestbook_certificate_test.rs"),
+    )?;
+    let controllers = krate.join("src/controllers/mod.rs");
+    let text = std::fs::read_to_string(&controllers)
+        .with_context(|| format!("reading {}", controllers.display()))?;
+    let text = cargo_operator::plan::insert_before_anchor(
+        &text,
+        "// +operator:scaffold:controller-modules",
+        "pub mod guestbook_certificate;",
+    )?;
+    let text = cargo_operator::plan::insert_before_anchor(
+        &text,
+        "// +operator:scaffold:controllers",
+        "guestbook_certificate::start,",
+    )?;
+    std::fs::write(&controllers, text).with_context(|| format!("writing {}", controllers.display()))
 }
 
 /// Compares the project's units with the workspace's and, where the workspace's features
