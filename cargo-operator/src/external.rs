@@ -19,11 +19,19 @@ use operator_xtask::project::{self, EXTERNAL_CRDS, Project};
 use serde_json::Value;
 
 use crate::names::snake_case;
-use crate::plan::{Plan, insert_before_anchor};
+use crate::plan::{Plan, insert_before_anchor, insert_block_before_anchor};
 use crate::{finish, load_project, slashed, template, toml_string};
 
 /// Where the external kinds' modules are, below the operator crate's `src`.
 pub(crate) const EXTERNAL_SRC: &str = "api/external";
+
+/// The declaration of the external kinds' modules in `src/api/mod.rs`. Their doc comments
+/// are the other projects' descriptions, written for their docs: neither clippy's nor
+/// rustdoc's style lints (a bare URL, a list's lazy continuation line) judge them.
+const EXTERNAL_MOD: &str = "/// Kinds of other projects' CRDs: their types, generated from the CRD files in \
+PROJECT.toml's\n/// `[[external]]` entries by `cargo operator create api --external` (`cargo operator \
+update`\n/// makes them again). Not to be edited: the next update replaces them.\n\
+#[allow(clippy::all, rustdoc::all)]\npub mod external;\n";
 
 /// What `create api --external` is asked for.
 #[derive(Debug, Clone)]
@@ -51,7 +59,12 @@ pub fn create_external_api(options: &ExternalOptions) -> Result<()> {
         .map(Path::to_path_buf)
         .unwrap_or_else(|_| file.clone());
     let docs = read(&file, &recorded).context("--from-crd")?;
-    let doc = pick(&docs, &recorded, options.group.as_deref(), options.kind.as_deref())?;
+    let doc = pick(
+        &docs,
+        &recorded,
+        options.group.as_deref(),
+        options.kind.as_deref(),
+    )?;
     let spec = &doc.crd.spec;
     let (group, kind) = (spec.group.clone(), spec.names.kind.clone());
     let version = match &options.version {
@@ -141,7 +154,10 @@ pub fn create_external_api(options: &ExternalOptions) -> Result<()> {
         }
     }
     plan.edit(src.join("api/mod.rs"), |t| {
-        insert_before_anchor(t, "// +operator:scaffold:groups", "pub mod external;")
+        if t.lines().any(|l| l.trim() == "pub mod external;") {
+            return Ok(t.to_string());
+        }
+        insert_block_before_anchor(t, "// +operator:scaffold:groups", EXTERNAL_MOD)
     })?;
     plan.create(copy_path(doc), copy_text(doc));
     let module = operator_gen::kind_module(&group, &version, &kind);
@@ -355,10 +371,7 @@ pub(crate) fn generate(
 ) -> Result<Vec<(PathBuf, String)>> {
     let manifest = root.join(&project.operator.path).join("Cargo.toml");
     let options = operator_gen::Options::from_manifest(&manifest).map_err(anyhow::Error::msg)?;
-    let files: BTreeSet<String> = docs
-        .iter()
-        .map(|d| d.file.display().to_string())
-        .collect();
+    let files: BTreeSet<String> = docs.iter().map(|d| d.file.display().to_string()).collect();
     let types = operator_gen::rust_types(
         docs,
         &operator_gen::TypesOptions {

@@ -102,13 +102,15 @@ enum Create {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "A kind of another project's CRD (kubebuilder's --external-api-path): \
+#[command(
+    after_help = "A kind of another project's CRD (kubebuilder's --external-api-path): \
     cargo operator create api --external --from-crd <FILE> [--kind <Kind>] [--group <api group>] \
     [--version <version>] [--no-controller]. Its Rust types are generated from the CRD into \
     src/api/external/ (every version), the CRD is copied to config/crd/external/ for the local \
     control plane only, PROJECT.toml records it as an [[external]] (no CRD in config/crd), and a \
     controller for it is scaffolded with a cluster test. `cargo operator update` generates the \
-    types again from the recorded file.")]
+    types again from the recorded file."
+)]
 struct Api {
     /// The API group without the domain (a DNS label): cache. With --external: the CRD's
     /// API group (cert-manager.io), needed only when the file has the kind in two groups.

@@ -168,7 +168,9 @@ fn regenerated(root: &Path, changed: &[PathBuf]) -> Result<ExitCode> {
     eprintln!("==> cargo xtask manifests");
     let code = operator_xtask::manifests::manifests_in(root, false, &Default::default())?;
     if code != ExitCode::SUCCESS {
-        bail!("the external types are made again, but `cargo xtask manifests` failed on them (above)");
+        bail!(
+            "the external types are made again, but `cargo xtask manifests` failed on them (above)"
+        );
     }
     eprintln!(
         "{} file(s) of the external kinds changed; review them with `git diff`, run `cargo \
@@ -320,13 +322,7 @@ fn source_args(root: &Path) -> Result<SourceArgs> {
 }
 
 /// Runs the commands `project` records with the scaffolder `exe`, into `dir`.
-fn replay(
-    exe: &Path,
-    dir: &Path,
-    project: &Project,
-    root: &Path,
-    source: &[String],
-) -> Result<()> {
+fn replay(exe: &Path, dir: &Path, project: &Project, root: &Path, source: &[String]) -> Result<()> {
     let run = |args: Vec<String>, cwd: &Path| -> Result<()> {
         let out = Command::new(exe)
             .arg("operator")

@@ -519,8 +519,9 @@ impl Generated {
         &mut self,
         mut drop: impl FnMut(&CustomResourceDefinition) -> bool,
     ) -> Vec<CustomResourceDefinition> {
-        let (removed, kept): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.crds).into_iter().partition(|c| drop(c));
+        let (removed, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.crds)
+            .into_iter()
+            .partition(|c| drop(c));
         self.crds = kept;
         let names: std::collections::BTreeSet<String> =
             removed.iter().map(generators::crd::crd_file_name).collect();
@@ -547,8 +548,14 @@ mod tests {
             )
         };
         let texts = vec![
-            (PathBuf::from("src/mine.rs"), kind("web.example.com", "Site")),
-            (PathBuf::from("src/external.rs"), kind("cert-manager.io", "Certificate")),
+            (
+                PathBuf::from("src/mine.rs"),
+                kind("web.example.com", "Site"),
+            ),
+            (
+                PathBuf::from("src/external.rs"),
+                kind("cert-manager.io", "Certificate"),
+            ),
         ];
         let mut generated =
             generate_from_texts(Path::new("src"), texts, &Options::default()).unwrap();
@@ -561,7 +568,10 @@ mod tests {
         };
         assert_eq!(
             crd_files(&generated),
-            ["cert-manager.io_certificates.yaml", "web.example.com_sites.yaml"]
+            [
+                "cert-manager.io_certificates.yaml",
+                "web.example.com_sites.yaml"
+            ]
         );
         let others = generated.files.len() - 2;
         let removed = generated.remove_crds(|c| c.spec.group == "cert-manager.io");

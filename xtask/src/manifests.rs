@@ -194,7 +194,10 @@ fn check_resources(
 /// Takes the external kinds PROJECT.toml lists (`create api --external`) out of what is
 /// written: their CRDs are a third party's, installed by its operator. Each must still be
 /// declared by the sources, as listed.
-fn remove_externals(project: &Project, generated: &mut operator_gen::Generated) -> Result<(), String> {
+fn remove_externals(
+    project: &Project,
+    generated: &mut operator_gen::Generated,
+) -> Result<(), String> {
     let external = |group: &str, kind: &str| {
         project
             .externals
@@ -221,15 +224,18 @@ fn remove_externals(project: &Project, generated: &mut operator_gen::Generated) 
                  operator create api --external`, and again by `cargo operator update`)",
                 e.path.display()
             )),
-            Some(crd) if !crd.spec.versions.iter().any(|v| v.name == e.version) => problems
-                .push(format!(
+            Some(crd) if !crd.spec.versions.iter().any(|v| v.name == e.version) => {
+                problems.push(format!(
                     "{at}: the types of {} have no version {}",
                     e.kind, e.version
-                )),
-            Some(crd) if (crd.spec.scope == "Namespaced") != e.namespaced => problems.push(format!(
-                "{at} says namespaced = {}, but its #[resource] makes it {}",
-                e.namespaced, crd.spec.scope
-            )),
+                ))
+            }
+            Some(crd) if (crd.spec.scope == "Namespaced") != e.namespaced => {
+                problems.push(format!(
+                    "{at} says namespaced = {}, but its #[resource] makes it {}",
+                    e.namespaced, crd.spec.scope
+                ))
+            }
             Some(_) => {}
         }
     }
