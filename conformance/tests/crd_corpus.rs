@@ -445,24 +445,7 @@ fn project_types(
         }
         tally.differing += differing.len();
         for version in &spec.versions {
-            let rel = types
-                .files
-                .iter()
-                .map(|(p, _)| p)
-                .find(|p| {
-                    p.components().count() == 3
-                        && p.iter().nth(1).is_some_and(|v| {
-                            v.to_string_lossy() == version.name.replace(['.', '-'], "_")
-                        })
-                        && types.files.iter().any(|(q, text)| {
-                            q == *p
-                                && text.contains(&format!("group = \"{}\"", spec.group))
-                                && text.contains(&format!("kind = \"{}\"", spec.names.kind))
-                        })
-                })
-                .unwrap_or_else(|| {
-                    panic!("{}: {name} {}: no module found", project.name, version.name)
-                });
+            let rel = operator_gen::kind_module(&spec.group, &version.name, &spec.names.kind);
             let modules: Vec<String> = rel
                 .with_extension("")
                 .iter()
