@@ -38,8 +38,8 @@ update`\n/// makes them again). Not to be edited: the next update replaces them.
 pub struct ExternalOptions {
     /// Where to look for `PROJECT.toml` (it and the directories above it).
     pub cwd: PathBuf,
-    /// The CRD file (several YAML documents allowed), relative to `cwd`.
-    pub from_crd: PathBuf,
+    /// Where the CRD is read from.
+    pub source: ExternalSource,
     /// The CRD's API group (`cert-manager.io`), when the file holds one kind in two groups.
     pub group: Option<String>,
     /// The version the controller uses; default the CRD's storage version.
@@ -50,15 +50,56 @@ pub struct ExternalOptions {
     pub controller: bool,
 }
 
+/// Where `create api --external` reads the CRD.
+#[derive(Debug, Clone)]
+pub enum ExternalSource {
+    /// A CRD file (several YAML documents allowed), relative to `cwd`; recorded in
+    /// `PROJECT.toml` where it is.
+    File(PathBuf),
+    /// A CRD of a running cluster, by name (as `operator-gen types --from-cluster` takes
+    /// it); saved as the project's copy in `config/crd/external/`, which is recorded.
+    Cluster {
+        /// The CRD's name, or a plural, kind or short name.
+        name: String,
+        /// The kubeconfig and context to use instead of kubectl's defaults.
+        source: operator_gen::ClusterSource,
+    },
+}
+
 /// `cargo operator create api --external`.
 pub fn create_external_api(options: &ExternalOptions) -> Result<()> {
     let (root, project) = load_project(&options.cwd, "create api")?;
-    let file = crate::absolute(&options.cwd, &options.from_crd);
-    let recorded = file
-        .strip_prefix(&root)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|_| file.clone());
-    let docs = read(&file, &recorded).context("--from-crd")?;
+    let (docs, recorded) = match &options.source {
+        ExternalSource::File(from_crd) => {
+            let file = crate::absolute(&options.cwd, from_crd);
+            let recorded = file
+                .strip_prefix(&root)
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|_| file.clone());
+            (read(&file, &recorded).context("--from-crd")?, recorded)
+        }
+        ExternalSource::Cluster { name, source } => {
+            let mut docs = operator_gen::read_crds_from_cluster(std::slice::from_ref(name), source)
+                .context("--from-cluster")?;
+            let recorded = docs
+                .first()
+                .map(copy_path)
+                .context("--from-cluster: no CRD")?;
+            if root.join(&recorded).exists() {
+                bail!(
+                    "--from-cluster: {} is there already; it is where the CRD read from the \
+                     cluster is kept: move it away first",
+                    recorded.display()
+                );
+            }
+            // As `cargo operator update` will read it: the copy's one document.
+            for doc in &mut docs {
+                doc.file = recorded.clone();
+                doc.document = 1;
+            }
+            (docs, recorded)
+        }
+    };
     let doc = pick(
         &docs,
         &recorded,
@@ -477,16 +518,28 @@ pub(crate) fn copy_text(doc: &CrdDocument) -> String {
     if let Value::Object(map) = &mut raw {
         map.remove("status");
         if let Some(Value::Object(meta)) = map.get_mut("metadata") {
-            meta.remove("creationTimestamp");
+            for key in operator_gen::SERVER_METADATA {
+                meta.remove(*key);
+            }
         }
     }
+    let from = if doc.file == copy_path(doc) {
+        // Read from a cluster: this copy is the file the types are made from.
+        "read from a cluster by `cargo operator create api --external\n# --from-cluster`; \
+         `cargo operator update` makes the types again from this file"
+            .to_owned()
+    } else {
+        format!(
+            "copied from {} by `cargo operator create api --external`\n# (and again by \
+             `cargo operator update`)",
+            slashed(&doc.file)
+        )
+    };
     format!(
-        "# {}'s CustomResourceDefinition, copied from {} by `cargo operator create api \
-         --external`\n# (and again by `cargo operator update`). Applied to the local control \
-         plane only (cargo xtask\n# test, install, run): real clusters get it from the operator \
-         that owns the kind.\n{}",
+        "# {}'s CustomResourceDefinition, {from}. Applied to the local control plane only \
+         (cargo xtask\n# test, install, run): real clusters get it from the operator that owns \
+         the kind.\n{}",
         doc.crd.spec.names.kind,
-        slashed(&doc.file),
         serde_yaml::to_string(&raw).expect("a CRD is YAML")
     )
 }

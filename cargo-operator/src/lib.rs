@@ -27,7 +27,7 @@ pub mod template;
 mod update;
 mod webhook;
 
-pub use external::{ExternalOptions, create_external_api};
+pub use external::{ExternalOptions, ExternalSource, create_external_api};
 pub use update::{UpdateOptions, update};
 pub use webhook::{WebhookOptions, create_webhook};
 

@@ -8,7 +8,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, bail};
 use cargo_operator::{
-    ApiOptions, ExternalOptions, InitOptions, KeptNames, Source, UpdateOptions, WebhookOptions,
+    ApiOptions, ExternalOptions, ExternalSource, InitOptions, KeptNames, Source, UpdateOptions,
+    WebhookOptions,
 };
 use clap::{ArgGroup, Args, Parser, Subcommand};
 
@@ -105,12 +106,14 @@ enum Create {
 #[command(
     after_help = "A kind of another project's CRD (kubebuilder's --external-api-path): \
     cargo operator create api --external --from-crd <FILE> [--kind <Kind>] [--group <api group>] \
-    [--version <version>] [--no-controller]. Its Rust types are generated from the CRD into \
+    [--version <version>] [--no-controller], or --from-cluster <NAME> [--kubeconfig <FILE>] \
+    [--context <NAME>] instead of --from-crd to read the CRD from a cluster. Its Rust types are generated from the CRD into \
     src/api/external/ (every version), the CRD is copied to config/crd/external/ for the local \
     control plane only, PROJECT.toml records it as an [[external]] (no CRD in config/crd), and a \
     controller for it is scaffolded with a cluster test. `cargo operator update` generates the \
-    types again from the recorded file."
+    types again from the recorded file (for --from-cluster, the copy)."
 )]
+#[command(group(clap::ArgGroup::new("external_source").args(["from_crd", "from_cluster"])))]
 struct Api {
     /// The API group without the domain (a DNS label): cache. With --external: the CRD's
     /// API group (cert-manager.io), needed only when the file has the kind in two groups.
@@ -125,13 +128,25 @@ struct Api {
     #[arg(long, required_unless_present = "external")]
     kind: Option<String>,
     /// The kind is another project's (a third-party operator's), described by the CRD in
-    /// --from-crd: its types are generated, its CRD never written to config/crd.
-    #[arg(long, requires = "from_crd", conflicts_with_all = ["namespaced", "cluster", "finalizer", "field_manager", "event_reporter"])]
+    /// --from-crd or --from-cluster: its types are generated, its CRD never written to
+    /// config/crd.
+    #[arg(long, requires = "external_source", conflicts_with_all = ["namespaced", "cluster", "finalizer", "field_manager", "event_reporter"])]
     external: bool,
     /// With --external: the CRD's YAML file (several documents allowed), kept where it is
     /// and recorded in PROJECT.toml, relative to the project when inside it.
     #[arg(long, value_name = "FILE", requires = "external")]
     from_crd: Option<PathBuf>,
+    /// With --external: read the CRD from the cluster of the kubeconfig instead, by name
+    /// (certificates.cert-manager.io) or, as for kubectl, a plural, kind or short name; it is
+    /// saved in config/crd/external/ and recorded from there.
+    #[arg(long, value_name = "NAME", requires = "external")]
+    from_cluster: Option<String>,
+    /// With --from-cluster: the kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster).
+    #[arg(long, value_name = "FILE", requires = "from_cluster")]
+    kubeconfig: Option<PathBuf>,
+    /// With --from-cluster: the kubeconfig's context (default: its current one).
+    #[arg(long, value_name = "NAME", requires = "from_cluster")]
+    context: Option<String>,
     /// Namespaced objects (the default).
     #[arg(long, conflicts_with = "cluster")]
     namespaced: bool,
@@ -224,7 +239,17 @@ fn run(command: Cmd) -> Result<ExitCode> {
             what: Create::Api(api),
         } if api.external => cargo_operator::create_external_api(&ExternalOptions {
             cwd,
-            from_crd: api.from_crd.context("--external needs --from-crd")?,
+            source: match (api.from_crd, api.from_cluster) {
+                (Some(file), None) => ExternalSource::File(file),
+                (None, Some(name)) => ExternalSource::Cluster {
+                    name,
+                    source: operator_gen::ClusterSource {
+                        kubeconfig: api.kubeconfig,
+                        context: api.context,
+                    },
+                },
+                _ => anyhow::bail!("--external needs one of --from-crd and --from-cluster"),
+            },
             group: api.group,
             version: api.version,
             kind: api.kind,

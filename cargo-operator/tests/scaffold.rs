@@ -1174,3 +1174,68 @@ fn update_makes_the_external_types_again_from_the_crd_file() {
     );
     assert_eq!(git(&project, &["status", "--porcelain"]), "");
 }
+
+/// `create api --external --from-cluster`: the CRD read from the cluster is kept as the
+/// project's copy, recorded from there, and `update` makes the same types from it.
+/// Needs the local control plane with this repository's CRDs installed (as `cargo xtask test`
+/// has it), so it is `#[ignore]`d for plain `cargo test`.
+#[test]
+#[ignore = "needs the local control plane; run by cargo xtask test"]
+fn an_external_kind_from_the_cluster_is_kept_recorded_and_made_again() {
+    let base = fake_checkout();
+    ok(run(
+        base.path(),
+        "init shop --domain example.com --operator-rs-path .",
+    ));
+    let project = base.path().join("shop");
+    let before = snapshot(&project);
+    let err = refused(run(
+        &project,
+        "create api --external --from-cluster memcachd.cache.example.com",
+    ));
+    assert!(
+        err.contains("did you mean memcacheds.cache.example.com?"),
+        "{err}"
+    );
+    assert!(snapshot(&project) == before, "a refused call changed files");
+
+    // By its short name, as kubectl takes it.
+    ok(run(
+        &project,
+        "create api --external --from-cluster mc --no-controller",
+    ));
+    let read = |p: &str| std::fs::read_to_string(project.join(p)).unwrap();
+    let copy_path = "config/crd/external/cache.example.com_memcacheds.yaml";
+    let copy = read(copy_path);
+    assert!(
+        copy.starts_with("# Memcached's CustomResourceDefinition, read from a cluster"),
+        "{copy}"
+    );
+    assert!(
+        copy.contains("  name: memcacheds.cache.example.com\n"),
+        "{copy}"
+    );
+    for server_side in ["managedFields", "resourceVersion", "uid:", "\nstatus:"] {
+        assert!(!copy.contains(server_side), "{server_side} kept:\n{copy}");
+    }
+    assert!(
+        read("PROJECT.toml").contains(&format!("crd = \"{copy_path}\"")),
+        "{}",
+        read("PROJECT.toml")
+    );
+    let types_path = "shop/src/api/external/cache_example_com/v1alpha1/memcached.rs";
+    let types = read(types_path);
+    assert!(
+        types.contains(&format!("--from-crd {copy_path}`"))
+            && types.contains("#[validation(minimum = 0)]"),
+        "{types}"
+    );
+    // The same kind again is refused, and `update` makes the same files from the copy.
+    let err = refused(run(&project, "create api --external --from-cluster mc"));
+    assert!(err.contains("is there already"), "{err}");
+    git(&project, &["init", "--quiet"]);
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "--quiet", "-m", "scaffold"]);
+    ok(cargo_operator(&project, &["update"]));
+    assert_eq!(git(&project, &["status", "--porcelain"]), "");
+}

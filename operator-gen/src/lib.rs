@@ -85,10 +85,12 @@ pub use model::{Api, Kind, Reads};
 pub use place::{Located, Location};
 pub use plural::default_plural;
 pub use sink::Layout;
+#[cfg(feature = "cluster")]
+pub use types_from_crd::{ClusterSource, read_crds_from_cluster};
 #[cfg(feature = "types-from-crd")]
 pub use types_from_crd::{
-    CrdDocument, RustTypes, TypesError, TypesOptions, crds_in, differences, kind_module, read_crds,
-    rust_types, rustfmt,
+    CrdDocument, RustTypes, SERVER_METADATA, TypesError, TypesOptions, crds_in, differences,
+    kind_module, read_crds, rust_types, rustfmt,
 };
 
 use source::SourceFile;

@@ -1,6 +1,6 @@
 //! `operator-gen`: the generator as a command, for any crate (controller-gen's CLI).
 
-use std::io::Write as _;
+use std::io::{Read as _, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -111,10 +111,22 @@ fn generators() -> PossibleValuesParser {
                   express is listed in each file's header and on stderr. Nothing is written when any \
                   input has an error; the output directory is replaced whole."
 )]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["from_crd", "from_cluster"])))]
 struct TypesCli {
-    /// The CRD YAML file or directory to read.
+    /// The CRD YAML file or directory to read (`-`: standard input).
     #[arg(long, value_name = "FILE_OR_DIR")]
-    from_crd: PathBuf,
+    from_crd: Option<PathBuf>,
+    /// Read the CRD from the cluster instead: its name (`certificates.cert-manager.io`) or,
+    /// as for kubectl, a plural, kind or short name (`certificate`, `cert`), with `.group`
+    /// if ambiguous. Repeat for several.
+    #[arg(long, value_name = "NAME")]
+    from_cluster: Vec<String>,
+    /// The kubeconfig for --from-cluster (default: KUBECONFIG, ~/.kube/config, in-cluster).
+    #[arg(long, value_name = "FILE")]
+    kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context for --from-cluster (default: its current context).
+    #[arg(long, value_name = "NAME")]
+    context: Option<String>,
     /// The directory to write the modules into (replaced whole).
     #[arg(
         long,
@@ -133,8 +145,35 @@ struct TypesCli {
 }
 
 fn run_types(cli: &TypesCli) -> anyhow::Result<ExitCode> {
-    let crds = operator_gen::read_crds(&cli.from_crd)?;
-    let mut command = format!("operator-gen types --from-crd {}", cli.from_crd.display());
+    if cli.from_cluster.is_empty() && (cli.kubeconfig.is_some() || cli.context.is_some()) {
+        anyhow::bail!(
+            "--kubeconfig and --context choose the cluster of --from-cluster; a CRD read with --from-crd comes from its file"
+        );
+    }
+    let (crds, mut command) = match &cli.from_crd {
+        Some(path) if path.as_os_str() == "-" => {
+            let mut text = String::new();
+            std::io::stdin().read_to_string(&mut text)?;
+            let stdin = std::path::Path::new("<stdin>");
+            let crds = operator_gen::crds_in(&text, stdin)?;
+            if crds.is_empty() {
+                return Err(operator_gen::TypesError::NoCrd(stdin.into()).into());
+            }
+            (crds, "operator-gen types --from-crd -".to_owned())
+        }
+        Some(path) => (
+            operator_gen::read_crds(path)?,
+            format!("operator-gen types --from-crd {}", path.display()),
+        ),
+        None => (
+            from_cluster(cli)?,
+            cli.from_cluster
+                .iter()
+                .fold("operator-gen types".to_owned(), |command, name| {
+                    format!("{command} --from-cluster {name}")
+                }),
+        ),
+    };
     if let Some(shape) = &cli.embedded_object_meta {
         command.push_str(&format!(" --embedded-object-meta {shape}"));
     }
@@ -189,6 +228,27 @@ fn run_types(cli: &TypesCli) -> anyhow::Result<ExitCode> {
     }
     std::io::stderr().lock().write_all(report.as_bytes())?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(feature = "cluster")]
+fn from_cluster(cli: &TypesCli) -> anyhow::Result<Vec<operator_gen::CrdDocument>> {
+    let source = operator_gen::ClusterSource {
+        kubeconfig: cli.kubeconfig.clone(),
+        context: cli.context.clone(),
+    };
+    Ok(operator_gen::read_crds_from_cluster(
+        &cli.from_cluster,
+        &source,
+    )?)
+}
+
+#[cfg(not(feature = "cluster"))]
+fn from_cluster(_: &TypesCli) -> anyhow::Result<Vec<operator_gen::CrdDocument>> {
+    anyhow::bail!(
+        "this operator-gen was built without its `cluster` feature, so --from-cluster is not available: \
+         install it with the feature (`cargo install operator-gen --features cluster`), or save the CRD \
+         and read it (`kubectl get crd NAME -o yaml | operator-gen types --from-crd - ...`)"
+    )
 }
 
 /// Writes `files` as the whole of `out`: into a new directory beside it, which then takes

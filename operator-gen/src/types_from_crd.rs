@@ -10,9 +10,14 @@
 //! the file's header and returned as a warning. [`differences`] compares two CRDs property
 //! by property, for the round trip.
 
+#[cfg(feature = "cluster")]
+mod cluster;
 mod emit;
 mod known;
 mod text;
+
+#[cfg(feature = "cluster")]
+pub use cluster::{ClusterSource, read_crds_from_cluster};
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -29,9 +34,9 @@ use text::{pascal, snake, string_lit};
 /// One CustomResourceDefinition as read: where from, typed, and as written.
 #[derive(Debug, Clone)]
 pub struct CrdDocument {
-    /// The file.
+    /// The file; for a CRD read from a cluster, `crd/<name>`.
     pub file: PathBuf,
-    /// The document's number in the file, from 1.
+    /// The document's number in the file, from 1; 0 for a CRD read from a cluster.
     pub document: usize,
     /// The CRD.
     pub crd: CustomResourceDefinition,
@@ -52,7 +57,7 @@ pub enum TypesError {
         error: std::io::Error,
     },
     /// A document is no YAML.
-    #[error("{file}: document {document}: not YAML: {message}")]
+    #[error("{}: not YAML: {message}", place(file, *document))]
     Yaml {
         /// The file.
         file: PathBuf,
@@ -62,7 +67,7 @@ pub enum TypesError {
         message: String,
     },
     /// A document is a CustomResourceDefinition the types cannot be made from.
-    #[error("{file}: document {document}: {message}")]
+    #[error("{}: {message}", place(file, *document))]
     Invalid {
         /// The file.
         file: PathBuf,
@@ -74,6 +79,30 @@ pub enum TypesError {
     /// The input holds no CustomResourceDefinition.
     #[error("{0}: no CustomResourceDefinition in it")]
     NoCrd(PathBuf),
+    /// The cluster could not be reached, or does not have the CRD asked for.
+    #[error("{0}")]
+    Cluster(String),
+}
+
+/// The metadata the API server keeps of its own, in a CRD saved from a cluster (`kubectl get
+/// -o yaml`): not the kind's, so not read.
+pub const SERVER_METADATA: &[&str] = &[
+    "creationTimestamp",
+    "generation",
+    "managedFields",
+    "resourceVersion",
+    "selfLink",
+    "uid",
+];
+
+/// Where a document is, for messages: `file: document n`, or `crd/<name>` for a CRD read
+/// from a cluster (document 0).
+fn place(file: &Path, document: usize) -> String {
+    if document == 0 {
+        file.display().to_string()
+    } else {
+        format!("{}: document {document}", file.display())
+    }
 }
 
 /// The settings of a run.
@@ -259,10 +288,10 @@ pub fn rust_types(crds: &[CrdDocument], options: &TypesOptions) -> Result<RustTy
             (doc.file.clone(), doc.document),
         ) {
             return Err(invalid(format!(
-                "{} of group {} is also defined in {} (document {n})",
+                "{} of group {} is also defined in {}",
                 spec.names.kind,
                 spec.group,
-                file.display()
+                place(&file, n)
             )));
         }
         if spec.versions.is_empty() {
@@ -278,9 +307,8 @@ pub fn rust_types(crds: &[CrdDocument], options: &TypesOptions) -> Result<RustTy
             let rel = kind_module(&spec.group, &version.name, &spec.names.kind);
             for note in notes {
                 out.warnings.push(format!(
-                    "{}: document {}: {} {}: {note}",
-                    doc.file.display(),
-                    doc.document,
+                    "{}: {} {}: {note}",
+                    place(&doc.file, doc.document),
                     spec.names.kind,
                     version.name
                 ));
@@ -294,9 +322,8 @@ pub fn rust_types(crds: &[CrdDocument], options: &TypesOptions) -> Result<RustTy
         }
         for note in crd_notes.drain(..) {
             out.warnings.push(format!(
-                "{}: document {}: {}: {note}",
-                doc.file.display(),
-                doc.document,
+                "{}: {}: {note}",
+                place(&doc.file, doc.document),
                 spec.names.kind
             ));
         }
@@ -337,8 +364,15 @@ pub fn rust_types(crds: &[CrdDocument], options: &TypesOptions) -> Result<RustTy
 /// the status, unknown keys): each a note.
 fn unread(doc: &CrdDocument) -> Vec<String> {
     let typed = serde_json::to_value(&doc.crd).expect("a CRD serializes");
+    let mut raw = doc.raw.clone();
+    // The API server's default (what a CRD read from a cluster has): the same as none.
+    if let Some(spec) = raw.get_mut("spec").and_then(Value::as_object_mut)
+        && spec.get("conversion") == Some(&serde_json::json!({"strategy": "None"}))
+    {
+        spec.remove("conversion");
+    }
     let mut missing = Vec::new();
-    absent(&doc.raw, &typed, "", &mut missing);
+    absent(&raw, &typed, "", &mut missing);
     if let Some(p) = doc.crd.spec.preserve_unknown_fields {
         missing.push(format!(".spec.preserveUnknownFields ({p})"));
     }
@@ -347,7 +381,9 @@ fn unread(doc: &CrdDocument) -> Vec<String> {
         .filter(|path| {
             // Written by the tools, not part of the kind.
             !path.starts_with(".metadata.annotations.controller-gen.kubebuilder.io/version")
-                && !path.starts_with(".metadata.creationTimestamp")
+                && !SERVER_METADATA
+                    .iter()
+                    .any(|key| path.starts_with(&format!(".metadata.{key}")))
                 && path != ".status"
         })
         .map(|path| format!("{path} is not expressed: operator-rs types have no place for it"))
@@ -503,10 +539,12 @@ fn version_module(
     let mut text = String::new();
     let _ = writeln!(
         text,
-        "// Generated by `{}`\n// from {} (document {}): CustomResourceDefinition {}, version {}.",
+        "// Generated by `{}`\n// from {}: CustomResourceDefinition {}, version {}.",
         options.command,
-        doc.file.display(),
-        doc.document,
+        match doc.document {
+            0 => format!("{} in the cluster", doc.file.display()),
+            n => format!("{} (document {n})", doc.file.display()),
+        },
         crd.metadata.name.as_deref().unwrap_or(&spec.group),
         version.name
     );

@@ -631,3 +631,93 @@ fn types_errors_name_the_file_and_document_and_write_nothing() {
         "// mine\n"
     );
 }
+
+#[test]
+fn types_reads_standard_input_and_refuses_cluster_flags_without_a_cluster() {
+    use std::io::Write as _;
+    let run = |args: &[&str], input: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_operator-gen"))
+            .args(args)
+            .env_remove("KUBECONFIG")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    // `kubectl get crd NAME -o yaml | operator-gen types --from-crd -`
+    let piped = run(&["types", "--from-crd", "-", "--stdout"], CRD);
+    assert!(piped.status.success(), "{}", stderr(&piped));
+    let text = String::from_utf8_lossy(&piped.stdout);
+    assert!(
+        text.contains(
+            "// from <stdin> (document 1): CustomResourceDefinition gizmos.cli.example.com"
+        ),
+        "{text}"
+    );
+    let nothing = run(&["types", "--from-crd", "-", "--stdout"], "a: b\n");
+    assert!(!nothing.status.success());
+    assert!(
+        stderr(&nothing).contains("<stdin>: no CustomResourceDefinition in it"),
+        "{}",
+        stderr(&nothing)
+    );
+    // The cluster's flags only with --from-cluster; exactly one source.
+    let stray = run(
+        &["types", "--from-crd", "-", "--context", "x", "--stdout"],
+        CRD,
+    );
+    assert!(!stray.status.success());
+    assert!(
+        stderr(&stray).contains("--from-cluster"),
+        "{}",
+        stderr(&stray)
+    );
+    let both = run(
+        &[
+            "types",
+            "--from-crd",
+            "-",
+            "--from-cluster",
+            "x",
+            "--stdout",
+        ],
+        CRD,
+    );
+    assert!(!both.status.success());
+    assert!(
+        stderr(&both).contains("cannot be used with"),
+        "{}",
+        stderr(&both)
+    );
+    // A kubeconfig that is not there is named, and nothing is written.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("api");
+    let missing = dir.path().join("no-kubeconfig");
+    let unreachable = run(
+        &[
+            "types",
+            "--from-cluster",
+            "certificates.cert-manager.io",
+            "--kubeconfig",
+            missing.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(!unreachable.status.success());
+    assert!(
+        stderr(&unreachable).contains(&format!("cannot read the kubeconfig {}", missing.display())),
+        "{}",
+        stderr(&unreachable)
+    );
+    assert!(!out.exists());
+}
