@@ -2,7 +2,8 @@
 //! labelled ConfigMaps that owns a Secret copy of each (`owns_transformed`: the cache keeps the
 //! Secrets without their data) and watches ServiceAccounts
 //! labelled with a ConfigMap's name (`watches_metadata`). Its reconcile applies the copy, reads
-//! the related ServiceAccounts from the index and publishes the same event every time.
+//! the related ServiceAccounts and the owned Secrets from the indexes and publishes the same
+//! event every time.
 //!
 //! What it shows: an apply is sent once and again only when the owned object changed (a hand
 //! edit), not for events that change nothing; a watched object reconciles the object it maps
@@ -47,6 +48,8 @@ struct Seen {
     reconciles: AtomicUsize,
     /// The related ServiceAccounts of each ConfigMap, as the last reconcile saw them.
     related: Mutex<BTreeMap<String, Vec<String>>>,
+    /// The owned Secrets of each ConfigMap (by controller owner reference), likewise.
+    owned: Mutex<BTreeMap<String, Vec<String>>>,
     /// The cached copies the reconciles read: whether each still had data, and its labels.
     cached: Mutex<Vec<(bool, BTreeMap<String, String>)>>,
 }
@@ -84,6 +87,12 @@ async fn reconcile(
         .map(|sa| sa.name_any())
         .collect();
     ctx.related.lock().unwrap().insert(cm.name_any(), related);
+    let owned: Vec<String> = ctx
+        .related::<Secret, _>(cm.as_ref())
+        .iter()
+        .map(|s| s.name_any())
+        .collect();
+    ctx.owned.lock().unwrap().insert(cm.name_any(), owned);
     let name = format!("{}-copy", cm.name_any());
     if let Some(copy) = ctx.cached::<Secret>(cm.namespace().as_deref(), &name) {
         let entry = (copy.data.is_some(), copy.labels().clone());
@@ -224,6 +233,12 @@ async fn owned_and_watched_kinds_through_the_builder() {
         seen.sent.load(Ordering::SeqCst),
         1,
         "an unchanged copy was applied again"
+    );
+    // The owned copy is found from the index `owns` keeps by controller owner reference.
+    assert_eq!(
+        seen.owned.lock().unwrap().get("settings").cloned(),
+        Some(vec!["settings-copy".to_string()]),
+        "related on an owned kind"
     );
 
     // A hand edit of the copy is an event of an owned object: applied again, and put back.

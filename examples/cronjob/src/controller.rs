@@ -17,7 +17,6 @@ use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, DeleteParams, PostParams};
 use kube::runtime::controller::Action;
 use kube::runtime::events::EventType;
-use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Client, Resource, ResourceExt};
 use operator_derive::rbac;
@@ -272,14 +271,6 @@ pub fn job_for(cj: &CronJob, run: Timestamp) -> Job {
     }
 }
 
-/// The CronJob that controls a Job, from its owner reference.
-fn cronjob_of(job: &Job) -> Option<ObjectRef<CronJob>> {
-    let owner = job.owner_references().iter().find(|o| {
-        o.controller == Some(true) && o.kind == "CronJob" && o.api_version == CronJob::API_VERSION
-    })?;
-    Some(ObjectRef::new(&owner.name).within(job.namespace().as_deref()?))
-}
-
 /// How the controller runs.
 pub struct Settings {
     /// Watch only this namespace (all when `None`).
@@ -311,7 +302,7 @@ pub async fn start(client: Client, settings: Settings, runtime: Runtime) {
         .named(CONTROLLER_NAME)
         .field_manager(FIELD_MANAGER)
         .namespace(settings.namespace)
-        .watches::<Job, _>(watcher::Config::default(), cronjob_of)
+        .owns::<Job>(watcher::Config::default())
         .run(
             reconcile,
             Data {

@@ -1,6 +1,6 @@
 //! The watch caches a controller keeps besides its primary kind's: owned kinds (for the
-//! applier) and watched kinds (for [`Context::related`](super::Context::related)), found by
-//! the cached type.
+//! applier) and watched kinds, each indexed by the primary object its objects belong to (for
+//! [`Context::related`](super::Context::related)), found by the cached type.
 
 use std::any::{Any, TypeId};
 use std::collections::{BTreeSet, HashMap};
@@ -21,11 +21,11 @@ pub(crate) fn key_of<K: Resource>(obj: &K) -> Key {
     )
 }
 
-/// A cache of `S`: the reflector's store, and for a watched kind the index of its objects by
-/// the primary object they map to.
+/// A cache of `S`: the reflector's store, and the index of its objects by the primary object
+/// they map to (for an owned kind, its controller owner reference).
 pub(crate) struct Cache<S: Resource<DynamicType = ()> + 'static> {
     pub(crate) store: Store<S>,
-    pub(crate) index: Option<Arc<RelatedIndex>>,
+    pub(crate) index: Arc<RelatedIndex>,
 }
 
 /// Caches by the type they hold (`Deployment`, `PartialObjectMeta<Service>`, ...).

@@ -341,21 +341,30 @@ impl<T> Context<T> {
             .lookup(&(namespace.map(str::to_string), name.to_string()))
     }
 
-    /// The objects of a watched kind `S` that its mapping function maps to `owner` (say, a
-    /// kind's pods by their label), from an index the watch keeps: no scan of the cache.
-    /// Empty when `S` is not watched with a mapping.
+    /// The objects of an owned or watched kind `S` that belong to `owner`, from an index the
+    /// watch keeps (no scan of the cache): for an owned kind, those whose controller owner
+    /// reference names `owner` (controller-runtime's `Owns`); for a watched kind, those its
+    /// mapping function maps to `owner` (say, a kind's pods by their label).
+    ///
+    /// # Panics
+    ///
+    /// When the controller neither owns nor watches `S` (a mistake in the operator's code,
+    /// which the first reconcile finds; a recovered panic becomes that reconcile's error).
     pub fn related<S, K>(&self, owner: &K) -> Vec<Arc<S>>
     where
         S: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
         K: Resource,
     {
         let Some(cache) = self.caches.get::<S>() else {
-            return Vec::new();
+            panic!(
+                "Context::related::<{}>: the controller neither owns nor watches that type, so \
+                 nothing indexes it; register it on the controller with owns::<...>() or \
+                 watches::<...>(...) (owns_metadata/watches_metadata for PartialObjectMeta)",
+                std::any::type_name::<S>()
+            );
         };
-        let Some(index) = &cache.index else {
-            return Vec::new();
-        };
-        index
+        cache
+            .index
             .related(&key_of(owner))
             .iter()
             .filter_map(|key| cache.lookup(key))

@@ -233,8 +233,7 @@ where
         C::Scope: ScopeApi,
     {
         self.register(move |setup| {
-            let stream = setup.cache::<C>(config, None, None);
-            setup.add(|c| c.owns_stream(stream));
+            setup.own::<C>(config, None);
         })
     }
 
@@ -252,8 +251,7 @@ where
         T: Fn(&mut C) + Send + Sync + 'static,
     {
         self.register(move |setup| {
-            let stream = setup.cache::<C>(config, None, Some(Arc::new(transform)));
-            setup.add(|c| c.owns_stream(stream));
+            setup.own::<C>(config, Some(Arc::new(transform)));
         })
     }
 
@@ -266,8 +264,7 @@ where
         C::Scope: ScopeApi,
     {
         self.register(move |setup| {
-            let stream = setup.cache::<PartialObjectMeta<C>>(config, None, None);
-            setup.add(|c| c.owns_stream(stream));
+            setup.own::<PartialObjectMeta<C>>(config, None);
         })
     }
 

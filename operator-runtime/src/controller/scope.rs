@@ -6,6 +6,9 @@ use kube::{Api, Client, Resource};
 /// The scope of a kind, as code that does not know it statically builds its `Api` with:
 /// [`api`].
 pub trait ScopeApi: Sized {
+    /// Whether objects of the scope live in a namespace.
+    const NAMESPACED: bool;
+
     /// `Api::namespaced` in `namespace` (`Api::all` without one) for namespaced kinds,
     /// `Api::all` for cluster-scoped ones.
     fn api<K: Resource<Scope = Self, DynamicType = ()>>(
@@ -15,6 +18,8 @@ pub trait ScopeApi: Sized {
 }
 
 impl ScopeApi for NamespaceResourceScope {
+    const NAMESPACED: bool = true;
+
     fn api<K: Resource<Scope = Self, DynamicType = ()>>(
         client: Client,
         namespace: Option<&str>,
@@ -27,6 +32,8 @@ impl ScopeApi for NamespaceResourceScope {
 }
 
 impl ScopeApi for ClusterResourceScope {
+    const NAMESPACED: bool = false;
+
     fn api<K: Resource<Scope = Self, DynamicType = ()>>(
         client: Client,
         _namespace: Option<&str>,

@@ -105,12 +105,14 @@ where
         self.controller = Some(f(controller));
     }
 
-    /// A cache of `S` (indexed by `owner` when given) and the stream of its changes.
+    /// A cache of `S`, indexed by `owner`, and the stream of its changes; with `watched`,
+    /// its status-only changes are dropped when the controller ignores status changes.
     pub(super) fn cache<S>(
         &mut self,
         config: watcher::Config,
-        owner: Option<OwnerOf<S>>,
+        owner: OwnerOf<S>,
         transform: Option<Transform<S>>,
+        watched: bool,
     ) -> impl futures::Stream<Item = Result<S, watcher::Error>> + Send + 'static
     where
         S: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
@@ -122,7 +124,7 @@ where
             std::any::type_name::<S>()
         );
         let (store, writer) = reflector::store();
-        let index = owner.as_ref().map(|_| Arc::new(RelatedIndex::default()));
+        let index = Arc::new(RelatedIndex::default());
         let indexing = index.clone();
         let stream = reflector::reflector(
             writer,
@@ -134,13 +136,13 @@ where
             }),
         )
         .inspect(move |event| {
-            if let (Ok(event), Some(index), Some(owner)) = (event, &indexing, &owner) {
-                index.observe(event, |obj| owner(obj));
+            if let Ok(event) = event {
+                indexing.observe(event, |obj| owner(obj));
             }
         });
         // A watched kind's status-only changes too (an owned kind's status is usually what
         // the reconciler reads, so those always wake it).
-        let stream = if self.ignore_status_changes && index.is_some() {
+        let stream = if self.ignore_status_changes && watched {
             without_status_changes(stream).boxed()
         } else {
             stream.boxed()
@@ -161,13 +163,43 @@ where
         let index = map.clone();
         let stream = self.cache::<S>(
             config,
-            Some(Arc::new(move |obj: &S| {
-                index(obj).map(|r| (r.namespace.clone(), r.name.clone()))
-            })),
+            Arc::new(move |obj: &S| index(obj).map(|r| (r.namespace.clone(), r.name.clone()))),
             None,
+            true,
         );
         self.add(|c| c.watches_stream(stream, move |obj: S| map(&obj)));
     }
+
+    /// Owns `C`: a cache of it indexed by its controller owner reference to a `K` (what
+    /// [`Context::related`](super::Context::related) reads), whose changes reconcile that `K`.
+    pub(super) fn own<C>(&mut self, config: watcher::Config, transform: Option<Transform<C>>)
+    where
+        C: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
+        C::Scope: ScopeApi,
+        K::Scope: ScopeApi,
+    {
+        let stream = self.cache::<C>(config, Arc::new(controller_of::<K, C>), transform, false);
+        self.add(|c| c.owns_stream(stream));
+    }
+}
+
+/// The `K` that controls `obj`, by its controller owner reference (the one that kube's and
+/// controller-runtime's `owns` follow): its name, in `obj`'s namespace for a namespaced `K`.
+pub(super) fn controller_of<K, C>(obj: &C) -> Option<Key>
+where
+    K: Resource<DynamicType = ()>,
+    K::Scope: ScopeApi,
+    C: Resource,
+{
+    let owner = obj.meta().owner_references.as_ref()?.iter().find(|o| {
+        o.controller == Some(true) && o.kind == K::kind(&()) && o.api_version == K::api_version(&())
+    })?;
+    let namespace = if <K::Scope as ScopeApi>::NAMESPACED {
+        Some(obj.meta().namespace.clone()?)
+    } else {
+        None
+    };
+    Some((namespace, owner.name.clone()))
 }
 
 /// The events of `events` less the updates that changed nothing but the status (see
@@ -270,6 +302,51 @@ impl kube::runtime::utils::Backoff for WatchBackoff {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_owned_object_belongs_to_the_kind_its_controller_reference_names() {
+        use k8s_openapi::api::apps::v1::Deployment;
+        use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+        let reference = |kind: &str, api_version: &str, name: &str, controller| OwnerReference {
+            kind: kind.into(),
+            api_version: api_version.into(),
+            name: name.into(),
+            controller,
+            ..Default::default()
+        };
+        let cm = |refs: Vec<OwnerReference>| ConfigMap {
+            metadata: kube::api::ObjectMeta {
+                name: Some("c".into()),
+                namespace: Some("ns".into()),
+                owner_references: Some(refs),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let owned = cm(vec![
+            reference("Deployment", "apps/v1", "not-controller", None),
+            reference("Deployment", "apps/v1", "web", Some(true)),
+        ]);
+        assert_eq!(
+            controller_of::<Deployment, _>(&owned),
+            Some((Some("ns".into()), "web".into()))
+        );
+        // Another kind, another group's kind of the same name, or no controller flag.
+        for refs in [
+            vec![reference("StatefulSet", "apps/v1", "web", Some(true))],
+            vec![reference("Deployment", "other.io/v1", "web", Some(true))],
+            vec![reference("Deployment", "apps/v1", "web", Some(false))],
+        ] {
+            assert_eq!(controller_of::<Deployment, _>(&cm(refs)), None);
+        }
+        // A cluster-scoped owner: no namespace in the key.
+        let in_namespace = cm(vec![reference("Namespace", "v1", "ns", Some(true))]);
+        assert_eq!(
+            controller_of::<Namespace, _>(&in_namespace),
+            Some((None, "ns".into()))
+        );
+    }
 
     #[test]
     fn watch_backoff_is_capped_at_five_seconds_and_resets() {
