@@ -696,6 +696,33 @@ async fn a_role_missing_a_marker_is_refused_and_the_report_names_the_marker() {
     );
 }
 
+/// Requests of `method` on `resource` an instance sent, from its metrics.
+fn requests(metrics: &Metrics, method: &str, resource: &str) -> u64 {
+    sample_sum(metrics, |m, r| m == method && r == resource)
+}
+
+/// Requests of `method` on any resource but `resource`.
+fn requests_except(metrics: &Metrics, method: &str, resource: &str) -> u64 {
+    sample_sum(metrics, |m, r| m == method && r != resource)
+}
+
+fn sample_sum(metrics: &Metrics, pick: impl Fn(&str, &str) -> bool) -> u64 {
+    let label = |line: &str, name: &str| -> String {
+        let at = format!("{name}=\"");
+        line.split_once(&at)
+            .and_then(|(_, rest)| rest.split_once('"'))
+            .map(|(value, _)| value.to_string())
+            .unwrap_or_default()
+    };
+    metrics
+        .encode()
+        .lines()
+        .filter(|l| l.starts_with("operator_rest_client_requests_total{"))
+        .filter(|l| pick(&label(l, "method"), &label(l, "resource")))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
 fn election(namespace: &str, identity: &str, lease: Duration) -> LeaderElection {
     LeaderElection {
         namespace: namespace.to_string(),
@@ -759,6 +786,27 @@ async fn with_leader_election_one_instance_reconciles_and_another_takes_over() {
         "the standby reconciled"
     );
     assert!(!second.metrics.is_leader());
+    // Warm: the standby lists and watches what the controller caches while it waits, and
+    // writes nothing but its tries at the lease.
+    wait_until("the standby's watches", TIMEOUT, || {
+        let m = second.metrics.clone();
+        async move {
+            ["memcacheds", "deployments", "services", "pods"]
+                .iter()
+                .all(|r| requests(&m, "GET", r) > 0)
+                .then_some(())
+        }
+    })
+    .await
+    .unwrap();
+    let writes = |m: &Metrics| -> u64 {
+        ["POST", "PUT", "PATCH", "DELETE"]
+            .iter()
+            .map(|method| requests_except(m, method, "leases"))
+            .sum()
+    };
+    assert_eq!(writes(&second.metrics), 0, "the standby wrote");
+    let lists_before = requests(&second.metrics, "GET", "memcacheds");
 
     let killed = Instant::now();
     first_runtime.shutdown_background();
@@ -774,7 +822,23 @@ async fn with_leader_election_one_instance_reconciles_and_another_takes_over() {
         took <= lease + Duration::from_secs(4),
         "took over after {took:?} with a {lease:?} lease"
     );
-    eprintln!("the standby took over {took:?} after the leader died (lease {lease:?})");
+    // It reconciles what it already holds, from its synced cache: no list first.
+    let led = Instant::now();
+    wait_until("the new leader's first reconcile", TIMEOUT, || {
+        let m = second.metrics.clone();
+        async move { (m.reconciles(CONTROLLER_NAME) > 0).then_some(()) }
+    })
+    .await
+    .unwrap();
+    let first_reconcile = led.elapsed();
+    assert_eq!(
+        requests(&second.metrics, "GET", "memcacheds"),
+        lists_before,
+        "the new leader read the Memcacheds again before reconciling"
+    );
+    eprintln!(
+        "the standby took over {took:?} after the leader died (lease {lease:?}) and reconciled {first_reconcile:?} after leading, from its warm cache"
+    );
 
     mcs.patch(
         "led",

@@ -8,7 +8,8 @@
 //!   nothing, a status writer that writes only changes, events that are news, per-object
 //!   backoff; [`conditions`]: `status.conditions` kept as the API conventions say;
 //! - [`manager`]: runs the operator's controllers, behind leader election on a Lease when
-//!   asked, with the health and readiness probes and the Prometheus endpoint, until shutdown;
+//!   asked (failover warm: a standby's caches fill and sync, only its reconciles wait for the
+//!   lease), with the health and readiness probes and the Prometheus endpoint, until shutdown;
 //! - [`secure_metrics`]: `/metrics` over HTTPS for callers the API server authenticates and
 //!   authorizes (TokenReview, SubjectAccessReview), kubebuilder v4's default;
 //! - [`metrics`]: controller-runtime's metric names (reconciles, errors, durations, workers,

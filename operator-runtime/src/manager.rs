@@ -1,8 +1,12 @@
 //! What controller-runtime's manager gives a Go operator: leader election on a Lease, the
 //! Prometheus endpoint, health and readiness probes, and one shutdown signal for all of it.
-//! The operator hands [`run`] a function that starts its controllers; the manager calls it
-//! once this instance may reconcile (at once, or on winning the lease) with a [`Runtime`]:
-//! the stop signal the controllers must honour and the readiness they report.
+//! The operator hands [`run`] a function that starts its controllers; the manager calls it at
+//! once, on every instance, with a [`Runtime`]: the stop signal the controllers must honour,
+//! the readiness they report, and whether this instance leads. Failover is warm, as
+//! controller-runtime's since its "warm replicas": a standby's controllers list and watch
+//! from the start, so its caches are synced (and `/readyz` says so) while the leader runs,
+//! and only their reconciles wait for the lease ([`Runtime::elected`]); the instance that
+//! takes over reconciles from a synced cache instead of listing everything first.
 //!
 //! `/metrics` is served as [`MetricsSecurity`] says: [`run_with_metrics_security`] takes it
 //! (operators pass [`ManagerFlags::metrics_security`](crate::ManagerFlags::metrics_security),
@@ -182,16 +186,34 @@ impl Probe {
     }
 }
 
-/// What the controllers get from the manager when they may start.
+/// What the controllers get from the manager when they start.
 #[derive(Debug, Clone)]
 pub struct Runtime {
     stop: CancellationToken,
     probe: Arc<Probe>,
     metrics: Arc<Metrics>,
     reconcile: ReconcileSettings,
+    elected: CancellationToken,
 }
 
 impl Runtime {
+    /// Completes once this instance leads (at once without leader election), as
+    /// controller-runtime's `Elected()`: the controllers' reconciles wait for it, and so must
+    /// anything else of the operator's that writes.
+    pub fn elected(&self) -> impl Future<Output = ()> + Send + Sync + use<> {
+        self.elected.clone().cancelled_owned()
+    }
+
+    /// Whether this instance leads now (see [`elected`](Self::elected)).
+    pub fn is_elected(&self) -> bool {
+        self.elected.is_cancelled()
+    }
+
+    /// The leadership signal as a token, cancelled once this instance leads.
+    pub(crate) fn elected_token(&self) -> CancellationToken {
+        self.elected.clone()
+    }
+
     /// Completes when the controllers must stop (shutdown, or the lease lost).
     pub fn stopped(&self) -> impl Future<Output = ()> + Send + Sync + use<> {
         self.stop.clone().cancelled_owned()
@@ -325,8 +347,8 @@ impl Manager {
         self
     }
 
-    /// Runs until shutdown or the lease is lost, as [`run`] does; `controllers` is called
-    /// once this instance may reconcile.
+    /// Runs until shutdown or the lease is lost, as [`run`] does; `controllers` is called at
+    /// once, on every instance (their reconciles wait for the lease).
     pub async fn run<F, Fut>(self, controllers: F) -> Result<(), ManagerError>
     where
         F: FnOnce(Runtime) -> Fut,
@@ -366,7 +388,9 @@ impl Manager {
 
 /// Runs the operator until `shutdown` is cancelled (then stops gracefully, releasing the lease),
 /// or until leadership is lost (an error, as in controller-runtime: the process should exit).
-/// `controllers` is called once, when this instance may reconcile, and must return when its
+/// `controllers` is called once, at the start, on every instance (with leader election the
+/// controllers' caches fill on a standby too, and their reconciles wait until it leads:
+/// [`Runtime::elected`]), and must return when its
 /// [`Runtime::stopped`] completes.
 pub async fn run<F, Fut>(
     client: Client,
@@ -463,13 +487,21 @@ where
         }
     }
 
+    let elected = CancellationToken::new();
     let Some(election) = options.leader_election else {
-        run_controllers(controllers, metrics, options.reconcile, shutdown, probe).await;
+        elected.cancel();
+        let running = run_controllers(
+            controllers,
+            metrics,
+            options.reconcile,
+            shutdown,
+            probe,
+            elected,
+        );
+        running.await;
         return Ok(());
     };
 
-    // A standby instance is healthy and ready: it must not block a rollout.
-    probe.set_ready(true);
     let manager = LeaseManagerBuilder::new(client, &election.lease_name)
         .with_namespace(&election.namespace)
         .with_identity(&election.identity)
@@ -479,28 +511,14 @@ where
         .build()
         .await?;
     let (mut leading, lease_task) = manager.watch().await;
-    info!(lease = %election.lease_name, namespace = %election.namespace, identity = %election.identity, "waiting for the leader lease");
-    loop {
-        if *leading.borrow_and_update() {
-            break;
-        }
-        tokio::select! {
-            _ = shutdown.cancelled() => {
-                drop(leading);
-                let _ = lease_task.await;
-                return Ok(());
-            }
-            changed = leading.changed() => {
-                if changed.is_err() {
-                    return Err(ManagerError::LostLeadership);
-                }
-            }
-        }
-    }
-    info!(identity = %election.identity, "acquired the leader lease");
-    metrics.set_leader(true);
-
-    // The controller stops on shutdown or when the lease is lost, whichever comes first.
+    info!(lease = %election.lease_name, namespace = %election.namespace, identity = %election.identity, "waiting for the leader lease; the watches start meanwhile");
+    let acquired = |elected: &CancellationToken| {
+        info!(identity = %election.identity, "acquired the leader lease");
+        metrics.set_leader(true);
+        elected.cancel();
+    };
+    // The controllers start at once (their caches fill and sync on a standby too); they stop
+    // on shutdown or when the lease is lost, whichever comes first.
     let stop = shutdown.child_token();
     let mut lost = false;
     {
@@ -510,14 +528,25 @@ where
             options.reconcile,
             stop.clone(),
             probe,
+            elected.clone(),
         );
         tokio::pin!(controller);
+        if *leading.borrow_and_update() {
+            acquired(&elected);
+        }
         loop {
             tokio::select! {
-                _ = &mut controller => break,
+                () = &mut controller => break,
                 changed = leading.changed(), if !lost => {
-                    if changed.is_err() || !*leading.borrow_and_update() {
-                        error!("lost the leader lease; stopping the controller");
+                    let leads = changed.is_ok() && *leading.borrow_and_update();
+                    if leads && !elected.is_cancelled() {
+                        acquired(&elected);
+                    } else if !leads && elected.is_cancelled() {
+                        error!("lost the leader lease; stopping the controllers");
+                        lost = true;
+                        stop.cancel();
+                    } else if changed.is_err() {
+                        error!("the leader election stopped; stopping the controllers");
                         lost = true;
                         stop.cancel();
                     }
@@ -535,7 +564,9 @@ where
     if lost {
         Err(ManagerError::LostLeadership)
     } else {
-        info!("released the leader lease");
+        if elected.is_cancelled() {
+            info!("released the leader lease");
+        }
         Ok(())
     }
 }
@@ -546,6 +577,7 @@ async fn run_controllers<F, Fut>(
     reconcile: ReconcileSettings,
     stop: CancellationToken,
     probe: Arc<Probe>,
+    elected: CancellationToken,
 ) where
     F: FnOnce(Runtime) -> Fut,
     Fut: Future<Output = ()>,
@@ -555,6 +587,7 @@ async fn run_controllers<F, Fut>(
         probe: probe.clone(),
         metrics,
         reconcile,
+        elected,
     };
     let running = controllers(runtime);
     if probe.pending.load(Ordering::SeqCst) == 0 {

@@ -28,11 +28,36 @@ pub(crate) struct Cache<S: Resource<DynamicType = ()> + 'static> {
     pub(crate) index: Arc<RelatedIndex>,
 }
 
-/// Caches by the type they hold (`Deployment`, `PartialObjectMeta<Service>`, ...).
+/// Caches by the type they hold (`Deployment`, `PartialObjectMeta<Service>`, ...), and the
+/// primary kind's store (kube's controller's).
 #[derive(Default)]
-pub(crate) struct Caches(HashMap<TypeId, Box<dyn Any + Send + Sync>>);
+pub(crate) struct Caches(
+    HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    Option<Box<dyn Any + Send + Sync>>,
+);
 
 impl Caches {
+    pub(crate) fn set_primary<K>(&mut self, store: Store<K>)
+    where
+        K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+    {
+        self.1 = Some(Box::new(store));
+    }
+
+    /// The primary object at `key` as the cache holds it now (`None` when it is gone, or
+    /// when `K` is not the primary kind).
+    pub(crate) fn primary<K>(&self, (namespace, name): &Key) -> Option<Arc<K>>
+    where
+        K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+    {
+        let store: &Store<K> = self.1.as_ref()?.downcast_ref()?;
+        let mut at = ObjectRef::<K>::new(name);
+        if let Some(ns) = namespace {
+            at = at.within(ns);
+        }
+        store.get(&at)
+    }
+
     pub(crate) fn insert<S>(&mut self, cache: Cache<S>)
     where
         S: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,

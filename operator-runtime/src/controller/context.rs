@@ -51,6 +51,9 @@ pub struct Context<T = ()> {
     /// Cancelled when the manager stops: a reconcile still waiting for the caches gives up
     /// (a cache that cannot sync, say for want of a grant, must not hold shutdown).
     pub(crate) stopping: CancellationToken,
+    /// Cancelled once this instance leads (at once without leader election): reconciles wait
+    /// for it, so a standby's caches fill while it writes nothing.
+    pub(crate) elected: CancellationToken,
     data: T,
 }
 
@@ -259,6 +262,11 @@ impl<T> Context<T> {
                 synced
             },
             stopping: CancellationToken::new(),
+            elected: {
+                let elected = CancellationToken::new();
+                elected.cancel();
+                elected
+            },
             data,
         }
     }

@@ -110,6 +110,20 @@ where
         // Stopping before the caches ever synced: nothing was reconciled, nothing to undo.
         () = ctx.stopping.cancelled() => return Ok(Action::await_change()),
     }
+    let obj = if ctx.elected.is_cancelled() {
+        obj
+    } else {
+        // A standby: the reconcile waits for the lease, then takes the object as the cache
+        // holds it by then (it may have changed, or gone, while the other instance led).
+        tokio::select! {
+            () = ctx.elected.cancelled() => {}
+            () = ctx.stopping.cancelled() => return Ok(Action::await_change()),
+        }
+        match ctx.caches.primary::<K>(&key_of(obj.as_ref())) {
+            Some(now) => now,
+            None => return Ok(Action::await_change()),
+        }
+    };
     let started = Instant::now();
     let _worker = ctx.metrics().worker(ctx.name());
     let key = key_of(obj.as_ref());

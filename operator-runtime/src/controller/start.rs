@@ -58,9 +58,10 @@ where
         guard,
         registrations,
     } = controller;
-    let (controller, caches, waits) =
+    let (controller, mut caches, waits) =
         Setup::<K>::new(client.clone(), namespace, config, ignore_status_changes)
             .register(registrations);
+    caches.set_primary(controller.store());
     let controller = configure(controller, &runtime, concurrency, watch_backoff);
     let caches_synced = report_synced(waits, synced);
     runtime.metrics().controller_started(&name, concurrency);
@@ -151,6 +152,7 @@ fn context<T>(
         ctx = ctx.with_event_reporter(reporter);
     }
     ctx.stopping = runtime.stop_token();
+    ctx.elected = runtime.elected_token();
     ctx
 }
 
