@@ -19,7 +19,7 @@ use kube::runtime::watcher;
 use kube::{Client, ResourceExt};
 use operator_derive::rbac;
 use operator_runtime::Runtime;
-use operator_runtime::controller::{self, Controller, Progress};
+use operator_runtime::controller::{self, Controller, Report, Reported};
 use tracing::info;
 
 use crate::api::v1alpha1::{Memcached, MemcachedStatus};
@@ -111,14 +111,13 @@ pub async fn reconcile(mc: Arc<Memcached>, ctx: Arc<Context>) -> Result<Action, 
     // The two are independent, so they go out together: a reconcile holds one of the
     // controller's few workers for the time of its requests.
     let (deployment, service) = (
-        resources::deployment(&mc, &ctx.image),
+        resources::deployment(&mc, &ctx.data().image),
         resources::service(&mc),
     );
     let (deployment, _) = tokio::try_join!(
         ctx.apply(mc.as_ref(), &deployment),
         ctx.apply(mc.as_ref(), &service)
     )?;
-    let applied_ago = deployment.applied_ago();
     let Some(deployment) = deployment.into_object() else {
         unreachable!("Deployments are cached as objects, not metadata");
     };
@@ -128,15 +127,9 @@ pub async fn reconcile(mc: Arc<Memcached>, ctx: Arc<Context>) -> Result<Action, 
         finalizing: false,
     };
     let status = status::desired(&mc, &observed, Timestamp::now());
-    // A rollout's steps are reported sparingly (status::report_delay says when).
-    let written_ago = ctx.status_written_ago(mc.as_ref());
-    if let Some(left) = status::report_delay(mc.status.as_ref(), &status, applied_ago, written_ago)
-    {
+    // A rollout's steps are reported sparingly: the runtime holds them back (Report::Progress).
+    if let Reported::Later(left) = write_status(&mc, status, &ctx).await? {
         return Ok(Action::requeue(left));
-    }
-    if write_status(&mc, status, &ctx).await? == Progress::Deferred {
-        // Many rollouts report at once: this one's report waits (its end does not).
-        return Ok(Action::requeue(status::PROGRESS_EVERY));
     }
     Ok(ctx.next_sync(mc.as_ref()))
 }
@@ -155,7 +148,7 @@ pub async fn cleanup(mc: Arc<Memcached>, ctx: Arc<Context>) -> Result<Action, Er
     // A second cleanup of the same deletion (a stale copy from the cache, queued before the
     // finalizer went) finds the status already written and records nothing again.
     let status = status::desired(&mc, &observed, Timestamp::now());
-    if write_status(&mc, status, &ctx).await? == Progress::Written {
+    if write_status(&mc, status, &ctx).await? == Reported::Written {
         let note = format!(
             "Memcached {name} is being deleted from namespace {ns}; its Deployment and Service follow by garbage collection"
         );
@@ -167,21 +160,20 @@ pub async fn cleanup(mc: Arc<Memcached>, ctx: Arc<Context>) -> Result<Action, Er
 }
 
 /// Writes `status` if it differs from the Memcached's, with an event when availability
-/// changed in a way worth one. A report of progress goes through the controller's budget of
-/// them and may be deferred; any other change is written at once.
+/// changed in a way worth one. A rollout's progress is paced by the runtime and may be held
+/// back ([`Reported::Later`]); any other change is written at once.
 async fn write_status(
     mc: &Memcached,
     status: MemcachedStatus,
     ctx: &Context,
-) -> Result<Progress, Error> {
-    let written = if status::is_progress(&status) {
-        ctx.write_progress(mc, &status).await?
-    } else if ctx.write_status(mc, &status).await? {
-        Progress::Written
+) -> Result<Reported, Error> {
+    let report = if status::is_progress(&status) {
+        Report::Progress
     } else {
-        Progress::Unchanged
+        Report::Change
     };
-    if written != Progress::Written {
+    let written = ctx.report(mc, &status, report).await?;
+    if written != Reported::Written {
         return Ok(written);
     }
     let previous = mc.status.clone().unwrap_or_default();
@@ -196,7 +188,7 @@ async fn write_status(
         };
         ctx.publish(mc, type_, reason, message).await;
     }
-    Ok(Progress::Written)
+    Ok(Reported::Written)
 }
 
 /// Names of the Memcached's pods that are not being deleted, from the pod watch's index.

@@ -1,8 +1,6 @@
 //! `status` of a Memcached from what was observed: its Deployment and its pods. Pure, so every
 //! condition is unit-tested; the reconciler writes the result only when it differs.
 
-use std::time::Duration;
-
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::Timestamp;
@@ -184,52 +182,16 @@ pub fn availability_event(
     }
 }
 
-/// How long after applying a new desired state the status waits for the rollout to finish
-/// before it reports progress.
-pub const STATUS_GRACE: Duration = Duration::from_secs(5);
-
-/// How often a rollout's progress (its counts and pod names, its state unchanged) is reported.
-pub const PROGRESS_EVERY: Duration = Duration::from_secs(15);
-
-/// How long to hold back writing `desired` over `current`, if at all. A rollout this process
-/// started moments ago (a new Memcached, a resize) is usually done within seconds, and each
-/// of its steps (the Deployment controller's first report, every pod ready) would be a write
-/// the next one replaces: it is reported once done, or after [`STATUS_GRACE`] from the apply
-/// (`applied_ago`). Once the status says the rollout is under way, its progress is reported
-/// at most every [`PROGRESS_EVERY`] from this process's last write (`written_ago`, `None`
-/// when it has not written). A change of state (done, failed, another generation) and
-/// anything outside a rollout are written at once.
-pub fn report_delay(
-    current: Option<&MemcachedStatus>,
-    desired: &MemcachedStatus,
-    applied_ago: Duration,
-    written_ago: Option<Duration>,
-) -> Option<Duration> {
-    let rolling = conditions::is_true(&desired.conditions, PROGRESSING)
-        && !conditions::is_true(&desired.conditions, DEGRADED);
-    if !rolling || current == Some(desired) {
-        return None;
-    }
-    let reported =
-        current.is_some_and(|c| conditions::same_state(&c.conditions, &desired.conditions));
-    let left = if reported {
-        PROGRESS_EVERY.checked_sub(written_ago?)
-    } else {
-        STATUS_GRACE.checked_sub(applied_ago)
-    };
-    left.filter(|left| !left.is_zero())
-}
-
-/// Whether `status` reports a change the user asked for that is still under way: a new
-/// Memcached being created, a resize catching up. The next write supersedes it, so it may wait
-/// when the controller has many such reports to send (`Context::write_progress`); the end of
-/// a rollout, a failure and a loss of availability never wait.
+/// Whether `status` reports a change the user asked for that is still under way (a new
+/// Memcached being created, a resize catching up: Progressing, not Degraded, Available
+/// `Creating` or `Updating`), whose next report supersedes it: the runtime paces those
+/// writes (`Report::Progress`: held back for a few seconds after the apply, then at most
+/// every fifteen, within the controller's budget of them). The end of a rollout, a failure,
+/// a loss of availability and anything outside a rollout are written at once.
 pub fn is_progress(status: &MemcachedStatus) -> bool {
     conditions::is_true(&status.conditions, PROGRESSING)
         && !conditions::is_true(&status.conditions, DEGRADED)
-        && find(status, AVAILABLE).is_some_and(|c| {
-            c.status == "False" && matches!(c.reason.as_str(), CREATING | UPDATING)
-        })
+        && find(status, AVAILABLE).is_some_and(|c| matches!(c.reason.as_str(), CREATING | UPDATING))
 }
 
 /// The condition of `type_` in `status`, if any.
@@ -545,8 +507,9 @@ mod tests {
     }
 
     #[test]
-    fn a_rollout_is_reported_after_the_grace_then_its_progress_sparingly_and_its_end_at_once() {
-        let secs = Duration::from_secs;
+    fn a_rollouts_steps_share_their_state_and_its_end_does_not() {
+        // What the runtime's pacing compares: the steps of a resize differ in their counts
+        // only (one report every so often), its end is a new state (at once).
         let at = |size, generation, ready, current: Option<&MemcachedStatus>| {
             let mut m = mc(size, generation);
             m.status = current.cloned();
@@ -558,59 +521,15 @@ mod tests {
             desired(&m, &observed, t(1))
         };
         let done = at(1, 1, 1, None);
-        assert_eq!(report_delay(None, &done, secs(0), None), None);
-        // Resized to 3: nothing written for the grace after the apply, then the first step.
         let one = at(3, 2, 1, Some(&done));
-        assert_eq!(
-            report_delay(Some(&done), &one, secs(0), None),
-            Some(STATUS_GRACE)
-        );
-        assert_eq!(
-            report_delay(Some(&done), &one, secs(2), None),
-            Some(secs(3))
-        );
-        assert_eq!(report_delay(Some(&done), &one, secs(5), None), None);
-        // Written: the next step differs only in its counts, held until PROGRESS_EVERY.
         let two = at(3, 2, 2, Some(&one));
+        let three = at(3, 2, 3, Some(&two));
+        assert!(is_progress(&one) && is_progress(&two) && !is_progress(&three));
         assert!(conditions::same_state(&one.conditions, &two.conditions));
         assert_ne!(one, two);
-        assert_eq!(
-            report_delay(Some(&one), &two, secs(8), Some(secs(3))),
-            Some(PROGRESS_EVERY - secs(3))
-        );
-        assert_eq!(
-            report_delay(Some(&one), &two, secs(20), Some(PROGRESS_EVERY)),
-            None
-        );
-        // Written by another process (none by this one): at once.
-        assert_eq!(report_delay(Some(&one), &two, secs(8), None), None);
-        // The end, another generation and a failure are states: at once.
-        let three = at(3, 2, 3, Some(&two));
-        assert_eq!(
-            report_delay(Some(&two), &three, secs(8), Some(secs(1))),
-            None
-        );
+        assert!(!conditions::same_state(&two.conditions, &three.conditions));
         let again = at(4, 3, 2, Some(&two));
-        assert_eq!(
-            report_delay(Some(&two), &again, secs(8), Some(secs(1))),
-            None,
-            "a new generation is written once the grace after its apply is over"
-        );
-        assert_eq!(
-            report_delay(Some(&two), &again, secs(1), Some(secs(1))),
-            Some(secs(4))
-        );
-        let mut failing = two.clone();
-        conditions::set(
-            &mut failing.conditions,
-            conditions::new(DEGRADED, true, "ReplicaFailure", "quota").generation(Some(2)),
-            t(2),
-        );
-        assert_eq!(
-            report_delay(Some(&two), &failing, secs(0), Some(secs(0))),
-            None
-        );
-        // Nothing to write: no wait either.
-        assert_eq!(report_delay(Some(&two), &two, secs(0), Some(secs(0))), None);
+        assert!(is_progress(&again));
+        assert!(!conditions::same_state(&two.conditions, &again.conditions));
     }
 }

@@ -77,26 +77,34 @@ async fn reconcile(
     cm: Arc<ConfigMap>,
     ctx: Arc<Context<Arc<Seen>>>,
 ) -> Result<Action, kube::Error> {
-    ctx.reconciles.fetch_add(1, Ordering::SeqCst);
+    ctx.data().reconciles.fetch_add(1, Ordering::SeqCst);
     if ctx.apply(cm.as_ref(), &copy_of(&cm)).await?.sent() {
-        ctx.sent.fetch_add(1, Ordering::SeqCst);
+        ctx.data().sent.fetch_add(1, Ordering::SeqCst);
     }
     let related: Vec<String> = ctx
         .related::<PartialObjectMeta<ServiceAccount>, _>(cm.as_ref())
         .iter()
         .map(|sa| sa.name_any())
         .collect();
-    ctx.related.lock().unwrap().insert(cm.name_any(), related);
+    ctx.data()
+        .related
+        .lock()
+        .unwrap()
+        .insert(cm.name_any(), related);
     let owned: Vec<String> = ctx
         .related::<Secret, _>(cm.as_ref())
         .iter()
         .map(|s| s.name_any())
         .collect();
-    ctx.owned.lock().unwrap().insert(cm.name_any(), owned);
+    ctx.data()
+        .owned
+        .lock()
+        .unwrap()
+        .insert(cm.name_any(), owned);
     let name = format!("{}-copy", cm.name_any());
     if let Some(copy) = ctx.cached::<Secret>(cm.namespace().as_deref(), &name) {
         let entry = (copy.data.is_some(), copy.labels().clone());
-        ctx.cached.lock().unwrap().push(entry);
+        ctx.data().cached.lock().unwrap().push(entry);
     }
     ctx.publish(
         cm.as_ref(),
@@ -337,7 +345,7 @@ async fn a_panicking_reconcile_is_retried_and_the_controller_goes_on() {
         ctx: Arc<Context<Attempts>>,
     ) -> Result<Action, kube::Error> {
         let attempt = {
-            let mut attempts = ctx.lock().unwrap();
+            let mut attempts = ctx.data().lock().unwrap();
             let n = attempts.entry(cm.name_any()).or_default();
             *n += 1;
             *n
@@ -428,7 +436,7 @@ async fn a_new_object_is_reconciled_in_the_pass_that_adds_its_finalizer() {
     ) -> Result<Action, kube::Error> {
         let held = cm.finalizers().iter().any(|f| f == FINALIZER);
         let version = cm.resource_version().unwrap_or_default();
-        ctx.reconciled
+        ctx.data().reconciled
             .lock()
             .unwrap()
             .push((cm.name_any(), version, held));
@@ -439,7 +447,7 @@ async fn a_new_object_is_reconciled_in_the_pass_that_adds_its_finalizer() {
         cm: Arc<ConfigMap>,
         ctx: Arc<Context<Arc<Passes>>>,
     ) -> Result<Action, kube::Error> {
-        ctx.cleaned.lock().unwrap().push(cm.name_any());
+        ctx.data().cleaned.lock().unwrap().push(cm.name_any());
         ctx.publish(cm.as_ref(), EventType::Normal, "CleanedUp", "done")
             .await;
         Ok(Action::await_change())

@@ -95,7 +95,7 @@ pub async fn reconcile(cj: Arc<CronJob>, ctx: Arc<Context>) -> Result<Action, Er
     let ns = cj
         .namespace()
         .ok_or_else(|| Error::NoNamespace(cj.name_any()))?;
-    let now = (ctx.clock)();
+    let now = (ctx.data().clock)();
     let jobs = Jobs::of(ctx.related::<Job, _>(cj.as_ref()));
 
     let status = CronJobStatus {

@@ -45,6 +45,7 @@ mod caches;
 mod context;
 mod error;
 mod finalizer;
+mod pacing;
 mod reconcile;
 mod scope;
 mod start;
@@ -66,6 +67,7 @@ use serde::de::DeserializeOwned;
 
 pub use self::context::{Apply, Backoff, Context, Progress, merge_patch};
 pub use self::error::Error;
+pub use self::pacing::{Report, Reported, StatusPacing};
 pub use self::scope::{ScopeApi, api};
 pub use self::watches::WatchBackoff;
 
@@ -89,6 +91,7 @@ pub struct Controller<K: Resource<DynamicType = ()> + Clone + Debug + 'static> {
     backoff: Backoff,
     watch_backoff: WatchBackoff,
     guard: Guard,
+    pacing: StatusPacing,
     registrations: Vec<Registration<K>>,
 }
 
@@ -128,8 +131,18 @@ where
             backoff: Backoff::default(),
             watch_backoff: WatchBackoff::default(),
             guard: Guard::default(),
+            pacing: StatusPacing::default(),
             registrations: Vec::new(),
         }
+    }
+
+    /// How [`Context::report`] paces the reports of work under way (default: five seconds
+    /// of grace after an apply, then one every fifteen; [`StatusPacing::NONE`] holds none
+    /// back, the budget of progress reports aside).
+    #[must_use]
+    pub fn status_pacing(mut self, pacing: StatusPacing) -> Self {
+        self.pacing = pacing;
+        self
     }
 
     /// The controller's name in metrics, logs and the reconcile span.

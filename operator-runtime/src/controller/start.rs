@@ -56,6 +56,7 @@ where
         backoff,
         watch_backoff,
         guard,
+        pacing,
         registrations,
     } = controller;
     let (controller, mut caches, waits) =
@@ -68,6 +69,7 @@ where
     let mut ctx = context(client, name, data, field_manager, event_reporter, &runtime);
     ctx.caches = caches;
     ctx.synced = caches_synced;
+    ctx.pacing = pacing;
     let ctx = Arc::new(ctx);
     let unsynced_stop = stop_unsynced(
         runtime.stop_token(),
