@@ -45,3 +45,63 @@ impl Rng {
         xs[self.below(xs.len() as u64) as usize]
     }
 }
+
+/// What a reader program (built by a test from generated Rust types) makes of each input
+/// line (`<what to read as>\t<JSON>`): its answer line, `ok\t<JSON as written back>` or
+/// `<error kind>\t<message>`, as `Ok(JSON)` or `Err(message)`, one per input line, in order.
+pub fn read_through(
+    reader: &std::path::Path,
+    lines: &[String],
+) -> Vec<Result<serde_json::Value, String>> {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(reader)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{}: {e}", reader.display()));
+    let mut input = String::new();
+    for line in lines {
+        input.push_str(line);
+        input.push('\n');
+    }
+    let mut stdin = child.stdin.take().expect("piped");
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().expect("the reader runs");
+    writer
+        .join()
+        .expect("the writer thread")
+        .expect("the reader takes its input");
+    assert!(
+        out.status.success(),
+        "the reader {} failed",
+        reader.display()
+    );
+    let answers: Vec<Result<serde_json::Value, String>> = String::from_utf8(out.stdout)
+        .expect("the reader writes UTF-8")
+        .lines()
+        .map(|l| match l.split_once('\t') {
+            Some(("ok", json)) => Ok(serde_json::from_str(json).expect("the reader writes JSON")),
+            Some((_, e)) => Err(e.to_string()),
+            None => Err(l.to_string()),
+        })
+        .collect();
+    assert_eq!(answers.len(), lines.len(), "one answer a line");
+    answers
+}
+
+/// `value` without the object fields that are `null`, at any depth (what the API server
+/// stores of them: nothing).
+pub fn without_nulls(value: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), without_nulls(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_nulls).collect()),
+        other => other.clone(),
+    }
+}

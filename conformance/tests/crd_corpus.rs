@@ -18,9 +18,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use operator_gen::{CrdDocument, Options, TypesOptions, differences, read_crds, rust_types};
 use serde::Deserialize as _;
@@ -146,20 +145,6 @@ fn yaml_files(path: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// `value` without the object fields that are `null`, at any depth.
-fn without_nulls(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k.clone(), without_nulls(v)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(without_nulls).collect()),
-        other => other.clone(),
-    }
-}
-
 /// `value` as the API server stores it under `schema`: the fields the schema does not declare
 /// pruned (unless it preserves unknown fields), `null` fields dropped and the defaults of
 /// absent fields filled in, recursively. The
@@ -192,7 +177,7 @@ fn pruned(value: &Value, schema: &Value, defaults: bool) -> Value {
                     || additional == &Value::Bool(true)
                     || (embedded && matches!(key.as_str(), "apiVersion" | "kind" | "metadata"))
                 {
-                    out.insert(key.clone(), without_nulls(v));
+                    out.insert(key.clone(), operator_gen_conformance::without_nulls(v));
                 }
             }
             Value::Object(out)
@@ -280,7 +265,7 @@ fn kept(object: &Value, schema: &Value, defaults: bool) -> Value {
     if let (Value::Object(out), Value::Object(original)) = (&mut out, object) {
         for key in ["apiVersion", "kind", "metadata"] {
             if let Some(v) = original.get(key).filter(|v| !v.is_null()) {
-                out.insert(key.to_string(), without_nulls(v));
+                out.insert(key.to_string(), operator_gen_conformance::without_nulls(v));
             }
         }
     }
@@ -514,7 +499,8 @@ fn project_types(
                     place: (file.clone(), i + 1),
                     api_version: api_version.to_string(),
                     kind: kind.to_string(),
-                    pruned: kept(&object, schema, false) != without_nulls(&object),
+                    pruned: kept(&object, schema, false)
+                        != operator_gen_conformance::without_nulls(&object),
                     refused: {
                         let mut out = Vec::new();
                         let stored = stored(&object, schema);
@@ -626,31 +612,11 @@ fn build_crate(dir: &Path, modules: &[String], kinds: &[&Kind], all: usize) -> P
 
 /// What the reader makes of each example.
 fn read_back(reader: &Path, examples: &[&Example]) -> Vec<Result<Value, String>> {
-    let mut child = Command::new(reader)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = String::new();
-    for e in examples {
-        let _ = writeln!(input, "{}\t{}\t{}", e.api_version, e.kind, e.stored);
-    }
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    assert!(out.status.success(), "the reader failed");
-    let answers: Vec<Result<Value, String>> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| match l.split_once('\t') {
-            Some(("ok", json)) => Ok(serde_json::from_str(json).unwrap()),
-            Some((_, e)) => Err(e.to_string()),
-            None => Err(l.to_string()),
-        })
+    let lines: Vec<String> = examples
+        .iter()
+        .map(|e| format!("{}\t{}\t{}", e.api_version, e.kind, e.stored))
         .collect();
-    assert_eq!(answers.len(), examples.len());
-    answers
+    operator_gen_conformance::read_through(reader, &lines)
 }
 
 #[test]

@@ -436,7 +436,8 @@ async fn a_new_object_is_reconciled_in_the_pass_that_adds_its_finalizer() {
     ) -> Result<Action, kube::Error> {
         let held = cm.finalizers().iter().any(|f| f == FINALIZER);
         let version = cm.resource_version().unwrap_or_default();
-        ctx.data().reconciled
+        ctx.data()
+            .reconciled
             .lock()
             .unwrap()
             .push((cm.name_any(), version, held));

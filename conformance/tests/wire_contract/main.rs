@@ -18,9 +18,8 @@ mod shapes;
 mod vocabulary;
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 use vocabulary::Case;
@@ -212,45 +211,11 @@ fn build_reader(cases: &[Case]) -> PathBuf {
 
 /// What serde makes of each `(kind, spec)`: `Ok(spec as it writes it back)` or its error.
 fn read_all(reader: &Path, specs: &[(String, Value)]) -> Vec<Result<Value, String>> {
-    let mut child = Command::new(reader)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = String::new();
-    for (kind, spec) in specs {
-        input.push_str(&format!("{kind}\t{spec}\n"));
-    }
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    assert!(out.status.success(), "the reader failed");
-    let answers: Vec<Result<Value, String>> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| match l.split_once('\t') {
-            Some(("ok", json)) => Ok(serde_json::from_str(json).unwrap()),
-            Some((_, e)) => Err(e.to_string()),
-            None => Err(l.to_string()),
-        })
+    let lines: Vec<String> = specs
+        .iter()
+        .map(|(kind, spec)| format!("{kind}\t{spec}"))
         .collect();
-    assert_eq!(answers.len(), specs.len());
-    answers
-}
-
-/// `value` without the object fields that are `null`, at any depth.
-fn without_null_fields(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k.clone(), without_null_fields(v)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(without_null_fields).collect()),
-        other => other.clone(),
-    }
+    operator_gen_conformance::read_through(reader, &lines)
 }
 
 /// Whether `value` holds an integer above i64::MAX.
@@ -410,7 +375,8 @@ async fn the_api_server_and_the_rust_type_agree() {
         // field, which reads as the missing field does).
         if let Ok(stored) = verdict
             && cases[*i].fixed.is_some()
-            && without_null_fields(stored) != without_null_fields(spec)
+            && operator_gen_conformance::without_nulls(stored)
+                != operator_gen_conformance::without_nulls(spec)
         {
             pruned += 1;
             failures.push(format!(
@@ -457,7 +423,9 @@ async fn the_api_server_and_the_rust_type_agree() {
     let mut changed = 0;
     for ((i, spec, stored), reread) in stored.iter().zip(&rereads) {
         match reread {
-            Ok(again) if without_null_fields(again) == without_null_fields(spec) => {}
+            Ok(again)
+                if operator_gen_conformance::without_nulls(again)
+                    == operator_gen_conformance::without_nulls(spec) => {}
             outcome => {
                 changed += 1;
                 failures.push(format!(
