@@ -7,6 +7,10 @@
 //!   its `#[rbac]` markers and a finalizer, its registration, a sample, the admin, editor and
 //!   viewer roles, the kustomize entries, a cluster test and the `PROJECT.toml` entry; a second
 //!   version of a kind adds only its types and sample;
+//! - [`create_external_api`] adds a kind of someone else's CRD (`create api --external
+//!   --from-crd FILE`): its types generated from the CRD into `src/api/external/`, a copy of
+//!   the CRD for the local control plane only, a controller for it with a cluster test, and
+//!   the `[[external]]` entry of `PROJECT.toml`, which keeps its CRD out of `config/crd`;
 //! - [`create_webhook`] adds a defaulting and/or validating webhook for one kind and version
 //!   (a `#[webhook]`-marked handler with unit tests, its registration) and/or the conversion of
 //!   a kind between its versions through a hub (`From` impls, the CRD's conversion patch); the
@@ -16,12 +20,14 @@
 //! All check every name before anything is written, write the whole change or none of it, and
 //! end by running the generator (`cargo xtask manifests`), so the project is complete at once.
 
+mod external;
 pub mod names;
 pub mod plan;
 pub mod template;
 mod update;
 mod webhook;
 
+pub use external::{ExternalOptions, create_external_api};
 pub use update::{UpdateOptions, update};
 pub use webhook::{WebhookOptions, create_webhook};
 

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, bail};
-use cargo_operator::{ApiOptions, InitOptions, KeptNames, Source, UpdateOptions, WebhookOptions};
+use cargo_operator::{
+    ApiOptions, ExternalOptions, InitOptions, KeptNames, Source, UpdateOptions, WebhookOptions,
+};
 use clap::{ArgGroup, Args, Parser, Subcommand};
 
 #[derive(Parser, Debug)]
@@ -34,8 +36,9 @@ enum Cmd {
     /// Bring the project around the current directory to this cargo-operator's scaffold
     /// (kubebuilder's `alpha update`): the commands PROJECT.toml records are replayed by the
     /// cargo-operator that scaffolded the project and by this one, and the difference is
-    /// merged three ways into the project (conflicts marked and named). Needs a git work tree
-    /// without uncommitted changes.
+    /// merged three ways into the project (conflicts marked and named); the external kinds'
+    /// types (`create api --external`) are made again from the CRD files PROJECT.toml
+    /// records. Needs a git work tree without uncommitted changes.
     Update(Update),
 }
 
@@ -87,7 +90,9 @@ struct Init {
 #[derive(Subcommand, Debug)]
 enum Create {
     /// A kind of one version: its types, controller, registration, sample, roles, cluster test
-    /// and PROJECT.toml entry (a new version of a kind: its types and sample).
+    /// and PROJECT.toml entry (a new version of a kind: its types and sample). With
+    /// --external --from-crd FILE: a kind of another project's CRD, its types generated from
+    /// the file.
     Api(Api),
     /// Webhooks of a kind: defaulting and validation of one version (a handler with its
     /// `#[webhook]` marker and tests, registered in `webhooks::all()`), and conversion between
@@ -97,16 +102,36 @@ enum Create {
 }
 
 #[derive(Args, Debug)]
+#[command(
+    after_help = "A kind of another project's CRD (kubebuilder's --external-api-path): \
+    cargo operator create api --external --from-crd <FILE> [--kind <Kind>] [--group <api group>] \
+    [--version <version>] [--no-controller]. Its Rust types are generated from the CRD into \
+    src/api/external/ (every version), the CRD is copied to config/crd/external/ for the local \
+    control plane only, PROJECT.toml records it as an [[external]] (no CRD in config/crd), and a \
+    controller for it is scaffolded with a cluster test. `cargo operator update` generates the \
+    types again from the recorded file."
+)]
 struct Api {
-    /// The API group without the domain (a DNS label): cache.
-    #[arg(long)]
-    group: String,
-    /// The version: v1, v1alpha1, v2beta1, ...
-    #[arg(long)]
-    version: String,
-    /// The kind, UpperCamelCase: Memcached.
-    #[arg(long)]
-    kind: String,
+    /// The API group without the domain (a DNS label): cache. With --external: the CRD's
+    /// API group (cert-manager.io), needed only when the file has the kind in two groups.
+    #[arg(long, required_unless_present = "external")]
+    group: Option<String>,
+    /// The version: v1, v1alpha1, v2beta1, ... With --external: the version the controller
+    /// uses (default: the CRD's storage version; types are made for every version).
+    #[arg(long, required_unless_present = "external")]
+    version: Option<String>,
+    /// The kind, UpperCamelCase: Memcached. With --external: needed only when the file has
+    /// more than one CRD.
+    #[arg(long, required_unless_present = "external")]
+    kind: Option<String>,
+    /// The kind is another project's (a third-party operator's), described by the CRD in
+    /// --from-crd: its types are generated, its CRD never written to config/crd.
+    #[arg(long, requires = "from_crd", conflicts_with_all = ["namespaced", "cluster", "finalizer", "field_manager", "event_reporter"])]
+    external: bool,
+    /// With --external: the CRD's YAML file (several documents allowed), kept where it is
+    /// and recorded in PROJECT.toml, relative to the project when inside it.
+    #[arg(long, value_name = "FILE", requires = "external")]
+    from_crd: Option<PathBuf>,
     /// Namespaced objects (the default).
     #[arg(long, conflicts_with = "cluster")]
     namespaced: bool,
@@ -197,11 +222,22 @@ fn run(command: Cmd) -> Result<ExitCode> {
         }),
         Cmd::Create {
             what: Create::Api(api),
-        } => cargo_operator::create_api(&ApiOptions {
+        } if api.external => cargo_operator::create_external_api(&ExternalOptions {
             cwd,
+            from_crd: api.from_crd.context("--external needs --from-crd")?,
             group: api.group,
             version: api.version,
             kind: api.kind,
+            controller: !api.no_controller,
+        })
+        .map(|()| ExitCode::SUCCESS),
+        Cmd::Create {
+            what: Create::Api(api),
+        } => cargo_operator::create_api(&ApiOptions {
+            cwd,
+            group: api.group.context("--group is required")?,
+            version: api.version.context("--version is required")?,
+            kind: api.kind.context("--kind is required")?,
             cluster_scoped: api.cluster,
             controller: !api.no_controller,
             kept: KeptNames {

@@ -150,6 +150,13 @@ pub const ROLES: &[(&str, &str)] = &[
     ("viewer", include_str!("../templates/api/viewer_role.yaml")),
 ];
 
+/// `create api --external`: the controller of a kind of another project's CRD, and its
+/// cluster test.
+pub mod external {
+    pub const CONTROLLER: &str = include_str!("../templates/external/controller.rs");
+    pub const CONTROLLER_TEST: &str = include_str!("../templates/external/controller_test.rs");
+}
+
 /// `create webhook`: the handlers' module tree, one file per kind and version with blocks
 /// added at its anchors, and the conversion module of a kind.
 pub mod webhook {

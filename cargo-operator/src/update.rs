@@ -8,7 +8,9 @@
 //! differ in is merged three ways into the project: a file the user left as scaffolded takes
 //! the new scaffold, a file both changed is merged line by line (`git merge-file`), and where
 //! both changed the same lines the file gets conflict markers and is named. The generated
-//! manifests are not merged but regenerated from the project's own sources afterwards.
+//! manifests are not merged but regenerated from the project's own sources afterwards, and
+//! the external kinds' types and CRD copies (`create api --external`) are made again from
+//! the CRD files `PROJECT.toml` records (a project on this scaffold already gets only that).
 //!
 //! The project must be a git work tree without uncommitted changes: the update's result is
 //! the working tree's diff, which `git diff` shows and `git checkout .` undoes.
@@ -32,9 +34,12 @@ pub struct UpdateOptions {
     pub from_scaffolder: Option<PathBuf>,
 }
 
-/// Files `cargo xtask manifests` writes from the project's sources: regenerated, not merged.
-fn generated(path: &Path) -> bool {
+/// Files `cargo xtask manifests` writes from the project's sources, and the external kinds'
+/// types and CRD copies (made from their CRD files): regenerated, not merged.
+fn generated(path: &Path, external_src: &Path) -> bool {
     path.starts_with("config/crd/bases")
+        || path.starts_with(project::EXTERNAL_CRDS)
+        || path.starts_with(external_src)
         || path == Path::new("config/rbac/role.yaml")
         || path == Path::new("config/webhook/manifests.yaml")
 }
@@ -71,8 +76,19 @@ pub fn update(options: &UpdateOptions) -> Result<ExitCode> {
         ),
     };
     if from == to && options.from_scaffolder.is_none() {
-        eprintln!("the project is on cargo-operator {to}'s scaffold already: nothing to update");
-        return Ok(ExitCode::SUCCESS);
+        if project.externals.is_empty() {
+            eprintln!(
+                "the project is on cargo-operator {to}'s scaffold already: nothing to update"
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        clean_work_tree(&root)?;
+        eprintln!(
+            "the project is on cargo-operator {to}'s scaffold already; the external kinds' \
+             types are made again from their CRD files"
+        );
+        let changed = crate::external::regenerate(&root, &project)?;
+        return regenerated(&root, &changed);
     }
     clean_work_tree(&root)?;
     let old = match &options.from_scaffolder {
@@ -88,18 +104,26 @@ pub fn update(options: &UpdateOptions) -> Result<ExitCode> {
         "==> the scaffold of cargo-operator {from} ({})",
         old.display()
     );
-    replay(&old, &ancestor, &project, &source.ancestor)?;
+    replay(&old, &ancestor, &project, &root, &source.ancestor)?;
     let upgrade = scratch.path().join("upgrade");
     eprintln!("==> the scaffold of cargo-operator {to}");
-    replay(&this, &upgrade, &project, &source.upgrade(to))?;
+    replay(&this, &upgrade, &project, &root, &source.upgrade(to))?;
 
-    let outcomes = merge(&root, &ancestor, &upgrade, (&from, to))?;
+    let external_src = project
+        .operator
+        .path
+        .join("src")
+        .join(crate::external::EXTERNAL_SRC);
+    let outcomes = merge(&root, &ancestor, &upgrade, (&from, to), &external_src)?;
     for (path, outcome) in &outcomes {
         eprintln!(
             "{:>9} {}",
             format!("{outcome:?}").to_lowercase(),
             path.display()
         );
+    }
+    for path in crate::external::regenerate(&root, &project)? {
+        eprintln!("{:>9} {}", "generated", path.display());
     }
     eprintln!("==> cargo xtask manifests");
     let code = operator_xtask::manifests::manifests_in(&root, false, &Default::default())?;
@@ -131,6 +155,27 @@ pub fn update(options: &UpdateOptions) -> Result<ExitCode> {
             .values()
             .filter(|o| !matches!(o, Outcome::Kept))
             .count()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The end of an update that only made the external kinds' types again: the generator, and
+/// what changed.
+fn regenerated(root: &Path, changed: &[PathBuf]) -> Result<ExitCode> {
+    for path in changed {
+        eprintln!("{:>9} {}", "generated", path.display());
+    }
+    eprintln!("==> cargo xtask manifests");
+    let code = operator_xtask::manifests::manifests_in(root, false, &Default::default())?;
+    if code != ExitCode::SUCCESS {
+        bail!(
+            "the external types are made again, but `cargo xtask manifests` failed on them (above)"
+        );
+    }
+    eprintln!(
+        "{} file(s) of the external kinds changed; review them with `git diff`, run `cargo \
+         xtask test`, and commit",
+        changed.len()
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -277,7 +322,7 @@ fn source_args(root: &Path) -> Result<SourceArgs> {
 }
 
 /// Runs the commands `project` records with the scaffolder `exe`, into `dir`.
-fn replay(exe: &Path, dir: &Path, project: &Project, source: &[String]) -> Result<()> {
+fn replay(exe: &Path, dir: &Path, project: &Project, root: &Path, source: &[String]) -> Result<()> {
     let run = |args: Vec<String>, cwd: &Path| -> Result<()> {
         let out = Command::new(exe)
             .arg("operator")
@@ -324,6 +369,26 @@ fn replay(exe: &Path, dir: &Path, project: &Project, source: &[String]) -> Resul
         }
         run(args, dir)?;
     }
+    for e in &project.externals {
+        let crd = crate::absolute(root, &e.crd);
+        let mut args: Vec<String> = vec![
+            "create".into(),
+            "api".into(),
+            "--external".into(),
+            "--from-crd".into(),
+            crd.to_string_lossy().into_owned(),
+            "--group".into(),
+            e.group.clone(),
+            "--version".into(),
+            e.version.clone(),
+            "--kind".into(),
+            e.kind.clone(),
+        ];
+        if e.controller.is_none() {
+            args.push("--no-controller".into());
+        }
+        run(args, dir)?;
+    }
     for r in &project.resources {
         let Some(w) = &r.webhooks else { continue };
         let mut args: Vec<String> = vec!["create".into(), "webhook".into()];
@@ -357,7 +422,7 @@ fn gvk_args(r: &project::Resource) -> Vec<String> {
 }
 
 /// Every file under `dir` by its path relative to it, but builds, git and lock files.
-fn files(dir: &Path) -> Result<BTreeMap<PathBuf, Vec<u8>>> {
+fn files(dir: &Path, external_src: &Path) -> Result<BTreeMap<PathBuf, Vec<u8>>> {
     let mut out = BTreeMap::new();
     let mut dirs = vec![dir.to_path_buf()];
     while let Some(at) = dirs.pop() {
@@ -369,7 +434,7 @@ fn files(dir: &Path) -> Result<BTreeMap<PathBuf, Vec<u8>>> {
             }
             if path.is_dir() {
                 dirs.push(path);
-            } else if rel != Path::new("Cargo.lock") && !generated(&rel) {
+            } else if rel != Path::new("Cargo.lock") && !generated(&rel, external_src) {
                 let bytes =
                     std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
                 out.insert(rel, bytes);
@@ -386,9 +451,10 @@ fn merge(
     ancestor: &Path,
     upgrade: &Path,
     (from, to): (&str, &str),
+    external_src: &Path,
 ) -> Result<BTreeMap<PathBuf, Outcome>> {
-    let base = files(ancestor)?;
-    let theirs = files(upgrade)?;
+    let base = files(ancestor, external_src)?;
+    let theirs = files(upgrade, external_src)?;
     let paths: BTreeSet<&PathBuf> = base.keys().chain(theirs.keys()).collect();
     let mut writes: Vec<(PathBuf, Option<Vec<u8>>, bool)> = Vec::new();
     let mut outcomes = BTreeMap::new();

@@ -911,3 +911,266 @@ fn a_new_projects_edits_are_written_until_its_first_release_and_refused_after_it
     assert_eq!(manifests(false), ExitCode::SUCCESS);
     assert!(!std::fs::read_to_string(&crd).unwrap().contains("replicas:"));
 }
+
+/// Two CRDs of another project in one file, as a third-party operator ships them: a
+/// namespaced Widget (its spec's `size` field written as `size_field`, so that a test can
+/// rename it) and a cluster-scoped Gadget.
+fn third_party_crds(size_field: &str) -> String {
+    let crd = |kind: &str, plural: &str, scope: &str, spec: &str| {
+        format!(
+            "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
+             metadata:\n  name: {plural}.things.example.org\nspec:\n  group: things.example.org\n\
+             \x20 names:\n    kind: {kind}\n    listKind: {kind}List\n    plural: {plural}\n\
+             \x20   singular: {}\n  scope: {scope}\n  versions:\n  - name: v1\n    served: true\n\
+             \x20   storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n\
+             \x20       properties:\n          apiVersion:\n            type: string\n\
+             \x20         kind:\n            type: string\n          metadata:\n\
+             \x20           type: object\n          spec:\n            type: object\n\
+             \x20           required:\n            - name\n            properties:\n{spec}",
+            kind.to_lowercase()
+        )
+    };
+    let widget = format!(
+        "              name:\n                type: string\n                maxLength: 20\n\
+         \x20             {size_field}:\n                type: integer\n                format: int32\n\
+         \x20               minimum: 1\n"
+    );
+    let gadget = "              name:\n                type: string\n";
+    crd("Widget", "widgets", "Namespaced", &widget) + &crd("Gadget", "gadgets", "Cluster", gadget)
+}
+
+fn project_with_third_party_crds(base: &Path) -> PathBuf {
+    ok(run(
+        base,
+        "init shop --domain example.com --operator-rs-path .",
+    ));
+    let project = base.join("shop");
+    std::fs::create_dir_all(project.join("crds")).unwrap();
+    std::fs::write(project.join("crds/things.yaml"), third_party_crds("size")).unwrap();
+    project
+}
+
+#[test]
+fn an_external_kind_gets_types_a_controller_and_rbac_but_no_crd() {
+    let base = fake_checkout();
+    let project = project_with_third_party_crds(base.path());
+    ok(run(
+        &project,
+        "create api --group web --version v1 --kind Shop",
+    ));
+    let before = snapshot(&project);
+
+    // Two kinds in the file: one must be picked, and the error names them.
+    let err = refused(run(
+        &project,
+        "create api --external --from-crd crds/things.yaml",
+    ));
+    assert!(
+        err.contains(
+            "crds/things.yaml has 2 CustomResourceDefinitions; pick one with \
+                      --group things.example.org --kind Widget; --group things.example.org \
+                      --kind Gadget"
+        ),
+        "{err}"
+    );
+    let err = refused(run(
+        &project,
+        "create api --external --from-crd crds/things.yaml --kind Sprocket",
+    ));
+    assert!(
+        err.contains("crds/things.yaml has no CustomResourceDefinition of --kind Sprocket"),
+        "{err}"
+    );
+    let err = refused(run(
+        &project,
+        "create api --external --from-crd crds/things.yaml --kind Widget --version v2",
+    ));
+    assert!(
+        err.contains(
+            "--version v2: Widget (things.example.org) in crds/things.yaml has versions v1"
+        ),
+        "{err}"
+    );
+    let err = refused(run(
+        &project,
+        "create api --external --from-crd crds/gone.yaml",
+    ));
+    assert!(err.contains("--from-crd: cannot read"), "{err}");
+    let err = refused(run(&project, "create api --external --kind Widget"));
+    assert!(err.contains("--from-crd"), "{err}");
+    assert!(snapshot(&project) == before, "a refused call changed files");
+
+    // From a subdirectory: the path is recorded relative to the project.
+    let out = ok(run(
+        &project.join("shop"),
+        "create api --external --from-crd ../crds/things.yaml --kind Widget",
+    ));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!said.contains("note:"), "{said}");
+    let after = snapshot(&project);
+    let new: Vec<String> = after
+        .keys()
+        .filter(|p| !before.contains_key(*p))
+        .map(|p| p.display().to_string())
+        .collect();
+    assert_eq!(
+        new,
+        [
+            "config/crd/external/things.example.org_widgets.yaml",
+            "shop/src/api/external/mod.rs",
+            "shop/src/api/external/things_example_org/v1/widget.rs",
+            "shop/src/api/external/things_example_org/v1.rs",
+            "shop/src/api/external/things_example_org.rs",
+            "shop/src/controllers/widget.rs",
+            "shop/tests/widget_controller.rs",
+        ]
+    );
+    let read = |p: &str| std::fs::read_to_string(project.join(p)).unwrap();
+    let types = read("shop/src/api/external/things_example_org/v1/widget.rs");
+    assert!(
+        types.starts_with(
+            "// Generated by `cargo operator create api --external --from-crd crds/things.yaml`"
+        ),
+        "{types}"
+    );
+    assert!(
+        types.contains("#[validation(minimum = 1)]") && types.contains("pub size: Option<i32>"),
+        "{types}"
+    );
+    assert!(read("shop/src/api/mod.rs").contains("pub mod external;"));
+    let controllers = read("shop/src/controllers/mod.rs");
+    assert!(controllers.contains("pub mod widget;") && controllers.contains("widget::start,"));
+    let test = read("shop/tests/widget_controller.rs");
+    assert!(
+        test.contains("\"spec\": {\n          \"name\": \"example\"\n        }"),
+        "{test}"
+    );
+    // No CRD of ours for it, but the role grants what its controller's markers ask.
+    assert!(
+        !project
+            .join("config/crd/bases/things.example.org_widgets.yaml")
+            .exists()
+    );
+    assert!(!read("config/crd/kustomization.yaml").contains("external"));
+    let role = read("config/rbac/role.yaml");
+    assert!(role.contains("  - things.example.org\n  resources:\n  - widgets\n  verbs:\n  - get\n  - list\n  - watch\n"), "{role}");
+    let copy = read("config/crd/external/things.example.org_widgets.yaml");
+    assert!(copy.starts_with("# Widget's CustomResourceDefinition, copied from crds/things.yaml"));
+    assert!(copy.contains("name: widgets.things.example.org") && !copy.contains("Gadget"));
+    let project_file = read("PROJECT.toml");
+    assert!(
+        project_file.ends_with(
+            "\n[[external]]\ncrd = \"crds/things.yaml\"\ngroup = \"things.example.org\"\n\
+             version = \"v1\"\nkind = \"Widget\"\npath = \"shop\"\n\
+             api = \"shop/src/api/external/things_example_org/v1/widget.rs\"\n\
+             controller = \"shop/src/controllers/widget.rs\"\nnamespaced = true\n"
+        ),
+        "{project_file}"
+    );
+
+    // Once only; the other kind of the file joins the same modules, here without a controller.
+    let err = refused(run(
+        &project,
+        "create api --external --from-crd crds/things.yaml --kind Widget",
+    ));
+    assert!(
+        err.contains("already has the external kind things.example.org Widget"),
+        "{err}"
+    );
+    ok(run(
+        &project,
+        "create api --external --from-crd crds/things.yaml --group things.example.org --kind Gadget --no-controller",
+    ));
+    assert_eq!(
+        read("shop/src/api/external/things_example_org/v1.rs")
+            .lines()
+            .filter(|l| l.starts_with("pub mod"))
+            .collect::<Vec<_>>(),
+        ["pub mod gadget;", "pub mod widget;"]
+    );
+    assert!(read("PROJECT.toml").ends_with("kind = \"Gadget\"\npath = \"shop\"\napi = \"shop/src/api/external/things_example_org/v1/gadget.rs\"\nnamespaced = false\n"));
+    assert!(!project.join("shop/src/controllers/gadget.rs").exists());
+    assert!(
+        project
+            .join("config/crd/external/things.example.org_gadgets.yaml")
+            .exists()
+    );
+    // The generator agrees: nothing stale, no CRD for either.
+    let manifests =
+        operator_xtask::manifests::manifests_in(&project, true, &Default::default()).unwrap();
+    assert_eq!(manifests, std::process::ExitCode::SUCCESS);
+}
+
+#[test]
+fn a_crd_the_project_cannot_take_is_refused_and_nothing_changes() {
+    let base = fake_checkout();
+    let project = project_with_third_party_crds(base.path());
+    let floats = third_party_crds("size").replace(
+        "type: integer\n                format: int32",
+        "type: number",
+    );
+    std::fs::write(project.join("crds/things.yaml"), floats).unwrap();
+    let before = snapshot(&project);
+    let err = refused(run(
+        &project,
+        "create api --external --from-crd crds/things.yaml --kind Widget",
+    ));
+    assert!(err.contains("allow-dangerous-types = true"), "{err}");
+    assert!(snapshot(&project) == before);
+}
+
+#[test]
+fn update_makes_the_external_types_again_from_the_crd_file() {
+    let base = fake_checkout();
+    let project = project_with_third_party_crds(base.path());
+    ok(run(
+        &project,
+        "create api --external --from-crd crds/things.yaml --kind Widget",
+    ));
+    git(&project, &["init", "--quiet"]);
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "--quiet", "-m", "scaffold"]);
+    let types = project.join("shop/src/api/external/things_example_org/v1/widget.rs");
+
+    // The same file: nothing changes.
+    ok(cargo_operator(&project, &["update"]));
+    assert_eq!(git(&project, &["status", "--porcelain"]), "");
+
+    // A newer CRD in its place: newer types and copy, and nothing else.
+    std::fs::write(
+        project.join("crds/things.yaml"),
+        third_party_crds("replicas"),
+    )
+    .unwrap();
+    git(&project, &["commit", "--quiet", "-am", "cert-manager 2"]);
+    let out = ok(cargo_operator(&project, &["update"]));
+    let said = String::from_utf8_lossy(&out.stderr);
+    let now = std::fs::read_to_string(&types).unwrap();
+    assert!(
+        now.contains("pub replicas: Option<i32>") && !now.contains("pub size"),
+        "{now}"
+    );
+    assert_eq!(
+        git(&project, &["status", "--porcelain"])
+            .lines()
+            .collect::<Vec<_>>(),
+        [
+            " M config/crd/external/things.example.org_widgets.yaml",
+            " M shop/src/api/external/things_example_org/v1/widget.rs",
+        ],
+        "{said}"
+    );
+
+    // The file gone: named, nothing changed.
+    git(&project, &["commit", "--quiet", "-am", "updated"]);
+    std::fs::remove_file(project.join("crds/things.yaml")).unwrap();
+    git(&project, &["commit", "--quiet", "-am", "gone"]);
+    let err = refused(cargo_operator(&project, &["update"]));
+    assert!(
+        err.contains(
+            "[[external]] things.example.org/v1 Widget: its CRD file crds/things.yaml is gone"
+        ),
+        "{err}"
+    );
+    assert_eq!(git(&project, &["status", "--porcelain"]), "");
+}

@@ -87,8 +87,8 @@ pub use plural::default_plural;
 pub use sink::Layout;
 #[cfg(feature = "types-from-crd")]
 pub use types_from_crd::{
-    CrdDocument, RustTypes, TypesError, TypesOptions, crds_in, differences, read_crds, rust_types,
-    rustfmt,
+    CrdDocument, RustTypes, TypesError, TypesOptions, crds_in, differences, kind_module, read_crds,
+    rust_types, rustfmt,
 };
 
 use source::SourceFile;
@@ -511,11 +511,76 @@ impl Generated {
     pub fn artifacts(&self) -> Vec<Artifact> {
         self.files.clone()
     }
+
+    /// Leaves out the CRDs `drop` picks, and their files: the kinds of types that describe
+    /// a CRD someone else installs (types made from a third party's CRD, which a project
+    /// compiles and grants RBAC for but never writes the CRD of). The removed CRDs, in order.
+    pub fn remove_crds(
+        &mut self,
+        mut drop: impl FnMut(&CustomResourceDefinition) -> bool,
+    ) -> Vec<CustomResourceDefinition> {
+        let (removed, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.crds)
+            .into_iter()
+            .partition(|c| drop(c));
+        self.crds = kept;
+        let names: std::collections::BTreeSet<String> =
+            removed.iter().map(generators::crd::crd_file_name).collect();
+        self.files
+            .retain(|f| !(f.kind == ArtifactKind::CRD && names.contains(&f.file_name)));
+        removed
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Kinds dropped from a run lose their CRD and its file; the rest is untouched.
+    #[test]
+    fn removed_crds_take_their_files_with_them() {
+        let kind = |group: &str, name: &str| {
+            format!(
+                "#[derive(CustomResource, Serialize, Deserialize)]\n\
+                 #[resource(group = \"{group}\", version = \"v1\", kind = \"{name}\", namespaced)]\n\
+                 pub struct {name} {{ pub metadata: ObjectMeta, pub spec: {name}Spec }}\n\
+                 #[derive(Schema, Serialize, Deserialize)]\n\
+                 pub struct {name}Spec {{ pub size: i32 }}\n"
+            )
+        };
+        let texts = vec![
+            (
+                PathBuf::from("src/mine.rs"),
+                kind("web.example.com", "Site"),
+            ),
+            (
+                PathBuf::from("src/external.rs"),
+                kind("cert-manager.io", "Certificate"),
+            ),
+        ];
+        let mut generated =
+            generate_from_texts(Path::new("src"), texts, &Options::default()).unwrap();
+        let crd_files = |g: &Generated| {
+            g.files
+                .iter()
+                .filter(|f| f.kind == ArtifactKind::CRD)
+                .map(|f| f.file_name.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            crd_files(&generated),
+            [
+                "cert-manager.io_certificates.yaml",
+                "web.example.com_sites.yaml"
+            ]
+        );
+        let others = generated.files.len() - 2;
+        let removed = generated.remove_crds(|c| c.spec.group == "cert-manager.io");
+        assert_eq!(removed.len(), 1);
+        assert_eq!(removed[0].spec.names.kind, "Certificate");
+        assert_eq!(crd_files(&generated), ["web.example.com_sites.yaml"]);
+        assert_eq!(generated.crds.len(), 1);
+        assert_eq!(generated.files.len(), others + 1);
+    }
 
     fn options(manifest: &str) -> Result<Options, String> {
         let dir = tempfile::tempdir().unwrap();

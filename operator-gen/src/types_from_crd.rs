@@ -225,6 +225,19 @@ pub fn rustfmt(text: &str) -> Option<Result<String, String>> {
     })
 }
 
+/// Where [`rust_types`] puts the module of one version of a kind, below the output
+/// directory: `<group>/<version>/<kind>.rs`, each in snake case (`cert-manager.io`, `v1`,
+/// `Certificate`: `cert_manager_io/v1/certificate.rs`).
+pub fn kind_module(group: &str, version: &str, kind: &str) -> PathBuf {
+    PathBuf::from(group_module(group))
+        .join(snake(version))
+        .join(format!("{}.rs", snake(kind)))
+}
+
+fn group_module(group: &str) -> String {
+    snake(&group.replace(['.', '-'], "_"))
+}
+
 /// Rust types for every version of every CRD in `crds`. Two CRDs of one group and kind are
 /// an error.
 pub fn rust_types(crds: &[CrdDocument], options: &TypesOptions) -> Result<RustTypes, TypesError> {
@@ -256,15 +269,13 @@ pub fn rust_types(crds: &[CrdDocument], options: &TypesOptions) -> Result<RustTy
             return Err(invalid("the CRD has no versions".into()));
         }
         let mut crd_notes = unread(doc);
-        let group_mod = snake(&spec.group.replace(['.', '-'], "_"));
+        let group_mod = group_module(&spec.group);
         let kind_mod = snake(&spec.names.kind);
         for version in &spec.versions {
             let version_mod = snake(&version.name);
             let (text, notes) =
                 version_module(doc, version, &known, options, &crd_notes, &mut out.floats)?;
-            let rel = PathBuf::from(&group_mod)
-                .join(&version_mod)
-                .join(format!("{kind_mod}.rs"));
+            let rel = kind_module(&spec.group, &version.name, &spec.names.kind);
             for note in notes {
                 out.warnings.push(format!(
                     "{}: document {}: {} {}: {note}",

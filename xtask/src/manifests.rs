@@ -191,6 +191,61 @@ fn check_resources(
     Ok(unlisted)
 }
 
+/// Takes the external kinds PROJECT.toml lists (`create api --external`) out of what is
+/// written: their CRDs are a third party's, installed by its operator. Each must still be
+/// declared by the sources, as listed.
+fn remove_externals(
+    project: &Project,
+    generated: &mut operator_gen::Generated,
+) -> Result<(), String> {
+    let external = |group: &str, kind: &str| {
+        project
+            .externals
+            .iter()
+            .find(|e| e.group == group && e.kind == kind)
+    };
+    let removed =
+        generated.remove_crds(|crd| external(&crd.spec.group, &crd.spec.names.kind).is_some());
+    let mut problems = Vec::new();
+    for e in &project.externals {
+        let at = format!(
+            "{}: [[external]] {}/{} {}",
+            project::FILE,
+            e.group,
+            e.version,
+            e.kind
+        );
+        let crd = removed
+            .iter()
+            .find(|crd| crd.spec.group == e.group && crd.spec.names.kind == e.kind);
+        match crd {
+            None => problems.push(format!(
+                "{at} is declared by no #[resource] in {}/src (its types are made by `cargo \
+                 operator create api --external`, and again by `cargo operator update`)",
+                e.path.display()
+            )),
+            Some(crd) if !crd.spec.versions.iter().any(|v| v.name == e.version) => {
+                problems.push(format!(
+                    "{at}: the types of {} have no version {}",
+                    e.kind, e.version
+                ))
+            }
+            Some(crd) if (crd.spec.scope == "Namespaced") != e.namespaced => {
+                problems.push(format!(
+                    "{at} says namespaced = {}, but its #[resource] makes it {}",
+                    e.namespaced, crd.spec.scope
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
 /// Generates the manifests of the workspace at `root` (paths in messages are relative to it),
 /// writing its notes and warnings (what does not fail the run) to `said`; the note that no
 /// release is guarded yet only when `unreleased_note`.
@@ -213,7 +268,7 @@ fn run_manifests_noting(
         Err(message) => return Ok(ManifestsOutcome::Invalid(message)),
     };
     let paths: Vec<PathBuf> = crates.iter().map(|c| root.join(c).join("src")).collect();
-    let generated = match operator_gen::generate(&paths, &options) {
+    let mut generated = match operator_gen::generate(&paths, &options) {
         Ok(g) => g,
         Err(operator_gen::Error::Invalid(mut errors)) => {
             for e in &mut errors {
@@ -230,6 +285,9 @@ fn run_manifests_noting(
         let mut w = w.clone();
         w.0.at.file = rel(&w.0.at.file);
         writeln!(said, "{w}")?;
+    }
+    if let Err(message) = remove_externals(&project, &mut generated) {
+        return Ok(ManifestsOutcome::Invalid(message));
     }
     match check_resources(&project, &generated) {
         Ok(notes) => {

@@ -35,7 +35,40 @@ pub struct Project {
     pub compat: Compat,
     #[serde(default, rename = "resource")]
     pub resources: Vec<Resource>,
+    /// Kinds of other projects' CRDs whose types the operator holds (`create api
+    /// --external`): compiled and granted like any kind, never given a CRD in `config/crd`.
+    #[serde(default, rename = "external")]
+    pub externals: Vec<External>,
 }
+
+/// One kind of a CRD someone else installs (a third-party operator's), as `create api
+/// --external --from-crd` records it: its types are generated from the CRD file, which the
+/// project keeps a copy of (`config/crd/external/`) for its tests' control plane only.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct External {
+    /// The CRD file the types are generated from (relative to the root when inside the
+    /// project); `cargo operator update` generates them again from it.
+    pub crd: PathBuf,
+    /// The full API group, as the CRD names it (`cert-manager.io`).
+    pub group: String,
+    /// The version the project's controller uses (the CRD's every version has types).
+    pub version: String,
+    pub kind: String,
+    /// The crate whose `src` holds the types, relative to the workspace root.
+    pub path: PathBuf,
+    /// The file with the kind's types of `version`.
+    pub api: PathBuf,
+    /// The file with its reconciler, if it has one here.
+    pub controller: Option<PathBuf>,
+    #[serde(default = "namespaced_by_default")]
+    pub namespaced: bool,
+}
+
+/// Where the project keeps the copies of the external CRDs: applied to the local control
+/// plane (`cargo xtask test`, and `install` and `run` there), never in a kustomization, since
+/// the real cluster has the third party's operator install them.
+pub const EXTERNAL_CRDS: &str = "config/crd/external";
 
 /// `[compat]`: what `cargo xtask manifests` keeps the CRDs compatible with when no
 /// `--against` is given. By default the last release: the nearest git tag matching
@@ -178,6 +211,7 @@ impl Project {
         }
         self.compat.check()?;
         let mut seen = BTreeSet::new();
+        let mut seen_external = BTreeSet::new();
         for r in &self.resources {
             let at = format!("[[resource]] {}/{} {}", r.group, r.version, r.kind);
             if let Err(problem) = api_group(&r.group, &self.domain) {
@@ -208,6 +242,35 @@ impl Project {
                 }
             }
         }
+        for e in &self.externals {
+            let at = format!("[[external]] {}/{} {}", e.group, e.version, e.kind);
+            if !is_dns_subdomain(&e.group) || !e.group.contains('.') {
+                bail!(
+                    "{at}: group {:?} is not a CRD's API group (a DNS name with a dot: \
+                     cert-manager.io)",
+                    e.group
+                );
+            }
+            if !is_version(&e.version) {
+                bail!("{at}: version {:?} is not a Kubernetes version", e.version);
+            }
+            if !is_kind(&e.kind) {
+                bail!("{at}: kind {:?} is not an UpperCamelCase name", e.kind);
+            }
+            if !seen_external.insert((&e.group, &e.kind)) {
+                bail!("{at}: the kind is listed twice (one entry per external kind)");
+            }
+            if self.resources.iter().any(|r| {
+                r.kind == e.kind && api_group(&r.group, &self.domain).ok() == Some(e.group.clone())
+            }) {
+                bail!("{at} is also a [[resource]] of this project");
+            }
+            for file in std::iter::once(&e.api).chain(&e.controller) {
+                if !root.join(file).is_file() {
+                    bail!("{at}: {} does not exist", file.display());
+                }
+            }
+        }
         if !root.join(&self.operator.path).join("Cargo.toml").is_file() {
             bail!(
                 "[operator] path {} has no Cargo.toml",
@@ -222,6 +285,7 @@ impl Project {
     pub fn crates(&self) -> Vec<&Path> {
         let set: BTreeSet<&Path> = std::iter::once(self.operator.path.as_path())
             .chain(self.resources.iter().map(|r| r.path.as_path()))
+            .chain(self.externals.iter().map(|e| e.path.as_path()))
             .collect();
         set.into_iter().collect()
     }
@@ -602,6 +666,44 @@ mod tests {
         }
         let got = load(&with("webhooks = { mutating = true }\n"));
         assert!(got.contains("unknown field `mutating`"), "{got}");
+    }
+
+    #[test]
+    fn external_kinds_are_read_and_checked() {
+        let external = |group: &str, kind: &str, api: &str| {
+            format!(
+                "[[external]]\ncrd = \"crds/certificates.yaml\"\ngroup = \"{group}\"\n\
+                 version = \"v1\"\nkind = \"{kind}\"\npath = \"op\"\napi = \"{api}\"\n"
+            )
+        };
+        let ok = external("cert-manager.io", "Certificate", "op/src/api.rs");
+        assert_eq!(load(&format!("{HEAD}{ok}")), "ok");
+        for (text, expected) in [
+            (
+                external("certmanager", "Certificate", "op/src/api.rs"),
+                "group \"certmanager\" is not a CRD's API group",
+            ),
+            (
+                external("cert-manager.io", "certificate", "op/src/api.rs"),
+                "kind \"certificate\"",
+            ),
+            (
+                external("cert-manager.io", "Certificate", "op/src/gone.rs"),
+                "op/src/gone.rs does not exist",
+            ),
+            (format!("{ok}{ok}"), "listed twice"),
+            (
+                external("web.example.com", "Site", "op/src/api.rs")
+                    + &with_resource("web", "v1", "Site").replace(HEAD, ""),
+                "is also a [[resource]]",
+            ),
+        ] {
+            let got = load(&format!("{HEAD}{text}"));
+            assert!(
+                got.contains("[[external]] ") && got.contains(expected),
+                "{expected:?} not in {got:?}"
+            );
+        }
     }
 
     #[test]

@@ -212,13 +212,12 @@ fn junctor_schema(schema: &Value) -> Result<(), String> {
                 }
                 other => return Err(format!("`{key}` is a non-empty list, not {other}")),
             },
-            "required" => {
+            "required"
                 if !value
                     .as_array()
-                    .is_some_and(|names| names.iter().all(Value::is_string))
-                {
-                    return Err(format!("`required` is a list of field names, not {value}"));
-                }
+                    .is_some_and(|names| names.iter().all(Value::is_string)) =>
+            {
+                return Err(format!("`required` is a list of field names, not {value}"));
             }
             _ => {}
         }

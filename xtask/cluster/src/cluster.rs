@@ -262,6 +262,18 @@ pub async fn install_crds(client: &Client) -> Result<Vec<String>> {
     Ok(envtest::crds::install_dir(client, &crd_dir(), Duration::from_secs(60)).await?)
 }
 
+/// Applies the copies of other projects' CRDs that the project's external kinds come from
+/// (`config/crd/external`, written by `cargo operator create api --external`), when there
+/// are any. Only to the local control plane: a real cluster has them from the operator that
+/// owns them, so no kustomization names them.
+pub async fn install_external_crds(client: &Client) -> Result<Vec<String>> {
+    let dir = root().join(operator_xtask::project::EXTERNAL_CRDS);
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    Ok(envtest::crds::install_dir(client, &dir, Duration::from_secs(60)).await?)
+}
+
 /// The CRDs the cluster serves, as the compatibility gate's baseline (with their
 /// `status.storedVersions`), and the name of the cluster.
 pub async fn live_crds(
@@ -304,6 +316,16 @@ pub fn install(target: &Target) -> Result<ExitCode> {
                 cluster.source
             );
         }
+        if cluster.local {
+            for name in install_external_crds(&cluster.client).await? {
+                eprintln!(
+                    "customresourcedefinition {name} (external, from {}) applied and \
+                     Established ({}: a local control plane, where no other operator installs it)",
+                    operator_xtask::project::EXTERNAL_CRDS,
+                    cluster.source
+                );
+            }
+        }
         Ok(ExitCode::SUCCESS)
     })
 }
@@ -343,6 +365,9 @@ pub fn run(target: &Target, operator_args: &[String]) -> Result<ExitCode> {
     let cluster = rt.block_on(async {
         let cluster = connect(target).await?;
         install_crds(&cluster.client).await?;
+        if cluster.local {
+            install_external_crds(&cluster.client).await?;
+        }
         anyhow::Ok(cluster)
     })?;
     let project = operator_xtask::project::Project::load(&operator_xtask::root())?;
@@ -494,6 +519,12 @@ pub fn test_plane_up() -> Result<TestPlane> {
         let cluster = connect(&target).await?;
         for name in install_crds(&cluster.client).await? {
             eprintln!("envtest: installed CRD {name}");
+        }
+        for name in install_external_crds(&cluster.client).await? {
+            eprintln!(
+                "envtest: installed CRD {name} (external, from {})",
+                operator_xtask::project::EXTERNAL_CRDS
+            );
         }
         anyhow::Ok(())
     });

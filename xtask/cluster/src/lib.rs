@@ -33,7 +33,8 @@ pub enum Standard {
         command: cluster::EnvtestCmd,
     },
     /// Server-side apply config/crd/bases/*.yaml and wait until each CRD is Established
-    /// (make install).
+    /// (make install); on the local control plane also the copies of other projects' CRDs in
+    /// config/crd/external (from `cargo operator create api --external`).
     Install(cluster::Target),
     /// Delete the CRDs of config/crd/bases, and with them every object of their kinds
     /// (make uninstall).

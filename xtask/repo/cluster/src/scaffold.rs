@@ -10,7 +10,9 @@
 //!    --operator-rs-version <this version>`, `create api` for a namespaced kind, a second
 //!    version of it and a cluster-scoped kind in another group, and `create webhook` for
 //!    every kind of webhook (defaulting and validating for both kinds, a conversion between
-//!    the first kind's versions).
+//!    the first kind's versions), then `create api --external --from-crd` with
+//!    cert-manager's Certificate CRD (a kind of another project's, with a controller), and
+//!    the book's example on it: a controller through which Guestbooks own Certificates.
 //! 4. The new project depends on nothing of this repository by path or git, and on no
 //!    cargo-operator; its units are compared with the workspace's and its dependencies'
 //!    features aligned with the workspace's ([`units`]); its own `cargo xtask manifests
@@ -28,6 +30,10 @@ use std::time::Instant;
 use anyhow::{Context as _, Result, bail};
 use operator_xtask::{cargo, root, run_step, target_dir};
 use operator_xtask_cluster::cluster::{self, TestPlane};
+
+/// cert-manager's Certificate CRD, in its release's `deploy/crds`: the external kind of the
+/// new project.
+const CERTIFICATE_CRD: &str = "cert-manager.io_certificates.yaml";
 
 /// The local registry's name in the project's cargo configuration.
 const SOURCE: &str = "operator-rs-packages";
@@ -135,6 +141,30 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
         )?;
     }
     let scaffolded = started.elapsed();
+    // A kind of another project's CRD: cert-manager's Certificate, from the pinned release's
+    // CRD file kept in the project, with a controller for it whose cluster test runs below
+    // against the CRD installed from that file.
+    let started = Instant::now();
+    let certificates = envtest::certmanager::crds_dir()
+        .context("cert-manager's CRDs")?
+        .join(CERTIFICATE_CRD);
+    let kept = project.join("third_party").join(CERTIFICATE_CRD);
+    std::fs::create_dir_all(kept.parent().context("third_party")?)
+        .context("creating third_party/")?;
+    std::fs::copy(&certificates, &kept)
+        .with_context(|| format!("copying {}", certificates.display()))?;
+    let from = format!("third_party/{CERTIFICATE_CRD}");
+    let external = ["--external", "--from-crd", from.as_str()];
+    run_step(
+        &format!("cargo operator create api {}", external.join(" ")),
+        Command::new(&scaffolder)
+            .args(["operator", "create", "api"])
+            .args(external)
+            .current_dir(&project),
+    )?;
+    // The book's worked example on it: the Guestbook's controller of its Certificate.
+    owns_certificates(&project)?;
+    let external_made = started.elapsed();
     nothing_from_this_repository(&project, &root)?;
     // The same dependency versions as this workspace, so their builds are shared; cargo
     // turns the entries of this workspace's own crates into the registry's.
@@ -154,6 +184,11 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
     let shared = align_features(&root, &project, &mut || in_project(&[]))?;
     let aligned = started.elapsed();
     let started = Instant::now();
+    // The example controller's #[rbac] markers, into the generated role.
+    run_step(
+        "the new project's cargo xtask manifests",
+        &mut in_project(&["xtask", "manifests"]),
+    )?;
     run_step(
         "the new project's cargo xtask manifests --check",
         &mut in_project(&["xtask", "manifests", "--check"]),
@@ -192,6 +227,8 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
         "a_new_guestbook_becomes_ready_and_its_deletion_completes",
         "a_new_backup_becomes_ready_and_its_deletion_completes",
         "the_api_server_calls_the_webhooks",
+        "a_new_certificate_is_observed",
+        "a_guestbook_owns_its_certificate",
     ];
     let runs = cluster_tests.iter().map(|test| (test, &output));
     let unit_runs = cargo_operator::MORE_WEBHOOKS_UNIT_TESTS
@@ -208,7 +245,7 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
     eprintln!(
         "scaffold from the packages: cargo package ({} crates) {:.1}s, registry {:.1}s, \
          cargo install cargo-operator {:.0}s; init + {} create api + {} create webhook in \
-         {:.2}s; units compared and aligned in {:.1}s ({shared}); its cargo xtask manifests \
+         {:.2}s, create api --external (cert-manager's Certificate) {:.2}s; units compared and aligned in {:.1}s ({shared}); its cargo xtask manifests \
          --check {:.1}s, cargo xtask test {:.0}s",
         crates.len(),
         packaged.as_secs_f64(),
@@ -217,11 +254,45 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
         cargo_operator::EXAMPLE_APIS.len(),
         webhooks.count(),
         scaffolded.as_secs_f64(),
+        external_made.as_secs_f64(),
         aligned.as_secs_f64(),
         manifests.as_secs_f64(),
         tested.as_secs_f64()
     );
     Ok(())
+}
+
+/// Adds the controller through which the project's Guestbooks own cert-manager Certificates,
+/// and its cluster test (`scaffold/guestbook_certificate*.rs`, the worked example of the
+/// book's "Kinds you did not write"), registered as `create api` registers a controller.
+fn owns_certificates(project: &Path) -> Result<()> {
+    let krate = project.join("guestbook-operator");
+    let write = |rel: &str, text: &str| {
+        let path = krate.join(rel);
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+    };
+    write(
+        "src/controllers/guestbook_certificate.rs",
+        include_str!("../scaffold/guestbook_certificate.rs"),
+    )?;
+    write(
+        "tests/guestbook_certificate.rs",
+        include_str!("../scaffold/guestbook_certificate_test.rs"),
+    )?;
+    let controllers = krate.join("src/controllers/mod.rs");
+    let text = std::fs::read_to_string(&controllers)
+        .with_context(|| format!("reading {}", controllers.display()))?;
+    let text = cargo_operator::plan::insert_before_anchor(
+        &text,
+        "// +operator:scaffold:controller-modules",
+        "pub mod guestbook_certificate;",
+    )?;
+    let text = cargo_operator::plan::insert_before_anchor(
+        &text,
+        "// +operator:scaffold:controllers",
+        "guestbook_certificate::start,",
+    )?;
+    std::fs::write(&controllers, text).with_context(|| format!("writing {}", controllers.display()))
 }
 
 /// Compares the project's units with the workspace's and, where the workspace's features
