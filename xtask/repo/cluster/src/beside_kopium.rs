@@ -5,13 +5,18 @@
 //! tool's types are turned back into a CRD by the tool's own road:
 //! - operator-rs: `operator_gen::rust_types`, then `operator_gen::crds` on those sources;
 //! - kopium (installed from crates.io on first use, into `~/.cache/operator-rs/kopium`): its
-//!   output, with doc comments and `schema = "derived"`, compiled in one crate with kube's
-//!   derive, schemars and k8s-openapi, whose program prints `CustomResourceExt::crd()` of each
-//!   kind.
+//!   output, with doc comments and `schema = "derived"`, compiled in one crate per project
+//!   (one Cargo workspace, one target directory) with kube's derive, schemars and k8s-openapi,
+//!   whose program prints `CustomResourceExt::crd()` of each kind. A project whose crate does
+//!   not compile is built again one crate per CRD, and a CRD whose crate does not compile has
+//!   its versions counted as without kopium's CRD, with the compiler's first error among
+//!   kopium's failures.
 //!
 //! Then, per CRD, the keywords of the original schemas are counted by kind (value
 //! validations, enums, CEL rules, defaults, descriptions, list and map types) and a keyword is
-//! kept when the tool's schema has the same keyword with the same value at the same path.
+//! kept when the tool's schema has the same keyword with the same value at the same path
+//! (an enum that only adds `null` to the original's values, as kopium's optional enums do,
+//! counts as kept).
 //! The properties identical after the round trip are counted as in the corpus test. The
 //! tables go to stdout and to `<target>/beside-kopium.md`. Needs Go (for the module proxy),
 //! and is not part of the test suite.
@@ -132,6 +137,8 @@ struct KopiumKind {
     key: String,
     /// `project::crd_module::version_module`.
     module: Vec<String>,
+    /// The kind's Rust type: the kind, or the `root` kopium gives it (`TcpRoute` for
+    /// `TCPRoute`).
     kind: String,
     text: String,
 }
@@ -153,10 +160,7 @@ pub fn beside_kopium() -> Result<()> {
     let path = root.join("testdata/crd-corpus/corpus.yaml");
     let corpus: Corpus = serde_yaml::from_str(&std::fs::read_to_string(&path)?)
         .with_context(|| path.display().to_string())?;
-    if work.join("src").exists() {
-        std::fs::remove_dir_all(work.join("src"))?;
-    }
-    for dir in ["src", "crds", "operator-rs"] {
+    for dir in ["crds", "operator-rs"] {
         std::fs::create_dir_all(work.join(dir))?;
     }
 
@@ -235,6 +239,15 @@ pub fn beside_kopium() -> Result<()> {
                     ));
                     continue;
                 }
+                let text = String::from_utf8(out.stdout)?;
+                // kopium derives `CustomResource` on the spec's struct: a CRD without `spec`
+                // (cloudnative-pg's FailoverQuorum has only `status`) gets none, so no CRD.
+                if !text.lines().any(|l| l.trim_start().starts_with("#[kube(")) {
+                    kopium_failures.push(format!(
+                        "{key}: kopium's output has no `CustomResource` (the schema has no `spec`)"
+                    ));
+                    continue;
+                }
                 kopium_kinds.push(KopiumKind {
                     project: project.name.clone(),
                     key,
@@ -243,9 +256,11 @@ pub fn beside_kopium() -> Result<()> {
                         module_name(&name),
                         module_name(&version.name),
                     ],
-                    kind: spec.names.kind.clone(),
-                    text: String::from_utf8(out.stdout)?,
+                    text,
+                    kind: String::new(),
                 });
+                let k = kopium_kinds.last_mut().unwrap();
+                k.kind = root_type(&k.text).unwrap_or_else(|| spec.names.kind.clone());
             }
             crds.push((name, served));
         }
@@ -258,24 +273,54 @@ pub fn beside_kopium() -> Result<()> {
         crds_of.iter().map(|(_, c)| c.len()).sum::<usize>()
     );
 
-    // kopium's round trip: its types compiled, their CRDs printed. One crate for the whole
-    // corpus; if that does not compile, one per project.
+    // kopium's round trip: its types compiled, their CRDs printed. One crate per project
+    // (the whole corpus in one crate needs more than 9 GB to compile), all in one workspace
+    // with one target directory, built one after another; a project whose crate does not
+    // compile is built again one crate per CRD; a CRD whose crate does not compile has its
+    // versions counted as without kopium's CRD.
     let mut kopium_crds: BTreeMap<String, Value> = BTreeMap::new();
     let mut compile_failures: Vec<String> = Vec::new();
-    let all: Vec<&KopiumKind> = kopium_kinds.iter().collect();
-    match build_and_run(&work, &target, &all) {
-        Ok(found) => kopium_crds.extend(found),
-        Err(whole) => {
-            eprintln!("the corpus's kopium crate does not compile; one crate per project:");
-            let _ = whole;
-            for (project, _) in &crds_of {
-                let some: Vec<&KopiumKind> = kopium_kinds
-                    .iter()
-                    .filter(|k| &k.project == project)
-                    .collect();
-                match build_and_run(&work, &target, &some) {
-                    Ok(found) => kopium_crds.extend(found),
-                    Err(e) => compile_failures.push(format!("{project}: {e}")),
+    // Kept between runs, its files written only when they change: a run again (after a
+    // change to the counting) finds the crates built.
+    let crates = work.join("kopium");
+    std::fs::create_dir_all(&crates)?;
+    write_workspace(&crates)?;
+    for (project, _) in &crds_of {
+        let some: Vec<&KopiumKind> = kopium_kinds
+            .iter()
+            .filter(|k| &k.project == project)
+            .collect();
+        if some.is_empty() {
+            continue;
+        }
+        let e = match build_and_run(&crates, &target, &module_name(project), &some) {
+            Ok(found) => {
+                kopium_crds.extend(found);
+                continue;
+            }
+            Err(e) => e,
+        };
+        eprintln!("{project}: kopium's crate {e}");
+        let crds: BTreeSet<&String> = some.iter().map(|k| &k.module[1]).collect();
+        if crds.len() == 1 {
+            compile_failures.push(format!("{project}: {e}"));
+            continue;
+        }
+        // Then one crate per CRD, so that one CRD's output that does not compile does not
+        // take its project's others with it.
+        eprintln!("{project}: one crate per CRD");
+        for crd in crds {
+            let one: Vec<&KopiumKind> = some
+                .iter()
+                .copied()
+                .filter(|k| &k.module[1] == crd)
+                .collect();
+            let name = format!("{}_{crd}", module_name(project));
+            match build_and_run(&crates, &target, &name, &one) {
+                Ok(found) => kopium_crds.extend(found),
+                Err(e) => {
+                    eprintln!("{project}/{crd}: kopium's crate {e}");
+                    compile_failures.push(format!("{project}/{crd}: {e}"));
                 }
             }
         }
@@ -326,16 +371,18 @@ pub fn beside_kopium() -> Result<()> {
          compiled with kube (derive), schemars and k8s-openapi and its CRDs printed by \
          `CustomResourceExt::crd()`; operator-rs: `operator-gen types --from-crd`, then \
          `operator-gen` on the types. Every served version of every CRD. A keyword is kept when \
-         the round-tripped schema has it with the same value at the same path. Cells: \
+         the round-tripped schema has it with the same value at the same path (descriptions \
+         compared after whitespace normalisation; an enum that only adds `null` to the \
+         original's values counts as kept). Cells: \
          original / operator-rs / kopium.\n",
         KOPIUM_FLAGS.join(" ")
     );
     let header = {
-        let mut h = String::from("| project | CRDs | versions |");
+        let mut h = String::from("| project | CRDs | versions | without kopium's CRD |");
         for (kind, _) in KINDS {
             let _ = write!(h, " {kind} |");
         }
-        h.push_str(" properties identical (operator-rs / kopium) |\n|---|---:|---:|");
+        h.push_str(" properties identical (operator-rs / kopium) |\n|---|---:|---:|---:|");
         for _ in KINDS {
             h.push_str("---:|");
         }
@@ -344,9 +391,11 @@ pub fn beside_kopium() -> Result<()> {
     };
     let mut summary = header.clone();
     let mut total = (0, 0, Kept::new(), Kept::new(), Kept::new());
+    let mut total_missing = 0;
     let mut per_crd = String::new();
     for (project, crds) in &crds_of {
         let mut sums = (0, Kept::new(), Kept::new(), Kept::new());
+        let mut missing_of_project = 0;
         let _ = writeln!(
             per_crd,
             "\n### {project}\n\n| CRD | versions |{} properties identical (operator-rs / kopium) |\n|---|---:|{}---:|",
@@ -364,6 +413,7 @@ pub fn beside_kopium() -> Result<()> {
             sums.1.add(&row.original);
             sums.2.add(&row.operator_rs);
             sums.3.add(&row.kopium);
+            missing_of_project += row.kopium_missing;
             let missing = if row.kopium_missing > 0 {
                 format!(" ({} versions without kopium's CRD)", row.kopium_missing)
             } else {
@@ -380,7 +430,7 @@ pub fn beside_kopium() -> Result<()> {
         }
         let _ = writeln!(
             summary,
-            "| {project} | {} | {} |{} {} |",
+            "| {project} | {} | {} | {missing_of_project} |{} {} |",
             crds.len(),
             sums.0,
             cells(&sums.1, &sums.2, &sums.3),
@@ -391,10 +441,11 @@ pub fn beside_kopium() -> Result<()> {
         total.2.add(&sums.1);
         total.3.add(&sums.2);
         total.4.add(&sums.3);
+        total_missing += missing_of_project;
     }
     let _ = writeln!(
         summary,
-        "| all | {} | {} |{} {} |",
+        "| all | {} | {} | {total_missing} |{} {} |",
         total.0,
         total.1,
         cells(&total.2, &total.3, &total.4),
@@ -494,6 +545,17 @@ fn module_name(name: &str) -> String {
     m
 }
 
+/// The Rust type kopium names the kind's root when it is not the kind: the `root = "…"` of its
+/// `#[kube(…)]` attribute.
+fn root_type(text: &str) -> Option<String> {
+    text.lines()
+        .filter(|l| l.trim_start().starts_with("#[kube("))
+        .find_map(|l| {
+            let rest = &l[l.find("root = \"")? + "root = \"".len()..];
+            Some(rest[..rest.find('"')?].to_string())
+        })
+}
+
 /// The `openAPIV3Schema` of `version` in a CRD (as JSON).
 fn version_schema(crd: &Value, version: &str) -> Value {
     crd["spec"]["versions"]
@@ -503,33 +565,69 @@ fn version_schema(crd: &Value, version: &str) -> Value {
         .unwrap_or(Value::Null)
 }
 
-/// Builds the kopium crate with `kinds` and runs its program: each kind's CRD by its key; or
-/// the compiler's first errors.
+/// Writes `text` to `file` (and its directory) unless it holds that already, so that cargo
+/// does not build again what it built.
+fn write_if_changed(file: &Path, text: &str) -> Result<(), String> {
+    if std::fs::read_to_string(file).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    std::fs::create_dir_all(file.parent().unwrap()).map_err(|e| e.to_string())?;
+    std::fs::write(file, text).map_err(|e| e.to_string())
+}
+
+/// The Cargo workspace of kopium's crates: every directory in it is a member crate. kube's
+/// derive alone (no client), and k8s-openapi with `schemars`, without which its types (the
+/// `Condition` kopium uses, for one) do not implement `JsonSchema`.
+fn write_workspace(crates: &Path) -> Result<()> {
+    write_if_changed(
+        &crates.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"*\"]\nresolver = \"2\"\n\n\
+         [workspace.dependencies]\n\
+         kube = { version = \"5\", default-features = false, features = [\"derive\"] }\n\
+         k8s-openapi = { version = \"0.29\", features = [\"v1_36\", \"schemars\"] }\n\
+         schemars = \"1\"\n\
+         serde = { version = \"1\", features = [\"derive\"] }\n\
+         serde_json = \"1\"\n\n\
+         [profile.dev]\ndebug = false\nincremental = false\n",
+    )
+    .map_err(anyhow::Error::msg)?;
+    // The repository's lock file, for the same kube, k8s-openapi and schemars.
+    if !crates.join("Cargo.lock").exists() {
+        std::fs::copy(root().join("Cargo.lock"), crates.join("Cargo.lock"))?;
+    }
+    Ok(())
+}
+
+/// Builds the crate `name` of kopium's workspace `crates` with `kinds` and runs its program:
+/// each kind's CRD by its key; or the compiler's first error.
 fn build_and_run(
-    work: &Path,
+    crates: &Path,
     target: &Path,
+    name: &str,
     kinds: &[&KopiumKind],
 ) -> Result<BTreeMap<String, Value>, String> {
-    let src = work.join("src");
-    if src.exists() {
-        std::fs::remove_dir_all(&src).map_err(|e| e.to_string())?;
-    }
-    // The module tree: project -> crd -> version.
+    let package = format!("kopium-{}", name.replace('_', "-"));
+    let crate_name = package.replace('-', "_");
+    let dir = crates.join(&package);
+    let src = dir.join("src");
+    // The module tree below the crate's root: crd -> version (the project is the crate).
     let mut tree: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
     for k in kinds {
-        for depth in 0..k.module.len() {
-            tree.entry(k.module[..depth].to_vec())
+        let module = &k.module[1..];
+        for depth in 0..module.len() {
+            tree.entry(module[..depth].to_vec())
                 .or_default()
-                .insert(k.module[depth].clone());
+                .insert(module[depth].clone());
         }
-        let file = src.join(k.module.join("/") + ".rs");
-        std::fs::create_dir_all(file.parent().unwrap()).map_err(|e| e.to_string())?;
-        std::fs::write(&file, &k.text).map_err(|e| e.to_string())?;
+        write_if_changed(&src.join(module.join("/") + ".rs"), &k.text)?;
     }
     for (parent, children) in &tree {
         let mut text = String::new();
         if parent.is_empty() {
-            text.push_str("//! kopium's types of the CRD corpus.\n#![allow(warnings)]\n\n");
+            let _ = write!(
+                text,
+                "//! kopium's types of the CRD corpus's {name}.\n#![allow(warnings)]\n\n"
+            );
         }
         for c in children {
             let _ = writeln!(text, "pub mod {c};");
@@ -539,65 +637,77 @@ fn build_and_run(
         } else {
             src.join(parent.join("/") + ".rs")
         };
-        std::fs::create_dir_all(file.parent().unwrap()).map_err(|e| e.to_string())?;
-        std::fs::write(&file, text).map_err(|e| e.to_string())?;
+        write_if_changed(&file, &text)?;
     }
+    // A kind whose `crd()` panics is left out (and said on stderr), not the whole crate.
     let mut main = String::from(
-        "//! Prints `key<TAB>CRD as JSON` for every kind.\nuse kube::CustomResourceExt as _;\n\nfn main() {\n",
+        "//! Prints `key<TAB>CRD as JSON` for every kind.\nuse kube::CustomResourceExt as _;\n\n\
+         fn print(key: &str, crd: fn() -> String) {\n\
+         \x20   match std::panic::catch_unwind(crd) {\n\
+         \x20       Ok(json) => println!(\"{key}\\t{json}\"),\n\
+         \x20       Err(_) => eprintln!(\"{key}: crd() panics\"),\n\
+         \x20   }\n\
+         }\n\nfn main() {\n",
     );
     for k in kinds {
         let _ = writeln!(
             main,
-            "    println!(\"{{}}\\t{{}}\", {:?}, serde_json::to_string(&kopium_corpus::{}::{}::crd()).unwrap());",
+            "    print({:?}, || serde_json::to_string(&{crate_name}::{}::{}::crd()).unwrap());",
             k.key,
-            k.module.join("::"),
+            k.module[1..].join("::"),
             k.kind
         );
     }
     main.push_str("}\n");
-    std::fs::write(src.join("main.rs"), main).map_err(|e| e.to_string())?;
-    std::fs::write(
-        work.join("Cargo.toml"),
-        "[package]\nname = \"kopium-corpus\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-         [dependencies]\n\
-         kube = { version = \"5\", default-features = false, features = [\"derive\"] }\n\
-         k8s-openapi = { version = \"0.29\", features = [\"v1_36\"] }\n\
-         schemars = \"1\"\n\
-         serde = { version = \"1\", features = [\"derive\"] }\n\
-         serde_json = \"1\"\n\n[workspace]\n\n\
-         [profile.dev]\ndebug = false\n",
-    )
-    .map_err(|e| e.to_string())?;
-    if !work.join("Cargo.lock").exists() {
-        let _ = std::fs::copy(root().join("Cargo.lock"), work.join("Cargo.lock"));
-    }
+    write_if_changed(&src.join("main.rs"), &main)?;
+    write_if_changed(
+        &dir.join("Cargo.toml"),
+        &format!(
+            "[package]\nname = \"{package}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
+             publish = false\n\n[dependencies]\n\
+             kube.workspace = true\nk8s-openapi.workspace = true\nschemars.workspace = true\n\
+             serde.workspace = true\nserde_json.workspace = true\n"
+        ),
+    )?;
     let build_target = target.join("beside-kopium/target");
     let started = Instant::now();
-    eprintln!("building kopium's types ({} kinds)", kinds.len());
+    eprintln!("building kopium's types of {name} ({} kinds)", kinds.len());
     let out = Command::new(std::env::var("CARGO").unwrap_or("cargo".into()))
-        .args(["build", "--quiet"])
-        .current_dir(work)
+        .args(["build", "--quiet", "-j", "2", "-p", &package])
+        .current_dir(crates)
         .env("CARGO_TARGET_DIR", &build_target)
         .output()
         .map_err(|e| e.to_string())?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let errors: Vec<&str> = stderr
-            .lines()
-            .filter(|l| l.starts_with("error"))
-            .take(3)
-            .collect();
-        let count = stderr.lines().filter(|l| l.starts_with("error")).count();
-        eprintln!("{stderr}");
+        std::fs::write(dir.join("build-errors.txt"), stderr.as_bytes())
+            .map_err(|e| e.to_string())?;
+        let lines: Vec<&str> = stderr.lines().collect();
+        let count = lines.iter().filter(|l| l.starts_with("error")).count();
+        let first = lines
+            .iter()
+            .position(|l| l.starts_with("error"))
+            .map(|i| {
+                // The error and where it is.
+                let at = lines[i + 1..]
+                    .iter()
+                    .take(3)
+                    .find(|l| l.trim_start().starts_with("-->"))
+                    .map(|l| format!(" ({})", l.trim()))
+                    .unwrap_or_default();
+                format!("{}{at}", lines[i])
+            })
+            .unwrap_or_else(|| stderr.trim().to_string());
         return Err(format!(
-            "does not compile ({count} error lines; first: {})",
-            errors.join(" | ")
+            "does not compile ({count} error lines; first: {first}; all in {})",
+            dir.join("build-errors.txt").display()
         ));
     }
     eprintln!("built in {:.1?}", started.elapsed());
-    let out = Command::new(build_target.join("debug/kopium-corpus"))
+    let out = Command::new(build_target.join("debug").join(&package))
         .output()
         .map_err(|e| e.to_string())?;
+    eprint!("{}", String::from_utf8_lossy(&out.stderr));
     if !out.status.success() {
         return Err(format!(
             "its program fails: {}",
@@ -688,7 +798,18 @@ fn kept(original: &Value, generated: &Value, found: &[(usize, Vec<String>, Strin
     for (kind, path, key) in found {
         let a = at(original, path).and_then(|s| s.get(key));
         let b = at(generated, path).and_then(|s| s.get(key));
-        if let (Some(a), Some(b)) = (a, b)
+        // An optional enum of kopium's allows `null` besides the original's values (and is
+        // `nullable`): the values it allows are the original's, so the enum is kept. (The
+        // property is not identical all the same.)
+        let b = match (key.as_str(), a, b) {
+            ("enum", Some(Value::Array(x)), Some(Value::Array(y))) if !x.contains(&Value::Null) => {
+                Some(Value::Array(
+                    y.iter().filter(|v| !v.is_null()).cloned().collect(),
+                ))
+            }
+            _ => b.cloned(),
+        };
+        if let (Some(a), Some(b)) = (a, &b)
             && same(key, a, b)
         {
             out.keywords[*kind] += 1;
