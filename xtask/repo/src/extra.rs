@@ -22,4 +22,8 @@ pub const EXTRA: &[(&str, &str)] = &[
         "known-types",
         "Regenerate operator-gen's table of Kubernetes type schemas from controller-gen",
     ),
+    (
+        "beside-kopium",
+        "operator-rs and kopium side by side on the CRD corpus: what each keeps of each CRD",
+    ),
 ];

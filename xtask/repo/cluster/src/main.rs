@@ -5,6 +5,7 @@
 mod bench;
 mod bench_edit;
 mod bench_gen;
+mod beside_kopium;
 #[cfg(test)]
 #[path = "../../src/extra.rs"]
 mod extra;
@@ -50,6 +51,10 @@ enum Cmd {
     /// from it, scaffold a project and run its `cargo xtask test` (on the control plane, which
     /// it starts unless one is up).
     ScaffoldTest,
+    /// operator-rs and kopium side by side on the CRD corpus: per CRD, what each keeps of the
+    /// original schemas (validations, enums, CEL rules, defaults, descriptions, list and map
+    /// types) after its own round trip; kopium is installed from crates.io on first use.
+    BesideKopium,
 }
 
 fn main() -> ExitCode {
@@ -70,6 +75,7 @@ fn main() -> ExitCode {
         Cmd::FuzzGen(args) => fuzz_gen::fuzz_gen(&args).map(|()| ExitCode::SUCCESS),
         Cmd::KnownTypes => known_types::known_types().map(|()| ExitCode::SUCCESS),
         Cmd::ScaffoldTest => scaffold::on_its_own().map(|()| ExitCode::SUCCESS),
+        Cmd::BesideKopium => beside_kopium::beside_kopium().map(|()| ExitCode::SUCCESS),
     })
 }
 
