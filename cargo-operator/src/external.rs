@@ -367,13 +367,7 @@ fn pick<'a>(
 pub(crate) fn project_docs(root: &Path, project: &Project) -> Result<Vec<CrdDocument>> {
     let mut out = Vec::new();
     for e in &project.externals {
-        let at = format!(
-            "{}: [[external]] {}/{} {}",
-            project::FILE,
-            e.group,
-            e.version,
-            e.kind
-        );
+        let at = e.describe();
         let file = root.join(&e.crd);
         if !file.is_file() {
             bail!(

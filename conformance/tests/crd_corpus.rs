@@ -97,38 +97,6 @@ fn module_name(project: &str) -> String {
     project.replace(['-', '.'], "_")
 }
 
-/// The number of properties (schema nodes under `properties`) in a CRD's schemas.
-fn count_properties(v: &Value) -> usize {
-    match v {
-        Value::Object(map) => map
-            .iter()
-            .map(|(k, v)| {
-                let own = if k == "properties" {
-                    v.as_object().map_or(0, |p| p.len())
-                } else {
-                    0
-                };
-                own + count_properties(v)
-            })
-            .sum(),
-        Value::Array(items) => items.iter().map(count_properties).sum(),
-        _ => 0,
-    }
-}
-
-/// The property a difference's path is in: the path up to its last `properties.<name>`
-/// (or the whole path when it is outside the schema).
-fn property_of(path: &str) -> String {
-    match path.rfind(".properties.") {
-        Some(i) => {
-            let rest = &path[i + ".properties.".len()..];
-            let end = rest.find(['.', '[', ':']).unwrap_or(rest.len());
-            path[..i + ".properties.".len() + end].to_string()
-        }
-        None => path.split(':').next().unwrap_or(path).to_string(),
-    }
-}
-
 /// The YAML and YML files at `path` (a file, or a directory walked in name order).
 fn yaml_files(path: &Path, out: &mut Vec<PathBuf>) {
     if path.is_dir() {
@@ -405,7 +373,7 @@ fn project_types(
         let name = doc.crd.metadata.name.clone().unwrap_or_default();
         tally.crds += 1;
         tally.versions += spec.versions.len();
-        tally.properties += count_properties(&doc.raw);
+        tally.properties += operator_gen::count_properties(&doc.raw);
         let Some(crd) = generated
             .iter()
             .find(|c| c.spec.group == spec.group && c.spec.names.kind == spec.names.kind)
@@ -415,7 +383,7 @@ fn project_types(
         };
         let mut differing = BTreeSet::new();
         for d in differences(&doc.raw, &serde_json::to_value(crd).unwrap()) {
-            differing.insert(property_of(&d));
+            differing.insert(operator_gen::property_of(&d));
             match project
                 .differences
                 .iter()

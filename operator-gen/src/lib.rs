@@ -89,8 +89,8 @@ pub use sink::Layout;
 pub use types_from_crd::{ClusterSource, read_crds_from_cluster};
 #[cfg(feature = "types-from-crd")]
 pub use types_from_crd::{
-    CrdDocument, RustTypes, SERVER_METADATA, TypesError, TypesOptions, crds_in, differences,
-    kind_module, read_crds, rust_types, rustfmt,
+    CrdDocument, RustTypes, SERVER_METADATA, TypesError, TypesOptions, count_properties, crds_in,
+    differences, kind_module, property_of, read_crds, rust_types, rustfmt,
 };
 
 use source::SourceFile;

@@ -741,6 +741,39 @@ pub fn normalize(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The number of properties (schema nodes under `properties`) in a CRD's schemas, or in a
+/// schema: what [`differences`] are counted against.
+pub fn count_properties(v: &Value) -> usize {
+    match v {
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| {
+                let own = if k == "properties" {
+                    v.as_object().map_or(0, |p| p.len())
+                } else {
+                    0
+                };
+                own + count_properties(v)
+            })
+            .sum(),
+        Value::Array(items) => items.iter().map(count_properties).sum(),
+        _ => 0,
+    }
+}
+
+/// The property one of [`differences`]' paths is in: the path up to its last
+/// `properties.<name>` (or the path before its `:` when it is outside any schema).
+pub fn property_of(path: &str) -> String {
+    match path.rfind(".properties.") {
+        Some(i) => {
+            let rest = &path[i + ".properties.".len()..];
+            let end = rest.find(['.', '[', ':']).unwrap_or(rest.len());
+            path[..i + ".properties.".len() + end].to_string()
+        }
+        None => path.split(':').next().unwrap_or(path).to_string(),
+    }
+}
+
 /// Every place where two CRDs (as JSON) differ, as `path: original X, generated Y`:
 /// numbers compared as numbers, descriptions after whitespace normalisation, the tools'
 /// version annotations left out.

@@ -208,13 +208,7 @@ fn remove_externals(
         generated.remove_crds(|crd| external(&crd.spec.group, &crd.spec.names.kind).is_some());
     let mut problems = Vec::new();
     for e in &project.externals {
-        let at = format!(
-            "{}: [[external]] {}/{} {}",
-            project::FILE,
-            e.group,
-            e.version,
-            e.kind
-        );
+        let at = e.describe();
         let crd = removed
             .iter()
             .find(|crd| crd.spec.group == e.group && crd.spec.names.kind == e.kind);

@@ -177,6 +177,16 @@ pub struct Webhooks {
     pub spokes: Vec<String>,
 }
 
+impl External {
+    /// The entry as messages name it: `PROJECT.toml: [[external]] cert-manager.io/v1 Certificate`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{FILE}: [[external]] {}/{} {}",
+            self.group, self.version, self.kind
+        )
+    }
+}
+
 fn namespaced_by_default() -> bool {
     true
 }

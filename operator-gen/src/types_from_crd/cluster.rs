@@ -110,7 +110,7 @@ async fn config(source: &ClusterSource) -> Result<kube::Config, TypesError> {
         context: source.context.clone(),
         ..Default::default()
     };
-    let failed = |what: String| TypesError::Cluster(what);
+    let failed = TypesError::Cluster;
     match (&source.kubeconfig, &source.context) {
         (Some(path), _) => {
             let kubeconfig = kube::config::Kubeconfig::read_from(path)

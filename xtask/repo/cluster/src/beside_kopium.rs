@@ -342,7 +342,7 @@ pub fn beside_kopium() -> Result<()> {
         row.versions += 1;
         let mut found = Vec::new();
         keywords(&v.original, &mut Vec::new(), &mut found);
-        let properties = count_properties(&v.original);
+        let properties = operator_gen::count_properties(&v.original);
         let mut original = Kept::new();
         for (kind, _, _) in &found {
             original.keywords[*kind] += 1;
@@ -819,40 +819,8 @@ fn kept(original: &Value, generated: &Value, found: &[(usize, Vec<String>, Strin
     let differing: BTreeSet<String> = operator_gen::differences(&wrap(original), &wrap(generated))
         .iter()
         .filter(|d| d.contains(".properties."))
-        .map(|d| property_of(d))
+        .map(|d| operator_gen::property_of(d))
         .collect();
-    out.identical = count_properties(original).saturating_sub(differing.len());
+    out.identical = operator_gen::count_properties(original).saturating_sub(differing.len());
     out
-}
-
-/// The number of properties (schema nodes under `properties`) in a schema.
-fn count_properties(v: &Value) -> usize {
-    match v {
-        Value::Object(map) => map
-            .iter()
-            .map(|(k, v)| {
-                let own = if k == "properties" {
-                    v.as_object().map_or(0, |p| p.len())
-                } else {
-                    0
-                };
-                own + count_properties(v)
-            })
-            .sum(),
-        Value::Array(items) => items.iter().map(count_properties).sum(),
-        _ => 0,
-    }
-}
-
-/// The property a difference's path is in: the path up to its last `properties.<name>`
-/// (or the whole path when it is at the schema's root).
-fn property_of(path: &str) -> String {
-    match path.rfind(".properties.") {
-        Some(i) => {
-            let rest = &path[i + ".properties.".len()..];
-            let end = rest.find(['.', '[', ':']).unwrap_or(rest.len());
-            path[..i + ".properties.".len() + end].to_string()
-        }
-        None => path.split(':').next().unwrap_or(path).to_string(),
-    }
 }
