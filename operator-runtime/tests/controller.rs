@@ -275,6 +275,12 @@ async fn owned_and_watched_kinds_through_the_builder() {
     wait_until("the new copy", WAIT, || copied(secrets.clone(), "green"))
         .await
         .unwrap();
+    // The API server has the copy a moment before the reconcile that sent it counts it.
+    wait_until("the apply counted", WAIT, || async {
+        (seen.sent.load(Ordering::SeqCst) >= 3).then_some(())
+    })
+    .await
+    .unwrap();
     assert_eq!(seen.sent.load(Ordering::SeqCst), 3);
 
     // Every reconcile published the same event: the API server has one.
