@@ -118,16 +118,21 @@ impl ReconcileSettings {
     /// sync period (plus up to 10%, spread by uid, so that objects created together do not
     /// all come due at once), or on the next change when there is none.
     pub fn requeue(&self, uid: Option<&str>) -> kube::runtime::controller::Action {
-        use std::hash::{Hash, Hasher};
-        match self.sync_period {
-            Some(period) => {
-                let mut hasher = std::collections::hash_map::DefaultHasher::new();
-                uid.hash(&mut hasher);
-                let spread = (hasher.finish() % 1000) as f64 / 10_000.0;
-                kube::runtime::controller::Action::requeue(period.mul_f64(1.0 + spread))
-            }
+        match self.sync_delay(uid) {
+            Some(delay) => kube::runtime::controller::Action::requeue(delay),
             None => kube::runtime::controller::Action::await_change(),
         }
+    }
+
+    /// When the object with this `uid` is next resynced: the sync period plus up to 10%,
+    /// spread by uid (`None`: no periodic resyncs).
+    pub fn sync_delay(&self, uid: Option<&str>) -> Option<Duration> {
+        use std::hash::{Hash, Hasher};
+        let period = self.sync_period?;
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        uid.hash(&mut hasher);
+        let spread = (hasher.finish() % 1000) as f64 / 10_000.0;
+        Some(period.mul_f64(1.0 + spread))
     }
 }
 

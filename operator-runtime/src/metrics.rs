@@ -33,6 +33,13 @@ pub struct ControllerLabels {
     pub controller: String,
 }
 
+/// Labels of `workqueue_depth`: client-go's, whose `name` is the controller's.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct QueueLabels {
+    /// The controller's name.
+    pub name: String,
+}
+
 /// Labels of `controller_runtime_reconcile_total`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ResultLabels {
@@ -89,6 +96,7 @@ pub struct Metrics {
     reconcile_time: Family<ControllerLabels, Histogram>,
     max_concurrent: Family<ControllerLabels, Gauge>,
     active_workers: Family<ControllerLabels, Gauge>,
+    workqueue_depth: Family<QueueLabels, Gauge>,
     requests: Family<RequestLabels, Counter>,
     resource_requests: Family<ResourceRequestLabels, Counter>,
     leader: Gauge,
@@ -121,6 +129,7 @@ impl Metrics {
             (|| Histogram::new(exponential_buckets(0.005, 2.0, 14))) as fn() -> Histogram,
         );
         let active_workers = Family::<ControllerLabels, Gauge>::default();
+        let workqueue_depth = Family::<QueueLabels, Gauge>::default();
         let requests = Family::<RequestLabels, Counter>::default();
         let resource_requests = Family::<ResourceRequestLabels, Counter>::default();
         let leader = Gauge::default();
@@ -202,6 +211,11 @@ impl Metrics {
             active_workers.clone(),
         );
         registry.register(
+            "workqueue_depth",
+            "Current depth of workqueue",
+            workqueue_depth.clone(),
+        );
+        registry.register(
             "rest_client_requests",
             "Number of HTTP requests to the API server, by method",
             requests.clone(),
@@ -226,6 +240,7 @@ impl Metrics {
             reconcile_time,
             max_concurrent,
             active_workers,
+            workqueue_depth,
             requests,
             resource_requests,
             leader,
@@ -315,6 +330,7 @@ impl Metrics {
             counter.get_or_create(&labels).inc_by(0);
         }
         self.active_workers.get_or_create(&labels).inc_by(0);
+        self.workqueue_depth(controller).set(0);
         self.max_concurrent
             .get_or_create(&labels)
             .set(i64::from(concurrency));
@@ -352,6 +368,16 @@ impl Metrics {
         self.reconcile_time
             .get_or_create(&labels)
             .observe(took.as_secs_f64());
+    }
+
+    /// The gauge of how many objects wait in `controller`'s queue (client-go's and
+    /// controller-runtime's `workqueue_depth`, labelled with the controller's name).
+    pub(crate) fn workqueue_depth(&self, controller: &str) -> Gauge {
+        self.workqueue_depth
+            .get_or_create(&QueueLabels {
+                name: controller.to_string(),
+            })
+            .clone()
     }
 
     /// A guard counting one active worker while it lives.

@@ -57,6 +57,9 @@ pub struct Context<T = ()> {
     /// Cancelled once this instance leads (at once without leader election): reconciles wait
     /// for it, so a standby's caches fill while it writes nothing.
     pub(crate) elected: CancellationToken,
+    /// The controller's queue, where resyncs and retries wait (`None` outside a controller:
+    /// they are returned as `Action::requeue`).
+    pub(super) queue: Option<Arc<super::queue::WorkQueue>>,
     data: T,
 }
 
@@ -263,6 +266,7 @@ impl<T> Context<T> {
                 elected.cancel();
                 elected
             },
+            queue: None,
             data,
         }
     }
@@ -330,8 +334,21 @@ impl<T> Context<T> {
 
     /// What a successful reconcile of `obj` returns: come back after the sync period (spread
     /// by uid), or on the next change when there is none.
+    ///
+    /// In a controller the resync waits in the controller's queue behind every change (what
+    /// is returned is `Action::await_change()`); elsewhere (a context of one's own) it is
+    /// returned as `Action::requeue`. An `Action::requeue` the reconcile returns itself runs
+    /// at its time, not behind the changes: for "look again soon" (a rollout under way, a
+    /// status to report).
     pub fn next_sync<K: Resource>(&self, obj: &K) -> Action {
-        self.settings.requeue(obj.meta().uid.as_deref())
+        let uid = obj.meta().uid.as_deref();
+        match (&self.queue, self.settings.sync_delay(uid)) {
+            (Some(queue), Some(delay)) => {
+                queue.later(super::caches::key_of(obj), delay);
+                Action::await_change()
+            }
+            _ => self.settings.requeue(uid),
+        }
     }
 
     /// The cached object `S` (a kind the controller owns or watches, or

@@ -46,6 +46,7 @@ mod context;
 mod error;
 mod finalizer;
 mod pacing;
+mod queue;
 mod reconcile;
 mod scope;
 mod start;

@@ -105,6 +105,10 @@ where
     E: std::error::Error + Send + Sync + 'static,
     T: Send + Sync + 'static,
 {
+    let queue = ctx.queue.clone();
+    let _running = queue
+        .as_ref()
+        .map(|queue| queue.start(key_of(obj.as_ref())));
     tokio::select! {
         () = ctx.synced.cancelled() => {}
         // Stopping before the caches ever synced: nothing was reconciled, nothing to undo.
@@ -233,7 +237,7 @@ where
 }
 
 /// What kube's controller does after a failed reconcile: log it, and retry the object after
-/// its next delay of `backoff`.
+/// its next delay of `backoff` (behind every change, in the controller's queue).
 pub(super) fn error_policy<K, T, E>(
     backoff: Backoff,
 ) -> impl Fn(Arc<K>, &Error<E>, Arc<Context<T>>) -> Action + Send + Sync + 'static
@@ -245,7 +249,13 @@ where
         let key = key_of(obj.as_ref());
         let (failures, delay) = ctx.failed(&key, &backoff);
         warn!(controller = ctx.name(), object = %show(&key), %error, failures, retry_in = ?delay, "reconcile failed");
-        Action::requeue(delay)
+        match &ctx.queue {
+            Some(queue) => {
+                queue.later(key, delay);
+                Action::await_change()
+            }
+            None => Action::requeue(delay),
+        }
     }
 }
 

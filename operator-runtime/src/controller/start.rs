@@ -11,15 +11,16 @@ use std::time::Duration;
 use futures::StreamExt as _;
 use futures::future::BoxFuture;
 use kube::runtime::controller::{self, Action};
-use kube::runtime::reflector::ObjectRef;
+use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher;
 use kube::{Client, Resource};
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, warn};
 
+use super::queue::{Priority, WorkQueue};
 use super::reconcile::{Kind, Reconciler, error_policy, reconciler};
-use super::watches::{Setup, WatchBackoff};
+use super::watches::{Setup, WorkStream};
 use super::{Context, Controller, Error};
 use crate::manager::{Runtime, Synced};
 
@@ -59,23 +60,35 @@ where
         pacing,
         registrations,
     } = controller;
-    let (controller, mut caches, waits) =
-        Setup::<K>::new(client.clone(), namespace, config, ignore_status_changes)
-            .register(registrations);
-    caches.set_primary(controller.store());
-    let controller = configure(controller, &runtime, concurrency, watch_backoff);
-    let caches_synced = report_synced(waits, synced);
+    let watches = Setup::<K>::new(
+        client.clone(),
+        namespace,
+        config,
+        ignore_status_changes,
+        watch_backoff,
+    )
+    .register(registrations);
+    let mut caches = watches.caches;
+    caches.set_primary(watches.store.clone());
+    let queue = Arc::new(
+        WorkQueue::new(concurrency, runtime.reconcile().debounce)
+            .with_depth_gauge(runtime.metrics().workqueue_depth(&name)),
+    );
+    let controller = configure(watches.store, queue.clone(), &runtime, concurrency);
+    let caches_synced = report_synced(watches.ready, synced);
     runtime.metrics().controller_started(&name, concurrency);
     let mut ctx = context(client, name, data, field_manager, event_reporter, &runtime);
     ctx.caches = caches;
     ctx.synced = caches_synced;
     ctx.pacing = pacing;
+    ctx.queue = Some(queue.clone());
     let ctx = Arc::new(ctx);
     let unsynced_stop = stop_unsynced(
         runtime.stop_token(),
         ctx.synced.clone(),
         ctx.name().to_string(),
     );
+    let feeding = feed(watches.work, queue, ctx.name().to_string());
     let events = ctx.clone();
     let flush = ctx.clone();
     let run = controller
@@ -92,33 +105,59 @@ where
         tokio::select! {
             () = run => {}
             () = unsynced_stop => {}
+            () = feeding => {}
         }
         flush.flush_events(EVENT_FLUSH).await;
     }
 }
 
-/// kube's controller as the manager's flags and the builder say: `concurrency` reconciles at
-/// once, the watches retried after `watch_backoff`, stopped with the manager.
+/// kube's controller on the primary kind's cache (`store`), running what `queue` releases:
+/// `concurrency` reconciles at once, stopped with the manager. The queue debounces; kube's
+/// controller does not again.
 fn configure<K>(
-    controller: controller::Controller<K>,
+    store: Store<K>,
+    queue: Arc<WorkQueue>,
     runtime: &Runtime,
     concurrency: u16,
-    watch_backoff: WatchBackoff,
 ) -> controller::Controller<K>
 where
     K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
 {
-    controller
-        .with_config(
-            runtime
-                .reconcile()
-                .controller_config()
-                .concurrency(concurrency),
-        )
-        // One backoff for all trigger streams together: the controller pauses them all on
-        // an error from any.
-        .trigger_backoff(watch_backoff)
+    let released = futures::stream::unfold(queue, |queue| async move {
+        let (namespace, name) = queue.next().await;
+        let object = ObjectRef::new(&name);
+        let object = match namespace.as_deref() {
+            Some(namespace) => object.within(namespace),
+            None => object,
+        };
+        Some((object, queue))
+    });
+    controller::Controller::for_stream(futures::stream::empty(), store)
+        .reconcile_on(released)
+        .with_config(controller::Config::default().concurrency(concurrency))
         .graceful_shutdown_on(runtime.stopped())
+}
+
+/// Feeds `queue` with the work the watches find, until they end (they do not: a watch
+/// retries, logging each error, after its backoff).
+async fn feed(work: Vec<WorkStream>, queue: Arc<WorkQueue>, name: String) {
+    futures::stream::select_all(work)
+        .for_each(|found| {
+            match found {
+                Ok(work) => {
+                    for (key, priority) in work {
+                        match priority {
+                            Priority::Change => queue.changed(key),
+                            Priority::Later => queue.later(key, Duration::ZERO),
+                        }
+                    }
+                }
+                Err(error) => warn!(controller = %name, %error, "watch failed; retrying"),
+            }
+            std::future::ready(())
+        })
+        .await;
+    std::future::pending::<()>().await;
 }
 
 /// Once every cache has seen a full list (`waits`): the token returned, which reconciles wait
@@ -186,7 +225,11 @@ fn log_result<K, T, E>(
         // Deleted: what was remembered of it goes too.
         Err(controller::Error::ObjectNotFound(obj)) => {
             debug!(%obj, "gone");
-            ctx.forget_key(&(obj.namespace.clone(), obj.name.clone()));
+            let key = (obj.namespace.clone(), obj.name.clone());
+            if let Some(queue) = &ctx.queue {
+                queue.dropped(&key);
+            }
+            ctx.forget_key(&key);
         }
         Err(other) => warn!(controller = ctx.name(), error = %other, "controller"),
     }

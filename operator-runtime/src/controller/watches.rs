@@ -1,21 +1,26 @@
-//! The watches of a controller: its primary kind's, feeding kube's controller, and one per
-//! owned or watched kind, each with its cache (managed fields dropped), the index of a
-//! watched kind by the object it maps to, and what `/readyz` waits for; the filter that drops
-//! status-only changes; the watches' retry delays.
+//! The watches of a controller: its primary kind's and one per owned or watched kind, each
+//! with its cache (managed fields dropped), the index of a watched kind by the object it maps
+//! to, what `/readyz` waits for, and the work its events ask of the controller (changes, and
+//! relisted objects that did not change); the filter that drops status-only changes; the
+//! watches' retry delays.
 
 use std::fmt::Debug;
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::collections::HashMap;
+
 use futures::future::BoxFuture;
+use futures::stream::BoxStream;
 use futures::{FutureExt as _, StreamExt as _};
-use kube::runtime::controller;
 use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::utils::StreamBackoff;
 use kube::runtime::{WatchStreamExt as _, watcher};
 use kube::{Client, Resource};
 use serde::de::DeserializeOwned;
 
 use super::caches::{Cache, Caches, Key, RelatedIndex, key_of};
+use super::queue::Priority;
 use super::scope::{ScopeApi, api};
 
 /// The setup a registration adds its watch to when the controller starts.
@@ -25,7 +30,22 @@ pub(super) struct Setup<K: Resource<DynamicType = ()> + Clone + Debug + 'static>
     pub(super) ignore_status_changes: bool,
     pub(super) caches: Caches,
     pub(super) ready: Vec<BoxFuture<'static, ()>>,
-    pub(super) controller: Option<controller::Controller<K>>,
+    backoff: WatchBackoff,
+    store: Store<K>,
+    work: Vec<WorkStream>,
+}
+
+/// What a watch asks of the controller, event by event: the primary objects to reconcile,
+/// each as a change or as later work (see [`WorkQueue`](super::queue::WorkQueue)).
+pub(super) type WorkStream = BoxStream<'static, Result<Vec<(Key, Priority)>, watcher::Error>>;
+
+/// What a controller's watches are once registered: the primary kind's cache, every cache,
+/// what readiness waits for, and the work the watches find.
+pub(super) struct Watches<K: Resource<DynamicType = ()> + Clone + 'static> {
+    pub(super) store: Store<K>,
+    pub(super) caches: Caches,
+    pub(super) ready: Vec<BoxFuture<'static, ()>>,
+    pub(super) work: Vec<WorkStream>,
 }
 
 /// The primary object a watched object maps to.
@@ -44,51 +64,54 @@ where
 {
     /// The setup of a controller of `K`: its primary kind watched with `config` (in
     /// `namespace`, or everywhere) into the cache kube's controller reads, whose readiness
-    /// `/readyz` waits for.
+    /// `/readyz` waits for; the watches retried after `backoff`.
     pub(super) fn new(
         client: Client,
         namespace: Option<String>,
         config: watcher::Config,
         ignore_status_changes: bool,
+        backoff: WatchBackoff,
     ) -> Self {
         let (store, writer) = reflector::store();
         let events = reflector::reflector(
             writer,
             watcher(api::<K>(&client, namespace.as_deref()), config).modify(strip),
         );
-        let primary = if ignore_status_changes {
+        let events = if ignore_status_changes {
             without_status_changes(events).boxed()
         } else {
             events.boxed()
-        }
-        .touched_objects();
+        };
+        let work = work_of(
+            events,
+            store.clone(),
+            Arc::new(|obj: &K| Some(key_of(obj))),
+            &backoff,
+        );
         Setup {
             client,
             namespace,
             ignore_status_changes,
             caches: Caches::default(),
             ready: vec![ready(store.clone())],
-            controller: Some(controller::Controller::for_stream(primary, store)),
+            backoff,
+            store,
+            work: vec![work],
         }
     }
 
-    /// Runs each registration (`owns*`, `watches*`) on the setup; returns kube's controller
-    /// with every watch, the caches, and what readiness waits for.
-    pub(super) fn register(
-        mut self,
-        registrations: Vec<Registration<K>>,
-    ) -> (
-        controller::Controller<K>,
-        Caches,
-        Vec<BoxFuture<'static, ()>>,
-    ) {
+    /// Runs each registration (`owns*`, `watches*`) on the setup: every watch, its cache and
+    /// its work.
+    pub(super) fn register(mut self, registrations: Vec<Registration<K>>) -> Watches<K> {
         for registration in registrations {
             registration(&mut self);
         }
-        let controller = self
-            .controller
-            .expect("registrations put the controller back");
-        (controller, self.caches, self.ready)
+        Watches {
+            store: self.store,
+            caches: self.caches,
+            ready: self.ready,
+            work: self.work,
+        }
     }
 }
 
@@ -96,25 +119,16 @@ impl<K> Setup<K>
 where
     K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
 {
-    /// Adds a stream to the kube controller.
-    pub(super) fn add(
-        &mut self,
-        f: impl FnOnce(controller::Controller<K>) -> controller::Controller<K>,
-    ) {
-        let controller = self.controller.take().expect("one registration at a time");
-        self.controller = Some(f(controller));
-    }
-
-    /// A cache of `S`, indexed by `owner`, and the stream of its changes; with `watched`,
-    /// its status-only changes are dropped when the controller ignores status changes.
+    /// A cache of `S`, indexed by `owner`, whose events reconcile the object `owner` names;
+    /// with `watched`, its status-only changes are dropped when the controller ignores status
+    /// changes.
     pub(super) fn cache<S>(
         &mut self,
         config: watcher::Config,
         owner: OwnerOf<S>,
         transform: Option<Transform<S>>,
         watched: bool,
-    ) -> impl futures::Stream<Item = Result<S, watcher::Error>> + Send + 'static
-    where
+    ) where
         S: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static,
         S::Scope: ScopeApi,
     {
@@ -126,6 +140,7 @@ where
         let (store, writer) = reflector::store();
         let index = Arc::new(RelatedIndex::default());
         let indexing = index.clone();
+        let indexed_by = owner.clone();
         let stream = reflector::reflector(
             writer,
             watcher(api::<S>(&self.client, self.namespace.as_deref()), config).modify(move |obj| {
@@ -137,7 +152,7 @@ where
         )
         .inspect(move |event| {
             if let Ok(event) = event {
-                indexing.observe(event, |obj| owner(obj));
+                indexing.observe(event, |obj| indexed_by(obj));
             }
         });
         // A watched kind's status-only changes too (an owned kind's status is usually what
@@ -146,11 +161,11 @@ where
             without_status_changes(stream).boxed()
         } else {
             stream.boxed()
-        }
-        .touched_objects();
+        };
+        self.work
+            .push(work_of(stream, store.clone(), owner, &self.backoff));
         self.ready.push(ready(store.clone()));
         self.caches.insert(Cache { store, index });
-        stream
     }
 
     pub(super) fn watch<S, F>(&mut self, config: watcher::Config, map: F)
@@ -159,15 +174,12 @@ where
         S::Scope: ScopeApi,
         F: Fn(&S) -> Option<ObjectRef<K>> + Send + Sync + 'static,
     {
-        let map = Arc::new(map);
-        let index = map.clone();
-        let stream = self.cache::<S>(
+        self.cache::<S>(
             config,
-            Arc::new(move |obj: &S| index(obj).map(|r| (r.namespace.clone(), r.name.clone()))),
+            Arc::new(move |obj: &S| map(obj).map(|r| (r.namespace.clone(), r.name.clone()))),
             None,
             true,
         );
-        self.add(|c| c.watches_stream(stream, move |obj: S| map(&obj)));
     }
 
     /// Owns `C`: a cache of it indexed by its controller owner reference to a `K` (what
@@ -178,9 +190,71 @@ where
         C::Scope: ScopeApi,
         K::Scope: ScopeApi,
     {
-        let stream = self.cache::<C>(config, Arc::new(controller_of::<K, C>), transform, false);
-        self.add(|c| c.owns_stream(stream));
+        self.cache::<C>(config, Arc::new(controller_of::<K, C>), transform, false);
     }
+}
+
+/// The work `events` (a watch of `S` after its cache, `store`) asks of the controller: the
+/// object `owner` maps each event's object to, retried after `backoff`.
+///
+/// Created, changed and deleted objects are changes. A list's objects are later work when
+/// they are as the cache held them (a relist after the watch expired or the API server
+/// restarted brings back every object, changed or not) and the first list's all are (nothing
+/// was reconciled yet: whatever is created meanwhile goes first). An object the cache held
+/// and a relist no longer has was deleted while the watch was down: a change, the one
+/// event nobody sent (kube's watcher reports none; client-go's informer reports it as
+/// `DeletedFinalStateUnknown`).
+fn work_of<S>(
+    events: BoxStream<'static, Result<watcher::Event<S>, watcher::Error>>,
+    store: Store<S>,
+    owner: OwnerOf<S>,
+    backoff: &WatchBackoff,
+) -> WorkStream
+where
+    S: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
+{
+    let mut listed = false;
+    // What the cache held when a relist began, less what the relist brought back so far.
+    let mut before: HashMap<Key, Arc<S>> = HashMap::new();
+    let mut classify = move |event: watcher::Event<S>| -> Vec<(Key, Priority)> {
+        let work = |obj: &S, priority| owner(obj).map(|key| (key, priority));
+        match event {
+            watcher::Event::Apply(obj) | watcher::Event::Delete(obj) => {
+                work(&obj, Priority::Change).into_iter().collect()
+            }
+            watcher::Event::Init => {
+                // The reflector keeps what it held until the list is complete.
+                before = store
+                    .state()
+                    .into_iter()
+                    .map(|obj| (key_of(obj.as_ref()), obj))
+                    .collect();
+                Vec::new()
+            }
+            watcher::Event::InitApply(obj) => {
+                let held = before.remove(&key_of(&obj));
+                let unchanged = held.is_some_and(|held| {
+                    held.meta().resource_version == obj.meta().resource_version
+                });
+                let priority = if unchanged || !listed {
+                    Priority::Later
+                } else {
+                    Priority::Change
+                };
+                work(&obj, priority).into_iter().collect()
+            }
+            watcher::Event::InitDone => {
+                listed = true;
+                std::mem::take(&mut before)
+                    .into_values()
+                    .filter_map(|gone| work(&gone, Priority::Change))
+                    .collect()
+            }
+        }
+    };
+    StreamBackoff::new(events, backoff.clone())
+        .map(move |event| event.map(&mut classify))
+        .boxed()
 }
 
 /// The `K` that controls `obj`, by its controller owner reference (the one that kube's and
