@@ -422,6 +422,62 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn changes_are_told_from_relisted_objects_and_a_deletion_missed_is_found() {
+        use k8s_openapi::api::core::v1::ConfigMap;
+        let cm = |name: &str, version: &str| ConfigMap {
+            metadata: kube::api::ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some("ns".into()),
+                resource_version: Some(version.into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        use watcher::Event::{Apply, Delete, Init, InitApply, InitDone};
+        let events = vec![
+            // The first list: nothing reconciled yet, all later work.
+            Init,
+            InitApply(cm("a", "1")),
+            InitApply(cm("b", "1")),
+            InitDone,
+            Apply(cm("a", "2")),
+            // A relist: `a` as held, `c` new, `b` gone while the watch was down.
+            Init,
+            InitApply(cm("a", "2")),
+            InitApply(cm("c", "3")),
+            InitDone,
+            Delete(cm("c", "3")),
+        ];
+        let (store, writer) = reflector::store();
+        let events = reflector::reflector(
+            writer,
+            futures::stream::iter(events.into_iter().map(Ok::<_, watcher::Error>)),
+        )
+        .boxed();
+        let work: Vec<(String, Priority)> = work_of(
+            events,
+            store,
+            Arc::new(|cm: &ConfigMap| Some(key_of(cm))),
+            &WatchBackoff::default(),
+        )
+        .flat_map(|found| futures::stream::iter(found.unwrap()))
+        .map(|((_, name), priority)| (name, priority))
+        .collect()
+        .await;
+        let expected = [
+            ("a", Priority::Later),
+            ("b", Priority::Later),
+            ("a", Priority::Change),
+            ("a", Priority::Later),
+            ("c", Priority::Change),
+            ("b", Priority::Change),
+            ("c", Priority::Change),
+        ]
+        .map(|(name, priority)| (name.to_string(), priority));
+        assert_eq!(work, expected);
+    }
+
     #[test]
     fn watch_backoff_is_capped_at_five_seconds_and_resets() {
         use kube::runtime::utils::Backoff;
