@@ -1,13 +1,11 @@
 //! The memcached operator binary: the manager's standard flags (from `operator-runtime`) plus
 //! its own, and the one controller it runs until SIGTERM or SIGINT.
 
-use std::sync::Arc;
-
 use anyhow::{Context as _, Result};
 use clap::Parser;
 use memcached::controller::{self, FIELD_MANAGER, Settings};
 use memcached::{resources, webhooks};
-use operator_runtime::{Manager, ManagerFlags, Metrics, WebhookFlags};
+use operator_runtime::{Manager, ManagerFlags, WebhookFlags};
 
 /// The Lease instances elect a leader on, unless `--leader-election-id` names another.
 const LEASE_NAME: &str = "memcached-operator.cache.example.com";
@@ -36,19 +34,16 @@ async fn main() -> Result<()> {
     let flags = Flags::parse();
     operator_runtime::logging::init(flags.manager.log_format);
 
-    let options = flags.manager.options(FIELD_MANAGER, LEASE_NAME)?;
     let image = resources::image_from_env();
     let settings = Settings {
         namespace: flags.manager.watch_namespace(),
         concurrency: flags.concurrency,
         image: image.clone(),
     };
-    let metrics = Arc::new(Metrics::new());
-    let client =
-        operator_runtime::connect(flags.manager.kubeconfig.as_deref(), metrics.clone()).await?;
-    // /metrics over HTTPS for callers allowed to get it, unless --metrics-secure=false.
-    let mut manager = Manager::new(client.clone(), metrics, options)
-        .metrics_security(flags.manager.metrics_security());
+    // The client from --kubeconfig (or kubectl's order), /metrics over HTTPS for callers
+    // allowed to get it unless --metrics-secure=false.
+    let mut manager = Manager::from_flags(&flags.manager, FIELD_MANAGER, LEASE_NAME).await?;
+    let client = manager.client();
     // Every instance serves the webhooks, leader or not; /readyz waits for the server.
     if flags.enable_webhooks {
         manager = manager.webhooks(

@@ -25,7 +25,7 @@ use memcached::controller::{self, CONTROLLER_NAME, FINALIZER, Settings};
 use memcached::resources;
 use memcached::status::{self, AVAILABLE};
 use operator_runtime::manager::{
-    self, LeaderElection, ManagerError, ManagerOptions, ReconcileSettings,
+    LeaderElection, Manager, ManagerError, ManagerOptions, ReconcileSettings,
 };
 use operator_runtime::metrics::{Metrics, counting_client};
 use tokio::task::JoinHandle;
@@ -94,13 +94,11 @@ impl Operator {
         let elects_leader = options.leader_election.is_some();
         let settings = settings(namespace);
         let stop = CancellationToken::new();
-        let task = tokio::spawn(manager::run(
-            client.clone(),
-            metrics.clone(),
-            options,
-            stop.clone(),
-            move |runtime| controller::start(client, settings, runtime),
-        ));
+        let task = tokio::spawn(
+            Manager::new(client.clone(), metrics.clone(), options)
+                .shutdown(stop.clone())
+                .run(move |runtime| controller::start(client, settings, runtime)),
+        );
         Self {
             elects_leader,
             stop,
@@ -487,13 +485,11 @@ async fn the_sync_period_puts_back_what_no_event_reports() {
         let metrics = Arc::new(Metrics::new());
         let client = counting_client(env.config().clone(), metrics.clone()).unwrap();
         let stop = CancellationToken::new();
-        let task = tokio::spawn(manager::run(
-            client.clone(),
-            metrics.clone(),
-            options,
-            stop.clone(),
-            move |runtime| controller::start(client, settings, runtime),
-        ));
+        let task = tokio::spawn(
+            Manager::new(client.clone(), metrics.clone(), options)
+                .shutdown(stop.clone())
+                .run(move |runtime| controller::start(client, settings, runtime)),
+        );
         let operator = Operator {
             elects_leader: false,
             stop,
@@ -757,13 +753,11 @@ async fn with_leader_election_one_instance_reconciles_and_another_takes_over() {
         ..options()
     };
     let first_settings = settings(ns.name());
-    first_runtime.spawn(manager::run(
-        first_client.clone(),
-        first_metrics.clone(),
-        options,
-        CancellationToken::new(),
-        move |runtime| controller::start(first_client, first_settings, runtime),
-    ));
+    first_runtime.spawn(
+        Manager::new(first_client.clone(), first_metrics.clone(), options)
+            .shutdown(CancellationToken::new())
+            .run(move |runtime| controller::start(first_client, first_settings, runtime)),
+    );
     wait_until("the first instance to lead", TIMEOUT, || {
         let m = first_metrics.clone();
         async move { m.is_leader().then_some(()) }

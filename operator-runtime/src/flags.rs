@@ -203,7 +203,7 @@ impl ManagerFlags {
     }
 
     /// How `/metrics` is served, for
-    /// [`manager::run_with_metrics_security`](crate::manager::run_with_metrics_security):
+    /// [`Manager::metrics_security`](crate::Manager::metrics_security):
     /// HTTPS with authentication and authorization unless `--metrics-secure=false`.
     pub fn metrics_security(&self) -> MetricsSecurity {
         if !self.metrics_secure {

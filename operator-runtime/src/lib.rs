@@ -28,9 +28,8 @@
 //! An operator's `main` is then its own flags and the controllers it starts:
 //!
 //! ```no_run
-//! use std::sync::Arc;
 //! use clap::Parser;
-//! use operator_runtime::{Manager, ManagerFlags, Metrics, WebhookFlags};
+//! use operator_runtime::{Manager, ManagerFlags, WebhookFlags};
 //!
 //! #[derive(Parser, Debug)]
 //! struct Flags {
@@ -46,12 +45,12 @@
 //! async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //!     let flags = Flags::parse();
 //!     operator_runtime::logging::init(flags.manager.log_format);
-//!     let metrics = Arc::new(Metrics::new());
-//!     let client = operator_runtime::connect(flags.manager.kubeconfig.as_deref(), metrics.clone()).await?;
-//!     let options = flags.manager.options("my-operator", "my-operator.example.com")?;
-//!     Manager::new(client.clone(), metrics, options)
-//!         // HTTPS with TokenReview/SubjectAccessReview unless --metrics-secure=false.
-//!         .metrics_security(flags.manager.metrics_security())
+//!     // The client from --kubeconfig (or kubectl's order), its requests counted in the
+//!     // manager's metrics; /metrics over HTTPS with TokenReview/SubjectAccessReview unless
+//!     // --metrics-secure=false.
+//!     let manager = Manager::from_flags(&flags.manager, "my-operator", "my-operator.example.com").await?;
+//!     let client = manager.client();
+//!     manager
 //!         // Served by every instance, leader or not; /readyz waits for it.
 //!         .webhooks(flags.webhook.options(), my_webhooks())
 //!         // Until SIGTERM or SIGINT (or the lease is lost).
@@ -127,7 +126,8 @@ pub async fn connect(
 }
 
 /// A token cancelled on the first SIGTERM (what the kubelet sends) or Ctrl-C, for
-/// [`manager::run`]. Must be called inside a tokio runtime.
+/// [`Manager::run`] (unless [`Manager::shutdown`] gives another). Must be called inside a
+/// tokio runtime.
 pub fn shutdown_on_signals() -> CancellationToken {
     let shutdown = CancellationToken::new();
     let on_signal = shutdown.clone();

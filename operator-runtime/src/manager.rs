@@ -1,6 +1,7 @@
 //! What controller-runtime's manager gives a Go operator: leader election on a Lease, the
 //! Prometheus endpoint, health and readiness probes, and one shutdown signal for all of it.
-//! The operator hands [`run`] a function that starts its controllers; the manager calls it at
+//! The operator builds a [`Manager`] ([`Manager::from_flags`] from the standard flags) and
+//! hands [`Manager::run`] a function that starts its controllers; the manager calls it at
 //! once, on every instance, with a [`Runtime`]: the stop signal the controllers must honour,
 //! the readiness they report, and whether this instance leads. Failover is warm, as
 //! controller-runtime's since its "warm replicas": a standby's controllers list and watch
@@ -8,11 +9,11 @@
 //! and only their reconciles wait for the lease ([`Runtime::elected`]); the instance that
 //! takes over reconciles from a synced cache instead of listing everything first.
 //!
-//! `/metrics` is served as [`MetricsSecurity`] says: [`run_with_metrics_security`] takes it
-//! (operators pass [`ManagerFlags::metrics_security`](crate::ManagerFlags::metrics_security),
-//! HTTPS with authentication and authorization unless `--metrics-secure=false`); [`run`] and
-//! [`run_with_checks`], for tests and callers that build [`ManagerOptions`] by hand, serve it
-//! over plain HTTP as before.
+//! `/metrics` is served as [`MetricsSecurity`] says: HTTPS with authentication and
+//! authorization unless `--metrics-secure=false` for a manager made [`from
+//! flags`](Manager::from_flags); plain HTTP for one made with [`Manager::new`] (tests, and
+//! callers that build [`ManagerOptions`] by hand) unless [`Manager::metrics_security`] says
+//! otherwise.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -54,7 +55,7 @@ pub struct ManagerOptions {
     /// The operator's name: the field manager of its Lease writes.
     pub name: String,
     /// Where `/metrics` is served (`None`: not served); over HTTPS or HTTP as the
-    /// [`MetricsSecurity`] given to [`run_with_metrics_security`] says.
+    /// [`MetricsSecurity`] given to [`Manager::metrics_security`] says.
     pub metrics_addr: Option<SocketAddr>,
     /// Where `/healthz` and `/readyz` are served (`None`: not served).
     pub health_addr: Option<SocketAddr>,
@@ -164,10 +165,16 @@ pub enum ManagerError {
     /// The webhook server stopped with an error.
     #[error("the webhook server failed: {0}")]
     WebhookServer(String),
+    /// A flag's value is wrong ([`Manager::from_flags`]).
+    #[error(transparent)]
+    Flags(#[from] crate::flags::FlagError),
+    /// No client could be made from the kubeconfig ([`Manager::from_flags`]).
+    #[error(transparent)]
+    Connect(#[from] crate::ConnectError),
 }
 
 /// Something the manager does not run but `/readyz` waits for, such as the webhook server
-/// ([`crate::webhook::Readiness`]); see [`run_with_checks`].
+/// ([`crate::webhook::Readiness`]); see [`Manager::ready_check`].
 pub trait ReadyCheck: std::fmt::Debug + Send + Sync + 'static {
     /// Named in `/readyz`'s answer while not ready.
     fn name(&self) -> &str;
@@ -269,7 +276,7 @@ impl Synced {
     }
 }
 
-/// The manager with named options: what [`run_with_metrics_security`] takes, plus the webhook
+/// The manager: its options, how `/metrics` is served, what else `/readyz` waits for, and the webhook
 /// server it then owns (bound before the controllers start, served by every instance,
 /// leader or not, waited for by `/readyz`, counted in the manager's metrics and stopped after
 /// the controllers). An operator's `main` hands over its handlers and nothing else:
@@ -323,6 +330,32 @@ impl Manager {
         }
     }
 
+    /// A manager as the standard flags say: a client from `--kubeconfig` (or kubectl's
+    /// order) counting its requests in new [`Metrics`], the flags' options
+    /// ([`ManagerFlags::options`](crate::ManagerFlags::options) with `name` and
+    /// `default_lease`) and `/metrics` served as `--metrics-secure` says. The controllers
+    /// get the client from [`Manager::client`].
+    pub async fn from_flags(
+        flags: &crate::ManagerFlags,
+        name: &str,
+        default_lease: &str,
+    ) -> Result<Self, ManagerError> {
+        let options = flags.options(name, default_lease)?;
+        let metrics = Arc::new(Metrics::new());
+        let client = crate::connect(flags.kubeconfig.as_deref(), metrics.clone()).await?;
+        Ok(Self::new(client, metrics, options).metrics_security(flags.metrics_security()))
+    }
+
+    /// The manager's client (its requests counted in the manager's metrics).
+    pub fn client(&self) -> Client {
+        self.client.clone()
+    }
+
+    /// The manager's metrics, served on `/metrics`: an operator registers its own here.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
     /// How `/metrics` is served ([`ManagerFlags::metrics_security`](crate::ManagerFlags::metrics_security)).
     pub fn metrics_security(mut self, security: MetricsSecurity) -> Self {
         self.security = security;
@@ -352,8 +385,12 @@ impl Manager {
         self
     }
 
-    /// Runs until shutdown or the lease is lost, as [`run`] does; `controllers` is called at
-    /// once, on every instance (their reconciles wait for the lease).
+    /// Runs the operator until shutdown (SIGTERM or SIGINT, or [`Manager::shutdown`]'s token:
+    /// then it stops gracefully, releasing the lease) or until leadership is lost (an error,
+    /// as in controller-runtime: the process should exit). `controllers` is called once, at
+    /// the start, on every instance (with leader election the controllers' caches fill on a
+    /// standby too, and their reconciles wait until it leads: [`Runtime::elected`]), and must
+    /// return when its [`Runtime::stopped`] completes.
     pub async fn run<F, Fut>(self, controllers: F) -> Result<(), ManagerError>
     where
         F: FnOnce(Runtime) -> Fut,
@@ -371,7 +408,7 @@ impl Manager {
             checks.push(Arc::new(server.readiness()));
             webhook_server = Some(tokio::spawn(server.run(webhook_stop.clone())));
         }
-        let result = run_with_metrics_security(
+        let result = run_manager(
             self.client,
             self.metrics,
             self.options,
@@ -391,58 +428,11 @@ impl Manager {
     }
 }
 
-/// Runs the operator until `shutdown` is cancelled (then stops gracefully, releasing the lease),
-/// or until leadership is lost (an error, as in controller-runtime: the process should exit).
-/// `controllers` is called once, at the start, on every instance (with leader election the
-/// controllers' caches fill on a standby too, and their reconciles wait until it leads:
-/// [`Runtime::elected`]), and must return when its
-/// [`Runtime::stopped`] completes.
-pub async fn run<F, Fut>(
-    client: Client,
-    metrics: Arc<Metrics>,
-    options: ManagerOptions,
-    shutdown: CancellationToken,
-    controllers: F,
-) -> Result<(), ManagerError>
-where
-    F: FnOnce(Runtime) -> Fut,
-    Fut: Future<Output = ()>,
-{
-    run_with_checks(client, metrics, options, Vec::new(), shutdown, controllers).await
-}
-
-/// [`run`], with `/readyz` also waiting for `checks` (the webhook server's
-/// [`Readiness`](crate::webhook::Readiness), as a Go operator adds
-/// `mgr.GetWebhookServer().StartedChecker()`).
-pub async fn run_with_checks<F, Fut>(
-    client: Client,
-    metrics: Arc<Metrics>,
-    options: ManagerOptions,
-    checks: Vec<Arc<dyn ReadyCheck>>,
-    shutdown: CancellationToken,
-    controllers: F,
-) -> Result<(), ManagerError>
-where
-    F: FnOnce(Runtime) -> Fut,
-    Fut: Future<Output = ()>,
-{
-    run_with_metrics_security(
-        client,
-        metrics,
-        options,
-        MetricsSecurity::Plain,
-        checks,
-        shutdown,
-        controllers,
-    )
-    .await
-}
-
-/// [`run_with_checks`], serving `/metrics` as `security` says: with
-/// [`MetricsSecurity::Secure`] (what [`ManagerFlags`](crate::ManagerFlags) give unless
-/// `--metrics-secure=false`) over HTTPS, each caller's bearer token reviewed by the API
-/// server through `client` (see [`crate::secure_metrics`]).
-pub async fn run_with_metrics_security<F, Fut>(
+/// What [`Manager::run`] does once the webhook server (if any) runs: serves the probes and
+/// `/metrics` (as `security` says), elects a leader if asked, and runs `controllers` until
+/// `shutdown` is cancelled (then stops gracefully, releasing the lease) or leadership is lost
+/// (an error, as in controller-runtime: the process should exit).
+async fn run_manager<F, Fut>(
     client: Client,
     metrics: Arc<Metrics>,
     options: ManagerOptions,
@@ -714,22 +704,20 @@ mod tests {
         let shutdown = CancellationToken::new();
         let (first_tx, first_rx) = tokio::sync::oneshot::channel::<()>();
         let (second_tx, second_rx) = tokio::sync::oneshot::channel::<()>();
-        let manager = tokio::spawn(run(
-            unused_client(),
-            Arc::new(Metrics::new()),
-            options,
-            shutdown.clone(),
-            |runtime| {
-                let (first, second) = (runtime.synced(), runtime.synced());
-                async move {
-                    first_rx.await.unwrap();
-                    first.done();
-                    second_rx.await.unwrap();
-                    second.done();
-                    runtime.stopped().await;
-                }
-            },
-        ));
+        let manager = tokio::spawn(
+            Manager::new(unused_client(), Arc::new(Metrics::new()), options)
+                .shutdown(shutdown.clone())
+                .run(|runtime| {
+                    let (first, second) = (runtime.synced(), runtime.synced());
+                    async move {
+                        first_rx.await.unwrap();
+                        first.done();
+                        second_rx.await.unwrap();
+                        second.done();
+                        runtime.stopped().await;
+                    }
+                }),
+        );
         assert_eq!(status(health, "/healthz").await, 200);
         assert_eq!(status(health, "/readyz").await, 503);
         first_tx.send(()).unwrap();
@@ -779,13 +767,11 @@ mod tests {
             reconcile: Default::default(),
         };
         let shutdown = CancellationToken::new();
-        let manager = tokio::spawn(run(
-            unused_client(),
-            Arc::new(Metrics::new()),
-            options,
-            shutdown.clone(),
-            |runtime| runtime.stopped(),
-        ));
+        let manager = tokio::spawn(
+            Manager::new(unused_client(), Arc::new(Metrics::new()), options)
+                .shutdown(shutdown.clone())
+                .run(|runtime| runtime.stopped()),
+        );
         assert_eq!(status(health, "/readyz").await, 200);
         shutdown.cancel();
         manager.await.unwrap().unwrap();
@@ -816,14 +802,12 @@ mod tests {
         };
         let flag = Arc::new(Flag(AtomicBool::new(false)));
         let shutdown = CancellationToken::new();
-        let manager = tokio::spawn(run_with_checks(
-            unused_client(),
-            Arc::new(Metrics::new()),
-            options,
-            vec![flag.clone()],
-            shutdown.clone(),
-            |runtime| runtime.stopped(),
-        ));
+        let manager = tokio::spawn(
+            Manager::new(unused_client(), Arc::new(Metrics::new()), options)
+                .ready_check(flag.clone())
+                .shutdown(shutdown.clone())
+                .run(|runtime| runtime.stopped()),
+        );
         assert_eq!(status(health, "/readyz").await, 503);
         flag.0.store(true, Ordering::SeqCst);
         assert_eq!(status(health, "/readyz").await, 200);
@@ -844,15 +828,11 @@ mod tests {
             leader_election: None,
             reconcile: Default::default(),
         };
-        let err = run(
-            unused_client(),
-            Arc::new(Metrics::new()),
-            options,
-            CancellationToken::new(),
-            |runtime| runtime.stopped(),
-        )
-        .await
-        .unwrap_err();
+        let err = Manager::new(unused_client(), Arc::new(Metrics::new()), options)
+            .shutdown(CancellationToken::new())
+            .run(|runtime| runtime.stopped())
+            .await
+            .unwrap_err();
         assert!(
             err.to_string()
                 .starts_with(&format!("cannot serve metrics on {addr}")),

@@ -33,7 +33,7 @@ use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Client, Resource as _, ResourceExt as _};
 use operator_runtime::controller::{Context, Controller};
-use operator_runtime::manager::{self, ManagerError, ManagerOptions};
+use operator_runtime::manager::{Manager, ManagerError, ManagerOptions};
 use operator_runtime::{Metrics, ReconcileSettings, Runtime};
 use tokio_util::sync::CancellationToken;
 
@@ -130,7 +130,9 @@ impl Running {
         Fut: Future<Output = ()> + Send + 'static,
     {
         let stop = CancellationToken::new();
-        let run = manager::run(client, metrics, options(name), stop.clone(), controllers);
+        let run = Manager::new(client, metrics, options(name))
+            .shutdown(stop.clone())
+            .run(controllers);
         Self {
             stop,
             task: tokio::spawn(run),

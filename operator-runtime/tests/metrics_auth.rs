@@ -23,10 +23,10 @@ use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleRef, Subject};
 use kube::api::{Api, DeleteParams, ObjectMeta, PostParams};
 use kube::{Client, Config};
-use operator_runtime::manager::{self, ManagerOptions};
+use operator_runtime::manager::ManagerOptions;
 use operator_runtime::secure_metrics::{MetricsCertificates, MetricsSecurity, SecureMetrics};
 use operator_runtime::webhook::Certificates;
-use operator_runtime::{ManagerError, Metrics};
+use operator_runtime::{Manager, ManagerError, Metrics};
 use support::{TestCert, client_config, raw_exchange};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -181,15 +181,12 @@ fn start_manager(
         certificates: MetricsCertificates::Given(Certificates::in_dir(dir)),
         ..SecureMetrics::default()
     });
-    tokio::spawn(manager::run_with_metrics_security(
-        client,
-        Arc::new(Metrics::new()),
-        options,
-        security,
-        Vec::new(),
-        stop,
-        |runtime| runtime.stopped(),
-    ))
+    tokio::spawn(
+        Manager::new(client, Arc::new(Metrics::new()), options)
+            .metrics_security(security)
+            .shutdown(stop)
+            .run(|runtime| runtime.stopped()),
+    )
 }
 
 /// `GET /metrics` with this bearer token: the status and the body.

@@ -25,7 +25,7 @@ use kube::runtime::controller::Action;
 use kube::runtime::watcher;
 use kube::{Client, ResourceExt as _};
 use operator_runtime::controller::{Context, Controller};
-use operator_runtime::manager::{self, ManagerOptions};
+use operator_runtime::manager::{Manager, ManagerOptions};
 use operator_runtime::{Metrics, ReconcileSettings};
 use tokio_util::sync::CancellationToken;
 
@@ -130,18 +130,16 @@ async fn a_new_object_goes_ahead_of_a_relisted_backlog() {
         // No debounce (it would add the same to both figures), no periodic resyncs.
         reconcile: ReconcileSettings::immediate(),
     };
-    let operator = tokio::spawn(manager::run(
-        client.clone(),
-        Arc::new(Metrics::new()),
-        options,
-        stop.clone(),
-        move |runtime| {
-            Controller::<ConfigMap>::new(controller_client, &runtime)
-                .namespace(Some(NS.to_string()))
-                .watch_config(watcher::Config::default().labels(LABEL))
-                .run(reconcile, data)
-        },
-    ));
+    let operator = tokio::spawn(
+        Manager::new(client.clone(), Arc::new(Metrics::new()), options)
+            .shutdown(stop.clone())
+            .run(move |runtime| {
+                Controller::<ConfigMap>::new(controller_client, &runtime)
+                    .namespace(Some(NS.to_string()))
+                    .watch_config(watcher::Config::default().labels(LABEL))
+                    .run(reconcile, data)
+            }),
+    );
     wait_until("every ConfigMap reconciled once", TIMEOUT, || {
         let done = seen.reconciles.load(Ordering::SeqCst) >= n;
         async move { done.then_some(()) }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use envtest::TestEnv;
 use kube::api::{Api, DeleteParams, PostParams};
-use operator_runtime::{ManagerOptions, Metrics, manager};
+use operator_runtime::{Manager, ManagerOptions, Metrics};
 use tokio_util::sync::CancellationToken;
 use {{crate_ident}}::api::{{group_mod}}::{{version}}::{ {{kind}}, {{kind}}Spec };
 use {{crate_ident}}::controllers::{{kind_snake}}::{FINALIZER, start};
@@ -45,13 +45,9 @@ async fn a_new_{{kind_snake}}_becomes_ready_and_its_deletion_completes() {
         leader_election: None,
         reconcile: Default::default(),
     };
-    let operator = tokio::spawn(manager::run(
-        client.clone(),
-        Arc::new(Metrics::new()),
-        options,
-        shutdown.clone(),
-        move |runtime| start(client, runtime),
-    ));
+    let operator = tokio::spawn(Manager::new(client.clone(), Arc::new(Metrics::new()), options)
+        .shutdown(shutdown.clone())
+        .run(move |runtime| start(client, runtime)));
 
     let name = envtest::testing::unique_name("{{kind_lower}}");
     api.create(

@@ -11,7 +11,7 @@ use std::time::Duration;
 use envtest::TestEnv;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
-use operator_runtime::{ManagerOptions, Metrics, manager};
+use operator_runtime::{Manager, ManagerOptions, Metrics};
 use tokio_util::sync::CancellationToken;
 use {{crate_ident}}::controllers::{{kind_snake}}::{OBSERVED, start};
 use {{types_path_test}}::{{kind}};
@@ -57,13 +57,9 @@ async fn a_new_{{kind_snake}}_is_observed() {
         leader_election: None,
         reconcile: Default::default(),
     };
-    let operator = tokio::spawn(manager::run(
-        client.clone(),
-        Arc::new(Metrics::new()),
-        options,
-        shutdown.clone(),
-        move |runtime| start(client, runtime),
-    ));
+    let operator = tokio::spawn(Manager::new(client.clone(), Arc::new(Metrics::new()), options)
+        .shutdown(shutdown.clone())
+        .run(move |runtime| start(client, runtime)));
 
     let name = envtest::testing::unique_name("{{kind_lower}}");
     let created = api

@@ -1,13 +1,11 @@
 //! The CronJob operator binary: the manager's standard flags and its webhook flags, the
 //! controller and the webhooks, until SIGTERM or SIGINT.
 
-use std::sync::Arc;
-
 use anyhow::{Context as _, Result};
 use clap::Parser;
 use cronjob_example::controller::{self, FIELD_MANAGER, Settings};
 use cronjob_example::webhooks;
-use operator_runtime::{Manager, ManagerFlags, Metrics, WebhookFlags};
+use operator_runtime::{Manager, ManagerFlags, WebhookFlags};
 
 /// The Lease instances elect a leader on, unless `--leader-election-id` names another.
 const LEASE_NAME: &str = "cronjob-operator.batch.tutorial.kubebuilder.io";
@@ -32,13 +30,9 @@ struct Flags {
 async fn main() -> Result<()> {
     let flags = Flags::parse();
     operator_runtime::logging::init(flags.manager.log_format);
-    let options = flags.manager.options(FIELD_MANAGER, LEASE_NAME)?;
     let settings = Settings::new(flags.manager.watch_namespace());
-    let metrics = Arc::new(Metrics::new());
-    let client =
-        operator_runtime::connect(flags.manager.kubeconfig.as_deref(), metrics.clone()).await?;
-    let mut manager = Manager::new(client.clone(), metrics, options)
-        .metrics_security(flags.manager.metrics_security());
+    let mut manager = Manager::from_flags(&flags.manager, FIELD_MANAGER, LEASE_NAME).await?;
+    let client = manager.client();
     if flags.enable_webhooks {
         manager = manager.webhooks(flags.webhook.options(), webhooks::webhooks());
     }

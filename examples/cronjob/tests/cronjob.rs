@@ -22,7 +22,7 @@ use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt as _};
 use operator_gen::ArtifactKind;
 use operator_gen::output::{self, Layout};
-use operator_runtime::manager::{self, ManagerOptions};
+use operator_runtime::manager::{Manager, ManagerError, ManagerOptions};
 use operator_runtime::{Metrics, ReconcileSettings};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -79,7 +79,7 @@ impl TestClock {
 /// The controller, running in this process as the generated role's service account.
 struct Operator {
     stop: CancellationToken,
-    task: JoinHandle<Result<(), manager::ManagerError>>,
+    task: JoinHandle<Result<(), ManagerError>>,
     metrics: Arc<Metrics>,
     _bound: envtest::testing::Bound,
 }
@@ -109,13 +109,11 @@ impl Operator {
             clock: clock.clock(),
         };
         let stop = CancellationToken::new();
-        let task = tokio::spawn(manager::run(
-            client.clone(),
-            metrics.clone(),
-            options,
-            stop.clone(),
-            move |runtime| controller::start(client, settings, runtime),
-        ));
+        let task = tokio::spawn(
+            Manager::new(client.clone(), metrics.clone(), options)
+                .shutdown(stop.clone())
+                .run(move |runtime| controller::start(client, settings, runtime)),
+        );
         Self {
             stop,
             task,

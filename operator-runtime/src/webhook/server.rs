@@ -252,7 +252,7 @@ impl Webhooks {
 }
 
 /// Whether the webhook server accepts connections: for the manager's `/readyz`
-/// (see [`crate::manager::run_with_checks`]), as controller-runtime's
+/// (see [`crate::Manager::ready_check`]), as controller-runtime's
 /// `StartedChecker`.
 #[derive(Debug, Clone, Default)]
 pub struct Readiness(Arc<AtomicBool>);

@@ -11,7 +11,7 @@ use envtest::TestEnv;
 use guestbook_operator::api::webapp::v1::{Guestbook, GuestbookSpec};
 use guestbook_operator::controllers::guestbook::{FINALIZER, start};
 use kube::api::{Api, DeleteParams, PostParams};
-use operator_runtime::{ManagerOptions, Metrics, manager};
+use operator_runtime::{Manager, ManagerOptions, Metrics};
 use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -45,13 +45,9 @@ async fn a_new_guestbook_becomes_ready_and_its_deletion_completes() {
         leader_election: None,
         reconcile: Default::default(),
     };
-    let operator = tokio::spawn(manager::run(
-        client.clone(),
-        Arc::new(Metrics::new()),
-        options,
-        shutdown.clone(),
-        move |runtime| start(client, runtime),
-    ));
+    let operator = tokio::spawn(Manager::new(client.clone(), Arc::new(Metrics::new()), options)
+        .shutdown(shutdown.clone())
+        .run(move |runtime| start(client, runtime)));
 
     let name = envtest::testing::unique_name("guestbook");
     api.create(

@@ -15,7 +15,7 @@ use guestbook_operator::api::webapp::v1::{Guestbook, GuestbookSpec};
 use guestbook_operator::controllers::guestbook_certificate::{ISSUER, start};
 use kube::ResourceExt as _;
 use kube::api::{Api, DeleteParams, PostParams};
-use operator_runtime::{ManagerOptions, Metrics, manager};
+use operator_runtime::{Manager, ManagerOptions, Metrics};
 use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -48,13 +48,9 @@ async fn a_guestbook_owns_its_certificate() {
         leader_election: None,
         reconcile: Default::default(),
     };
-    let operator = tokio::spawn(manager::run(
-        client.clone(),
-        Arc::new(Metrics::new()),
-        options,
-        shutdown.clone(),
-        move |runtime| start(client, runtime),
-    ));
+    let operator = tokio::spawn(Manager::new(client.clone(), Arc::new(Metrics::new()), options)
+        .shutdown(shutdown.clone())
+        .run(move |runtime| start(client, runtime)));
 
     let name = envtest::testing::unique_name("guestbook");
     let guestbook = guestbooks
