@@ -57,9 +57,11 @@ async fn a_new_{{kind_snake}}_is_observed() {
         leader_election: None,
         reconcile: Default::default(),
     };
-    let operator = tokio::spawn(Manager::new(client.clone(), Arc::new(Metrics::new()), options)
-        .shutdown(shutdown.clone())
-        .run(move |runtime| start(client, runtime)));
+    let operator = tokio::spawn(
+        Manager::new(client.clone(), Arc::new(Metrics::new()), options)
+            .shutdown(shutdown.clone())
+            .run(move |runtime| start(client, runtime)),
+    );
 
     let name = envtest::testing::unique_name("{{kind_lower}}");
     let created = api

@@ -45,9 +45,11 @@ async fn a_new_backup_becomes_ready_and_its_deletion_completes() {
         leader_election: None,
         reconcile: Default::default(),
     };
-    let operator = tokio::spawn(Manager::new(client.clone(), Arc::new(Metrics::new()), options)
-        .shutdown(shutdown.clone())
-        .run(move |runtime| start(client, runtime)));
+    let operator = tokio::spawn(
+        Manager::new(client.clone(), Arc::new(Metrics::new()), options)
+            .shutdown(shutdown.clone())
+            .run(move |runtime| start(client, runtime)),
+    );
 
     let name = envtest::testing::unique_name("backup");
     api.create(

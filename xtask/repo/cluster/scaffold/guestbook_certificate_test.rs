@@ -48,9 +48,11 @@ async fn a_guestbook_owns_its_certificate() {
         leader_election: None,
         reconcile: Default::default(),
     };
-    let operator = tokio::spawn(Manager::new(client.clone(), Arc::new(Metrics::new()), options)
-        .shutdown(shutdown.clone())
-        .run(move |runtime| start(client, runtime)));
+    let operator = tokio::spawn(
+        Manager::new(client.clone(), Arc::new(Metrics::new()), options)
+            .shutdown(shutdown.clone())
+            .run(move |runtime| start(client, runtime)),
+    );
 
     let name = envtest::testing::unique_name("guestbook");
     let guestbook = guestbooks
