@@ -37,15 +37,17 @@
 //! to, from an index) and the operator's own data.
 //!
 //! This file is the builder; running it is in private siblings, each a step of it: the
-//! watches and their caches (`watches`), starting kube's controller on them (`start`), one
-//! reconcile under its guard (`reconcile`, with `finalizer`), and what a reconcile shares
-//! (`context`, `caches`, `throttle`).
+//! watches and their caches (`watches`), which of their events reconcile (`predicates`), the
+//! queue that puts changes ahead of resyncs and retries (`queue`), starting kube's
+//! controller on it (`start`), one reconcile under its guard (`reconcile`, with
+//! `finalizer`), and what a reconcile shares (`context`, `caches`, `throttle`, `pacing`).
 
 mod caches;
 mod context;
 mod error;
 mod finalizer;
 mod pacing;
+mod predicates;
 mod queue;
 mod reconcile;
 mod scope;
@@ -88,6 +90,7 @@ pub struct Controller<K: Resource<DynamicType = ()> + Clone + Debug + 'static> {
     namespace: Option<String>,
     config: watcher::Config,
     ignore_status_changes: bool,
+    filter: Option<predicates::EventFilter<K>>,
     concurrency: u16,
     backoff: Backoff,
     watch_backoff: WatchBackoff,
@@ -128,6 +131,7 @@ where
             namespace: None,
             config: watcher::Config::default(),
             ignore_status_changes: false,
+            filter: None,
             concurrency: 1,
             backoff: Backoff::default(),
             watch_backoff: WatchBackoff::default(),
@@ -195,6 +199,18 @@ where
     #[must_use]
     pub fn ignore_status_changes(mut self) -> Self {
         self.ignore_status_changes = true;
+        self
+    }
+
+    /// Reconciles an object of the primary kind for its events (created, changed, deleted,
+    /// listed) only when `filter` keeps it: controller-runtime's `WithEventFilter` for the
+    /// primary kind, say to leave objects annotated as paused alone. The cache still holds
+    /// every object; changes of owned and watched kinds, resyncs and retries are not
+    /// filtered (the reconcile decides what to do with an object it would rather not touch).
+    /// Combines with [`ignore_status_changes`](Self::ignore_status_changes).
+    #[must_use]
+    pub fn event_filter(mut self, filter: impl Fn(&K) -> bool + Send + Sync + 'static) -> Self {
+        self.filter = Some(Arc::new(filter));
         self
     }
 

@@ -53,6 +53,7 @@ where
         namespace,
         config,
         ignore_status_changes,
+        filter,
         concurrency,
         backoff,
         watch_backoff,
@@ -65,6 +66,7 @@ where
         namespace,
         config,
         ignore_status_changes,
+        filter,
         watch_backoff,
     )
     .register(registrations);

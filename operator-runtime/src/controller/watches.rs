@@ -20,6 +20,7 @@ use kube::{Client, Resource};
 use serde::de::DeserializeOwned;
 
 use super::caches::{Cache, Caches, Key, RelatedIndex, key_of};
+use super::predicates::{EventFilter, filtered, without_status_changes};
 use super::queue::Priority;
 use super::scope::{ScopeApi, api};
 
@@ -64,12 +65,14 @@ where
 {
     /// The setup of a controller of `K`: its primary kind watched with `config` (in
     /// `namespace`, or everywhere) into the cache kube's controller reads, whose readiness
-    /// `/readyz` waits for; the watches retried after `backoff`.
+    /// `/readyz` waits for, its events passed through `filter`; the watches retried after
+    /// `backoff`.
     pub(super) fn new(
         client: Client,
         namespace: Option<String>,
         config: watcher::Config,
         ignore_status_changes: bool,
+        filter: Option<EventFilter<K>>,
         backoff: WatchBackoff,
     ) -> Self {
         let (store, writer) = reflector::store();
@@ -81,6 +84,10 @@ where
             without_status_changes(events).boxed()
         } else {
             events.boxed()
+        };
+        let events = match filter {
+            Some(filter) => filtered(events, filter).boxed(),
+            None => events,
         };
         let work = work_of(
             events,
@@ -276,53 +283,6 @@ where
     Some((namespace, owner.name.clone()))
 }
 
-/// The events of `events` less the updates that changed nothing but the status (see
-/// [`Controller::ignore_status_changes`](super::Controller::ignore_status_changes));
-/// deletions and relists pass.
-pub(super) fn without_status_changes<K, S>(events: S) -> impl futures::Stream<Item = S::Item> + Send
-where
-    K: Resource + Send + 'static,
-    S: futures::Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send,
-{
-    let mut seen: std::collections::HashMap<Key, u64> = std::collections::HashMap::new();
-    events.filter(move |event| {
-        let pass = match event {
-            Ok(watcher::Event::Apply(obj)) => {
-                let trigger = trigger_hash(obj);
-                seen.insert(key_of(obj), trigger) != Some(trigger)
-            }
-            Ok(watcher::Event::InitApply(obj)) => {
-                seen.insert(key_of(obj), trigger_hash(obj));
-                true
-            }
-            Ok(watcher::Event::Delete(obj)) => {
-                seen.remove(&key_of(obj));
-                true
-            }
-            _ => true,
-        };
-        std::future::ready(pass)
-    })
-}
-
-/// What a change must touch to reconcile when status changes are ignored: the generation
-/// (the resourceVersion for kinds without one), labels, annotations, finalizers, deletion.
-fn trigger_hash<K: Resource>(obj: &K) -> u64 {
-    use std::hash::{BuildHasher as _, BuildHasherDefault, DefaultHasher};
-    let meta = obj.meta();
-    let version = match meta.generation {
-        Some(generation) => generation.to_string(),
-        None => meta.resource_version.clone().unwrap_or_default(),
-    };
-    BuildHasherDefault::<DefaultHasher>::default().hash_one((
-        version,
-        &meta.labels,
-        &meta.annotations,
-        &meta.finalizers,
-        meta.deletion_timestamp.is_some(),
-    ))
-}
-
 /// Managed fields are never read by a reconciler; dropping them halves a cache's memory.
 pub(super) fn strip<S: Resource>(obj: &mut S) {
     obj.meta_mut().managed_fields = None;
@@ -486,46 +446,5 @@ mod tests {
         assert_eq!(delays, [250, 500, 1000, 2000, 4000, 5000, 5000]);
         b.reset();
         assert_eq!(b.next(), Some(Duration::from_millis(250)));
-    }
-
-    #[tokio::test]
-    async fn status_only_changes_are_dropped_and_the_rest_pass() {
-        use k8s_openapi::api::core::v1::Namespace;
-        let ns = |generation, phase: &str, label: Option<&str>| Namespace {
-            metadata: kube::api::ObjectMeta {
-                name: Some("a".into()),
-                generation: Some(generation),
-                labels: label.map(|l| [(l.to_string(), String::new())].into()),
-                ..Default::default()
-            },
-            status: Some(k8s_openapi::api::core::v1::NamespaceStatus {
-                phase: Some(phase.into()),
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
-        let events = vec![
-            watcher::Event::InitApply(ns(1, "Active", None)),
-            watcher::Event::Apply(ns(1, "Other", None)),
-            watcher::Event::Apply(ns(2, "Other", None)),
-            watcher::Event::Apply(ns(2, "Other", Some("x"))),
-            watcher::Event::Apply(ns(2, "Again", Some("x"))),
-            watcher::Event::Delete(ns(2, "Again", Some("x"))),
-        ];
-        let passed: Vec<String> = without_status_changes(futures::stream::iter(
-            events.into_iter().map(Ok::<_, watcher::Error>),
-        ))
-        .map(|e| match e.unwrap() {
-            watcher::Event::InitApply(n) => format!("init {}", n.status.unwrap().phase.unwrap()),
-            watcher::Event::Apply(n) => format!("apply {}", n.status.unwrap().phase.unwrap()),
-            watcher::Event::Delete(_) => "delete".into(),
-            _ => "other".into(),
-        })
-        .collect()
-        .await;
-        assert_eq!(
-            passed,
-            ["init Active", "apply Other", "apply Other", "delete"]
-        );
     }
 }
