@@ -24,7 +24,10 @@
 //! reread when they change (device, inode, size or times differ, as when the kubelet swaps a
 //! Secret volume's symlink); a pair that does not parse or whose key does not match is
 //! ignored and the previous one keeps serving. [`Certificates::Pem`] holds fixed PEM, for
-//! tests. Details in the source of the `tls` module.
+//! tests. Details in the source of the `tls` module. [`Certificates::Shared`] is replaced
+//! while the server runs: a [`CertRotator`] keeps the operator's own CA and serving
+//! certificate in a Secret, writes the CA bundle into the operator's webhook configurations
+//! and CRD conversions, and renews both, without cert-manager.
 //!
 //! # What the server answers
 //!
@@ -163,6 +166,7 @@
 mod admission;
 mod conversion;
 mod patch;
+mod rotator;
 mod server;
 pub(crate) mod tls;
 
@@ -175,8 +179,9 @@ pub use admission::{
 };
 pub use conversion::Conversion;
 pub use kube::core::admission::Operation;
+pub use rotator::{CertRotator, RotatorError, RotatorOptions, RotatorReadiness};
 pub use server::{Readiness, WebhookError, WebhookOptions, WebhookServer, Webhooks, is_valid_path};
-pub use tls::Certificates;
+pub use tls::{Certificates, SharedCertificate};
 
 /// controller-runtime's webhook port.
 pub const DEFAULT_PORT: u16 = 9443;

@@ -52,6 +52,65 @@ pub enum Certificates {
         /// The private key.
         key: Vec<u8>,
     },
+    /// A pair replaced while the server runs, by whoever holds the handle: the webhook
+    /// certificates the operator manages itself ([`CertRotator`](super::CertRotator)).
+    /// Handshakes fail until a first pair is set.
+    Shared(SharedCertificate),
+}
+
+/// A certificate and key the server presents, replaced at run time with
+/// [`SharedCertificate::set_pem`]; clones share it.
+#[derive(Clone, Default)]
+pub struct SharedCertificate(Arc<RwLock<Option<Arc<CertifiedKey>>>>);
+
+impl SharedCertificate {
+    /// None yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// From now on, new connections get this certificate chain and key; an error (not PEM,
+    /// a key that does not fit) leaves the previous pair.
+    pub fn set_pem(&self, cert: &[u8], key: &[u8]) -> Result<(), String> {
+        let provider = rustls::crypto::ring::default_provider();
+        let pair = certified_key(cert, key, &provider)?;
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(pair));
+        Ok(())
+    }
+
+    /// Whether a pair was set.
+    pub fn is_set(&self) -> bool {
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+}
+
+/// The same handle.
+impl PartialEq for SharedCertificate {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for SharedCertificate {}
+
+impl fmt::Debug for SharedCertificate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SharedCertificate")
+            .field("set", &self.is_set())
+            .finish()
+    }
+}
+
+impl ResolvesServerCert for SharedCertificate {
+    fn resolve(&self, _: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
 }
 
 impl Certificates {
@@ -102,6 +161,7 @@ impl fmt::Debug for Certificates {
                 .field("cert", &format_args!("{} bytes", cert.len()))
                 .field("key", &format_args!("<hidden>"))
                 .finish(),
+            Self::Shared(shared) => f.debug_tuple("Shared").field(shared).finish(),
         }
     }
 }
@@ -124,6 +184,7 @@ pub(crate) fn server_config(
             })?;
             Arc::new(SingleCertAndKey::from(pair))
         }
+        Certificates::Shared(shared) => Arc::new(shared.clone()),
     };
     let mut config = ServerConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&version::TLS13, &version::TLS12])
