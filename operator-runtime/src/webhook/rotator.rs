@@ -147,7 +147,9 @@ pub enum RotatorError {
 #[derive(Debug, Default)]
 struct Missing(Vec<String>);
 
-/// See the [module documentation](self).
+/// Keeps the webhook server's certificate, its CA and the CA bundle of the operator's
+/// webhook configurations, without cert-manager: one per replica, all sharing one Secret
+/// (see the [`webhook`](super) module's documentation, "Certificates").
 #[derive(Clone)]
 pub struct CertRotator {
     client: Client,
