@@ -1004,3 +1004,354 @@ async fn metrics_and_probes_are_served() {
         "the probe server outlived the operator"
     );
 }
+
+/// An instance of the operator on a tokio runtime of its own, so that it can be killed
+/// outright (no graceful shutdown, no lease release), as when its pod dies.
+struct Killable {
+    runtime: tokio::runtime::Runtime,
+    metrics: Arc<Metrics>,
+}
+
+impl Killable {
+    /// Counts each exit of its manager in `exits`.
+    fn start(
+        config: &kube::Config,
+        ns: &str,
+        identity: &str,
+        lease: Duration,
+        exits: Arc<std::sync::atomic::AtomicUsize>,
+    ) -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let metrics = Arc::new(Metrics::new());
+        let client = {
+            let _inside = runtime.enter();
+            counting_client(config.clone(), metrics.clone()).unwrap()
+        };
+        let options = ManagerOptions {
+            leader_election: Some(election(ns, identity, lease)),
+            ..options()
+        };
+        let settings = settings(ns);
+        let counted = exits;
+        let kept = metrics.clone();
+        // As the kubelet does: a manager that exits (it lost the lease) starts again.
+        runtime.spawn(async move {
+            loop {
+                let (client, settings) = (client.clone(), settings.clone());
+                let ended = Manager::new(client.clone(), kept.clone(), options.clone())
+                    .shutdown(CancellationToken::new())
+                    .run(move |runtime| controller::start(client, settings, runtime))
+                    .await;
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                eprintln!("an instance's manager exited ({ended:?}); starting it again");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        });
+        Self { runtime, metrics }
+    }
+
+    fn kill(self) {
+        self.runtime.shutdown_background();
+    }
+}
+
+/// What goes wrong, in the battery's order.
+#[derive(Debug, Clone, Copy)]
+enum Fault {
+    ApiServerRestarted,
+    EtcdRestarted,
+    /// Both instances killed (SIGKILL-like) and started again: a cold start.
+    OperatorKilled,
+    /// The leader killed; the standby takes over; a new standby starts.
+    LeaderKilled,
+    /// The API server restarted with `--max-requests-inflight=10` (and 5 mutating), which
+    /// API Priority and Fairness shares among the priority levels: the operator's requests
+    /// queue and some get 429s. Last, so the limits stay until the end.
+    ApiServerThrottling,
+}
+
+/// Every Memcached in `ns` converged on `size`: Available for its generation, its pods
+/// Running and listed; exactly one Deployment and one Service each, controlled by it, the
+/// Deployment at `size`. `Err` says what is not (yet) so.
+async fn all_converged(client: &Client, ns: &str, size: i32) -> Result<(), String> {
+    let mcs = Api::<Memcached>::namespaced(client.clone(), ns)
+        .list(&ListParams::default())
+        .await
+        .map_err(|e| e.to_string())?
+        .items;
+    let deployments = Api::<Deployment>::namespaced(client.clone(), ns)
+        .list(&ListParams::default())
+        .await
+        .map_err(|e| e.to_string())?
+        .items;
+    let services = Api::<Service>::namespaced(client.clone(), ns)
+        .list(&ListParams::default())
+        .await
+        .map_err(|e| e.to_string())?
+        .items;
+    let pods = Api::<Pod>::namespaced(client.clone(), ns)
+        .list(&ListParams::default())
+        .await
+        .map_err(|e| e.to_string())?
+        .items;
+    let controller_uid = |meta: &ObjectMeta| -> Option<String> {
+        meta.owner_references
+            .iter()
+            .flatten()
+            .find(|o| o.controller == Some(true))
+            .map(|o| o.uid.clone())
+    };
+    for mc in &mcs {
+        let name = mc.name_any();
+        let uid = mc.uid();
+        let owned = |meta: &ObjectMeta| controller_uid(meta) == uid;
+        let ds: Vec<_> = deployments.iter().filter(|d| owned(&d.metadata)).collect();
+        let ss: Vec<_> = services.iter().filter(|s| owned(&s.metadata)).collect();
+        if ds.len() != 1 || ss.len() != 1 {
+            return Err(format!(
+                "{name}: {} Deployments, {} Services",
+                ds.len(),
+                ss.len()
+            ));
+        }
+        if ds[0].spec.as_ref().and_then(|s| s.replicas) != Some(size) {
+            return Err(format!("{name}: Deployment not at {size}"));
+        }
+        let status = mc.status.clone().ok_or(format!("{name}: no status"))?;
+        let available = status::find(&status, AVAILABLE).ok_or(format!("{name}: no Available"))?;
+        if available.status != "True" || available.observed_generation != mc.metadata.generation {
+            let ready = ds[0].status.as_ref().and_then(|s| s.ready_replicas);
+            return Err(format!(
+                "{name}: Available {} ({}) for generation {:?} of {:?}; its Deployment has {ready:?} ready",
+                available.status,
+                available.message,
+                available.observed_generation,
+                mc.metadata.generation
+            ));
+        }
+        let selector = (resources::INSTANCE_LABEL.to_string(), name.clone());
+        let mut running_pods: Vec<String> = pods
+            .iter()
+            .filter(|p| running(p))
+            .filter(|p| p.labels().get(&selector.0) == Some(&selector.1))
+            .map(|p| p.name_any())
+            .collect();
+        running_pods.sort();
+        if running_pods.len() != size as usize || status.nodes != running_pods {
+            return Err(format!(
+                "{name}: {} pods Running, status lists {}",
+                running_pods.len(),
+                status.nodes.len()
+            ));
+        }
+    }
+    // Nothing left over that no Memcached controls.
+    let uids: Vec<_> = mcs.iter().filter_map(|m| m.uid()).collect();
+    let orphan = |meta: &ObjectMeta| !controller_uid(meta).is_some_and(|u| uids.contains(&u));
+    if let Some(d) = deployments.iter().find(|d| orphan(&d.metadata)) {
+        return Err(format!("Deployment {} is orphaned", d.name_any()));
+    }
+    if let Some(s) = services.iter().find(|s| orphan(&s.metadata)) {
+        return Err(format!("Service {} is orphaned", s.name_any()));
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the control plane binaries: run by `cargo xtask test`"]
+async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
+    // FAULT_OBJECTS sets N (12 by default).
+    let n: usize = std::env::var("FAULT_OBJECTS")
+        .ok()
+        .map(|v| v.parse().expect("FAULT_OBJECTS: a number"))
+        .unwrap_or(12);
+    // A control plane of its own: restarting the shared one would disturb the other tests.
+    let scratch = tempfile::tempdir().unwrap();
+    let mut plane_options = envtest::Options::new(scratch.path().join("plane"));
+    plane_options.nodes = 2;
+    let mut plane = envtest::plane::start(&plane_options)
+        .await
+        .unwrap()
+        .expect("a new control plane");
+    let config = plane.config().await.unwrap();
+    let client = Client::try_from(config.clone()).unwrap();
+    install_crds(&client).await;
+    let ns = "faults";
+    Api::<k8s_openapi::api::core::v1::Namespace>::all(client.clone())
+        .create(
+            &PostParams::default(),
+            &k8s_openapi::api::core::v1::Namespace {
+                metadata: ObjectMeta {
+                    name: Some(ns.into()),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    wait_until("the default service account", TIMEOUT, || {
+        let sas: Api<ServiceAccount> = Api::namespaced(client.clone(), ns);
+        async move { sas.get_opt("default").await.ok()? }
+    })
+    .await
+    .unwrap();
+
+    let lease = Duration::from_secs(6);
+    let mut generation = 0;
+    let exits = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let start = |generation: &mut u32| {
+        *generation += 1;
+        let identity = format!("instance-{generation}");
+        Killable::start(&config, ns, &identity, lease, exits.clone())
+    };
+    let mut instances = vec![start(&mut generation), start(&mut generation)];
+    let mcs: Api<Memcached> = Api::namespaced(client.clone(), ns);
+    for i in 0..n {
+        mcs.create(&PostParams::default(), &memcached(&format!("mc-{i}"), 1))
+            .await
+            .unwrap();
+    }
+    let converge = |size: i32, timeout: Duration| {
+        let client = client.clone();
+        async move {
+            let started = Instant::now();
+            let mut last = String::new();
+            while started.elapsed() < timeout {
+                match all_converged(&client, ns, size).await {
+                    Ok(()) => return Ok(started.elapsed()),
+                    Err(why) => last = why,
+                }
+                // Four lists a second: little beside the operators' requests, even throttled.
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            Err(last)
+        }
+    };
+    converge(1, Duration::from_secs(120)).await.unwrap();
+
+    // FAULTS picks some, in its order (`api,etcd,kill,leader,throttle`).
+    let faults: Vec<Fault> = match std::env::var("FAULTS") {
+        Ok(names) => names
+            .split(',')
+            .map(|name| match name.trim() {
+                "api" => Fault::ApiServerRestarted,
+                "etcd" => Fault::EtcdRestarted,
+                "kill" => Fault::OperatorKilled,
+                "leader" => Fault::LeaderKilled,
+                "throttle" => Fault::ApiServerThrottling,
+                other => panic!("FAULTS: no fault {other}"),
+            })
+            .collect(),
+        Err(_) => vec![
+            Fault::ApiServerRestarted,
+            Fault::ApiServerRestarted,
+            Fault::EtcdRestarted,
+            Fault::OperatorKilled,
+            Fault::LeaderKilled,
+            Fault::ApiServerThrottling,
+        ],
+    };
+    let mut rows = Vec::new();
+    for (i, &fault) in faults.iter().enumerate() {
+        // The storm: every Memcached resized at once, and the fault in the middle of it.
+        let size = 2 + (i % 2) as i32;
+        // Reconciles of every instance, those killed during the fault included.
+        let counted = |instances: &[Killable]| -> u64 {
+            instances
+                .iter()
+                .map(|k| k.metrics.reconciles(CONTROLLER_NAME))
+                .sum()
+        };
+        let reconciles_before = counted(&instances);
+        let exits_before = exits.load(std::sync::atomic::Ordering::SeqCst);
+        let mut killed_reconciles = 0;
+        futures::future::join_all((0..n).map(|j| {
+            let mcs = mcs.clone();
+            async move {
+                mcs.patch(
+                    &format!("mc-{j}"),
+                    &PatchParams::default(),
+                    &Patch::Merge(serde_json::json!({"spec": {"size": size}})),
+                )
+                .await
+                .unwrap();
+            }
+        }))
+        .await;
+        let injected = Instant::now();
+        match fault {
+            Fault::ApiServerRestarted => plane.restart("kube-apiserver").await.unwrap(),
+            Fault::EtcdRestarted => plane.restart("etcd").await.unwrap(),
+            Fault::ApiServerThrottling => plane
+                .restart_with(
+                    "kube-apiserver",
+                    &[
+                        "--max-requests-inflight=10".into(),
+                        "--max-mutating-requests-inflight=5".into(),
+                    ],
+                )
+                .await
+                .unwrap(),
+            Fault::OperatorKilled => {
+                killed_reconciles += counted(&instances);
+                for instance in instances.drain(..) {
+                    instance.kill();
+                }
+                instances = vec![start(&mut generation), start(&mut generation)];
+            }
+            Fault::LeaderKilled => {
+                let leader = wait_until("a leader", TIMEOUT, || {
+                    let at = instances.iter().position(|k| k.metrics.is_leader());
+                    async move { at }
+                })
+                .await
+                .unwrap();
+                let leader = instances.remove(leader);
+                killed_reconciles += leader.metrics.reconciles(CONTROLLER_NAME);
+                leader.kill();
+                instances.push(start(&mut generation));
+            }
+        }
+        converge(size, Duration::from_secs(180))
+            .await
+            .unwrap_or_else(|why| panic!("after {fault:?}: not converged: {why}"));
+        let took = injected.elapsed();
+        let reconciles = counted(&instances) + killed_reconciles - reconciles_before;
+        let exited = exits.load(std::sync::atomic::Ordering::SeqCst) - exits_before;
+        let row = format!(
+            "{fault:<20?} converged {:>6.1} s after the fault; {reconciles} reconciles; \
+             {exited} managers exited (lease lost) and started again",
+            took.as_secs_f64()
+        );
+        eprintln!("{row}");
+        rows.push(row);
+    }
+    let events = Api::<Event>::namespaced(client.clone(), ns)
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items;
+    let about_memcacheds = events
+        .iter()
+        .filter(|e| e.regarding.as_ref().and_then(|r| r.kind.as_deref()) == Some("Memcached"))
+        .count();
+    eprintln!("N = {n}, two instances with leader election:");
+    for row in &rows {
+        eprintln!("  {row}");
+    }
+    eprintln!("  {about_memcacheds} events about Memcacheds in all");
+    // One event per Memcached per change of state at most (created, scaled; nothing per fault).
+    assert!(
+        about_memcacheds <= n * (faults.len() + 2) * 2,
+        "{about_memcacheds} events about {n} Memcacheds: an event storm"
+    );
+    for instance in instances {
+        instance.kill();
+    }
+    plane.stop().await.unwrap();
+}
