@@ -846,23 +846,28 @@ async fn with_leader_election_one_instance_reconciles_and_another_takes_over() {
     second.finish(&env.client(), ns.name()).await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the control plane binaries: run by `cargo xtask test`"]
-async fn the_operator_recovers_from_an_api_server_restart() {
-    // A control plane of its own: restarting the shared one would disturb the other tests.
+/// A control plane of its own with `nodes` kwok nodes (in a scratch directory, removed when
+/// dropped), the CRDs installed and the namespace `ns` ready for pods.
+async fn plane_of_its_own(
+    ns: &str,
+    nodes: usize,
+) -> (
+    tempfile::TempDir,
+    envtest::plane::ControlPlane,
+    kube::Config,
+    Client,
+) {
     let scratch = tempfile::tempdir().unwrap();
     let mut options = envtest::Options::new(scratch.path().join("plane"));
-    options.nodes = 1;
-    let mut plane = envtest::plane::start(&options)
+    options.nodes = nodes;
+    let plane = envtest::plane::start(&options)
         .await
         .unwrap()
         .expect("a new control plane");
     let config = plane.config().await.unwrap();
     let client = Client::try_from(config.clone()).unwrap();
     install_crds(&client).await;
-    let ns = "restart";
-    let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client.clone());
-    namespaces
+    Api::<k8s_openapi::api::core::v1::Namespace>::all(client.clone())
         .create(
             &PostParams::default(),
             &k8s_openapi::api::core::v1::Namespace {
@@ -881,6 +886,15 @@ async fn the_operator_recovers_from_an_api_server_restart() {
     })
     .await
     .unwrap();
+    (scratch, plane, config, client)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the control plane binaries: run by `cargo xtask test`"]
+async fn the_operator_recovers_from_an_api_server_restart() {
+    // A control plane of its own: restarting the shared one would disturb the other tests.
+    let ns = "restart";
+    let (_scratch, mut plane, config, client) = plane_of_its_own(ns, 1).await;
 
     let operator = Operator::start(config, ns, |_| {});
     let mcs: Api<Memcached> = Api::namespaced(client.clone(), ns);
@@ -1170,36 +1184,8 @@ async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
         .map(|v| v.parse().expect("FAULT_OBJECTS: a number"))
         .unwrap_or(12);
     // A control plane of its own: restarting the shared one would disturb the other tests.
-    let scratch = tempfile::tempdir().unwrap();
-    let mut plane_options = envtest::Options::new(scratch.path().join("plane"));
-    plane_options.nodes = 2;
-    let mut plane = envtest::plane::start(&plane_options)
-        .await
-        .unwrap()
-        .expect("a new control plane");
-    let config = plane.config().await.unwrap();
-    let client = Client::try_from(config.clone()).unwrap();
-    install_crds(&client).await;
     let ns = "faults";
-    Api::<k8s_openapi::api::core::v1::Namespace>::all(client.clone())
-        .create(
-            &PostParams::default(),
-            &k8s_openapi::api::core::v1::Namespace {
-                metadata: ObjectMeta {
-                    name: Some(ns.into()),
-                    ..Default::default()
-                },
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
-    wait_until("the default service account", TIMEOUT, || {
-        let sas: Api<ServiceAccount> = Api::namespaced(client.clone(), ns);
-        async move { sas.get_opt("default").await.ok()? }
-    })
-    .await
-    .unwrap();
+    let (_scratch, mut plane, config, client) = plane_of_its_own(ns, 2).await;
 
     let lease = Duration::from_secs(6);
     let mut generation = 0;
@@ -1313,8 +1299,23 @@ async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
                 .unwrap();
                 let leader = instances.remove(leader);
                 killed_reconciles += leader.metrics.reconciles(CONTROLLER_NAME);
+                let standby = instances[0].metrics.clone();
+                let standby_reconciles = standby.reconciles(CONTROLLER_NAME);
                 leader.kill();
+                let killed = Instant::now();
                 instances.push(start(&mut generation));
+                wait_until("the standby's first reconcile", TIMEOUT, || {
+                    let standby = standby.clone();
+                    async move {
+                        (standby.reconciles(CONTROLLER_NAME) > standby_reconciles).then_some(())
+                    }
+                })
+                .await
+                .unwrap();
+                eprintln!(
+                    "the standby led and reconciled {:?} after the leader was killed (lease {lease:?})",
+                    killed.elapsed()
+                );
             }
         }
         converge(size, Duration::from_secs(180))

@@ -513,40 +513,38 @@ impl CertRotator {
         let mut missing = Missing::default();
         let encoded = ByteString(bundle.to_vec());
         for name in &self.options.validating {
-            let api: Api<ValidatingWebhookConfiguration> = Api::all(self.client.clone());
-            let found = self.get(&api, name).await?;
-            let Some(config) = found else {
+            let found = self
+                .webhooks::<ValidatingWebhookConfiguration>(name, &encoded, |config| {
+                    config
+                        .webhooks
+                        .iter()
+                        .flatten()
+                        .map(|w| w.client_config.ca_bundle.clone())
+                        .collect()
+                })
+                .await?;
+            if !found {
                 missing
                     .0
                     .push(format!("ValidatingWebhookConfiguration {name}"));
-                continue;
-            };
-            let bundles: Vec<_> = config
-                .webhooks
-                .iter()
-                .flatten()
-                .map(|w| w.client_config.ca_bundle.as_ref())
-                .collect();
-            self.patch_webhooks(&api, &config, &bundles, &encoded)
-                .await?;
+            }
         }
         for name in &self.options.mutating {
-            let api: Api<MutatingWebhookConfiguration> = Api::all(self.client.clone());
-            let found = self.get(&api, name).await?;
-            let Some(config) = found else {
+            let found = self
+                .webhooks::<MutatingWebhookConfiguration>(name, &encoded, |config| {
+                    config
+                        .webhooks
+                        .iter()
+                        .flatten()
+                        .map(|w| w.client_config.ca_bundle.clone())
+                        .collect()
+                })
+                .await?;
+            if !found {
                 missing
                     .0
                     .push(format!("MutatingWebhookConfiguration {name}"));
-                continue;
-            };
-            let bundles: Vec<_> = config
-                .webhooks
-                .iter()
-                .flatten()
-                .map(|w| w.client_config.ca_bundle.as_ref())
-                .collect();
-            self.patch_webhooks(&api, &config, &bundles, &encoded)
-                .await?;
+            }
         }
         for name in &self.options.conversion_crds {
             let api: Api<CustomResourceDefinition> = Api::all(self.client.clone());
@@ -595,32 +593,35 @@ impl CertRotator {
             })
     }
 
-    /// Sets the bundle of every webhook of `config` (whose bundles are `bundles`, in order)
-    /// that does not carry it, in one JSON Patch at the version read.
-    async fn patch_webhooks<K>(
+    /// Sets `bundle` into every webhook of the configuration `name` (whose bundles, in
+    /// order, `bundles` reads) that does not carry it, in one JSON Patch at the version read;
+    /// `false` when there is no such configuration.
+    async fn webhooks<K>(
         &self,
-        api: &Api<K>,
-        config: &K,
-        bundles: &[Option<&ByteString>],
+        name: &str,
         bundle: &ByteString,
-    ) -> Result<(), RotatorError>
+        bundles: impl Fn(&K) -> Vec<Option<ByteString>>,
+    ) -> Result<bool, RotatorError>
     where
         K: Resource<DynamicType = ()> + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
     {
+        let api: Api<K> = Api::all(self.client.clone());
+        let Some(config) = self.get(&api, name).await? else {
+            return Ok(false);
+        };
         let mut ops = vec![
             json!({"op": "test", "path": "/metadata/resourceVersion", "value": config.meta().resource_version}),
         ];
-        for (i, current) in bundles.iter().enumerate() {
-            if *current != Some(bundle) {
+        for (i, current) in bundles(&config).iter().enumerate() {
+            if current.as_ref() != Some(bundle) {
                 ops.push(json!({"op": "add", "path": format!("/webhooks/{i}/clientConfig/caBundle"), "value": bundle}));
             }
         }
-        if ops.len() == 1 {
-            return Ok(());
+        if ops.len() > 1 {
+            self.json_patch(&api, name, serde_json::Value::Array(ops))
+                .await?;
         }
-        let name = config.meta().name.clone().unwrap_or_default();
-        self.json_patch(api, &name, serde_json::Value::Array(ops))
-            .await
+        Ok(true)
     }
 
     async fn json_patch<K>(
