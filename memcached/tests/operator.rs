@@ -1178,6 +1178,9 @@ async fn all_converged(client: &Client, ns: &str, size: i32) -> Result<(), Strin
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the control plane binaries: run by `cargo xtask test`"]
 async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
+    if std::env::var_os("RUST_LOG").is_some() {
+        operator_runtime::logging::init(operator_runtime::LogFormat::Text);
+    }
     // FAULT_OBJECTS sets N (12 by default).
     let n: usize = std::env::var("FAULT_OBJECTS")
         .ok()
@@ -1218,7 +1221,9 @@ async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
             Err(last)
         }
     };
-    converge(1, Duration::from_secs(120)).await.unwrap();
+    // A larger N takes longer (the control plane's share: N Deployments and their pods).
+    let slack = Duration::from_millis(500) * n as u32;
+    converge(1, Duration::from_secs(120) + slack).await.unwrap();
 
     // FAULTS picks some, in its order (`api,etcd,kill,leader,throttle`).
     let faults: Vec<Fault> = match std::env::var("FAULTS") {
@@ -1304,6 +1309,16 @@ async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
                 leader.kill();
                 let killed = Instant::now();
                 instances.push(start(&mut generation));
+                wait_until("the standby to lead", TIMEOUT, || {
+                    let standby = standby.clone();
+                    async move { standby.is_leader().then_some(()) }
+                })
+                .await
+                .unwrap();
+                eprintln!(
+                    "the standby led {:?} after the leader was killed",
+                    killed.elapsed()
+                );
                 wait_until("the standby's first reconcile", TIMEOUT, || {
                     let standby = standby.clone();
                     async move {
@@ -1318,7 +1333,7 @@ async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
                 );
             }
         }
-        converge(size, Duration::from_secs(180))
+        converge(size, Duration::from_secs(180) + slack)
             .await
             .unwrap_or_else(|why| panic!("after {fault:?}: not converged: {why}"));
         let took = injected.elapsed();
