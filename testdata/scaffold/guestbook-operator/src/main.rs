@@ -63,8 +63,11 @@ async fn main() -> Result<()> {
         manager
     };
     // +operator:scaffold:servers
+    // Every namespace, or only --watch-namespace (WATCH_NAMESPACE), which config/manager sets
+    // to the pod's own namespace in a namespace-scoped project (PROJECT.toml's `namespaced`).
+    let namespace = flags.manager.watch_namespace();
     manager
-        .run(|runtime| guestbook_operator::controllers::run_all(client, runtime))
+        .run(|runtime| guestbook_operator::controllers::run_all(client, runtime, namespace))
         .await
         .context("the manager stopped")?;
     Ok(())

@@ -53,7 +53,7 @@ async fn a_guestbook_owns_its_certificate() {
         Arc::new(Metrics::new()),
         options,
         shutdown.clone(),
-        move |runtime| start(client, runtime),
+        move |runtime| start(client, runtime, None),
     ));
 
     let name = envtest::testing::unique_name("guestbook");

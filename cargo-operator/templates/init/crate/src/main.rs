@@ -45,8 +45,11 @@ async fn main() -> Result<()> {
     let manager = Manager::new(client.clone(), metrics, options)
         .metrics_security(flags.manager.metrics_security());
     // +operator:scaffold:servers
+    // Every namespace, or only --watch-namespace (WATCH_NAMESPACE), which config/manager sets
+    // to the pod's own namespace in a namespace-scoped project (PROJECT.toml's `namespaced`).
+    let namespace = flags.manager.watch_namespace();
     manager
-        .run(|runtime| {{crate_ident}}::controllers::run_all(client, runtime))
+        .run(|runtime| {{crate_ident}}::controllers::run_all(client, runtime, namespace))
         .await
         .context("the manager stopped")?;
     Ok(())
