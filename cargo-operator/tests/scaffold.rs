@@ -1423,3 +1423,68 @@ fn edit_refuses_what_it_cannot_convert_and_nothing_changes() {
         "create api --group infra --version v1 --kind Backup --cluster --no-controller",
     ));
 }
+
+/// `update` replays a namespaced project's `init` with `--namespaced`: a change of the
+/// namespaced layout between releases (here a stand-in older release whose Deployment had no
+/// comment above WATCH_NAMESPACE) reaches the project, and nothing else changes.
+#[test]
+fn update_replays_a_namespaced_project_as_namespaced() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let base = fake_checkout();
+    let old = base.path().join("cargo-operator-old");
+    std::fs::write(
+        &old,
+        format!(
+            "#!/bin/sh\nset -e\n'{}' \"$@\"\n\
+             case \"$*\" in *' init '*--namespaced*) \
+             sed -i '/# A namespace-scoped manager: it watches/,+1d' \"$3/config/manager/manager.yaml\";; \
+             esac\n",
+            env!("CARGO_BIN_EXE_cargo-operator")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let scaffold = |cwd: &Path, line: &str| {
+        ok(Command::new(&old)
+            .arg("operator")
+            .args(line.split(' '))
+            .current_dir(cwd)
+            .output()
+            .unwrap())
+    };
+    scaffold(
+        base.path(),
+        "init shop --domain example.com --operator-rs-path . --namespaced",
+    );
+    let project = base.path().join("shop");
+    scaffold(
+        &project,
+        "create api --group webapp --version v1 --kind Shop",
+    );
+    let manager = project.join("config/manager/manager.yaml");
+    let comment = "# A namespace-scoped manager: it watches only its own namespace";
+    let text = std::fs::read_to_string(&manager).unwrap();
+    assert!(
+        text.contains("- name: WATCH_NAMESPACE") && !text.contains(comment),
+        "{text}"
+    );
+    git(&project, &["init", "--quiet"]);
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "--quiet", "-m", "scaffold"]);
+
+    let out = ok(cargo_operator(
+        &project,
+        &["update", "--from-scaffolder", old.to_str().unwrap()],
+    ));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        std::fs::read_to_string(&manager).unwrap().contains(comment),
+        "{said}"
+    );
+    let changed = git(&project, &["status", "--porcelain"]);
+    assert_eq!(
+        changed.lines().collect::<Vec<_>>(),
+        [" M config/manager/manager.yaml"],
+        "{said}"
+    );
+}

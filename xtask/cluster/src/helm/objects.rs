@@ -301,7 +301,8 @@ mod tests {
         let chart = crate::helm::chart_from_render(&render, &meta()).unwrap();
         let role = &chart.files["templates/rbac/demo-manager-role.yaml"];
         assert!(
-            role.contains("kind: Role\nmetadata:\n  name: demo-manager-role\n  namespace: {{ .Release.Namespace }}\n"),
+            role.contains("kind: Role\nmetadata:\n  name: demo-manager-role\n")
+                && role.contains("\n  namespace: {{ .Release.Namespace }}\nrules:\n"),
             "{role}"
         );
         assert!(role.contains("  - widgets\n"), "{role}");
