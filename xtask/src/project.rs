@@ -650,6 +650,26 @@ mod tests {
     }
 
     #[test]
+    fn a_namespaced_manager_takes_no_controller_of_a_cluster_scoped_kind() {
+        let namespaced =
+            |resource: String| resource.replacen("[operator]", "namespaced = true\n[operator]", 1);
+        let site = with_resource("web", "v1", "Site");
+        let controlled = site.clone() + "controller = \"op/src/api.rs\"\n";
+        let cluster_kind = |text: &str| text.to_string() + "namespaced = false\n";
+        assert_eq!(load(&namespaced(controlled.clone())), "ok");
+        assert_eq!(load(&cluster_kind(&controlled)), "ok");
+        // Types only are fine.
+        assert_eq!(load(&namespaced(cluster_kind(&site))), "ok");
+        let got = load(&namespaced(cluster_kind(&controlled)));
+        assert!(
+            got.contains(
+                "[[resource]] web/v1 Site: the kind is cluster-scoped and has a controller"
+            ) && got.contains("cargo operator edit --cluster-scoped"),
+            "{got}"
+        );
+    }
+
+    #[test]
     fn webhooks_are_read_and_checked() {
         let two = format!(
             "{}{}",
