@@ -15,7 +15,9 @@
 //!   (a `#[webhook]`-marked handler with unit tests, its registration) and/or the conversion of
 //!   a kind between its versions through a hub (`From` impls, the CRD's conversion patch); the
 //!   first webhook of a project also adds the webhook server to `main` and the `webhook`,
-//!   `certmanager` and `default` kustomize wiring.
+//!   `certmanager` and `default` kustomize wiring;
+//! - [`edit`] changes what `init` chose (so far the manager's scope, `--namespaced` or
+//!   `--cluster-scoped`), rewriting the blocks of the files the scaffold wrote for it.
 //!
 //! All check every name before anything is written, write the whole change or none of it, and
 //! end by running the generator (`cargo xtask manifests`), so the project is complete at once.
