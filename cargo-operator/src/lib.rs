@@ -15,7 +15,9 @@
 //!   (a `#[webhook]`-marked handler with unit tests, its registration) and/or the conversion of
 //!   a kind between its versions through a hub (`From` impls, the CRD's conversion patch); the
 //!   first webhook of a project also adds the webhook server to `main` and the `webhook`,
-//!   `certmanager` and `default` kustomize wiring.
+//!   `certmanager` and `default` kustomize wiring;
+//! - [`edit`] changes what `init` chose (so far the manager's scope, `--namespaced` or
+//!   `--cluster-scoped`), rewriting the blocks of the files the scaffold wrote for it.
 //!
 //! All check every name before anything is written, write the whole change or none of it, and
 //! end by running the generator (`cargo xtask manifests`), so the project is complete at once.
@@ -23,6 +25,7 @@
 mod external;
 pub mod names;
 pub mod plan;
+mod scope;
 pub mod template;
 mod update;
 mod webhook;
@@ -255,6 +258,9 @@ pub struct InitOptions {
     /// Default: the directory's name.
     pub project_name: Option<String>,
     pub source: Source,
+    /// A namespace-scoped manager: Roles in its namespace instead of ClusterRoles, watching
+    /// only that namespace (kubebuilder's `init --namespaced`).
+    pub namespaced: bool,
 }
 
 /// `cargo operator init`: a new project in `options.dir`.
@@ -316,7 +322,7 @@ pub fn init(options: &InitOptions) -> Result<()> {
             Some(rest) => format!("{project_name}/{rest}"),
             None => path.to_string(),
         };
-        let text = template::render(template, vars);
+        let text = scope::init_text(&path, &template::render(template, vars), options.namespaced)?;
         if path == ".ci/run" {
             plan.create_executable(path, text);
         } else {
@@ -330,6 +336,72 @@ pub fn init(options: &InitOptions) -> Result<()> {
         dir.display(),
         dir.display()
     );
+    Ok(())
+}
+
+/// What `edit` is asked for.
+#[derive(Debug, Clone)]
+pub struct EditOptions {
+    /// Where to look for `PROJECT.toml` (it and the directories above it).
+    pub cwd: PathBuf,
+    /// The manager's scope: its own namespace (`--namespaced`) or the cluster
+    /// (`--cluster-scoped`).
+    pub namespaced: bool,
+}
+
+/// `cargo operator edit`: changes a setting of the project around `options.cwd` that `init`
+/// chose, rewriting the files the scaffold wrote for it (kubebuilder's `edit`). So far the
+/// manager's scope: `--namespaced` makes the manager's binding a RoleBinding to the Role that
+/// `cargo xtask manifests` now makes of the `#[rbac]` markers in the operator's namespace,
+/// and sets `WATCH_NAMESPACE` to the pod's namespace; `--cluster-scoped` undoes it. A file
+/// changed by hand where the scaffold's lines were is named and nothing is written.
+pub fn edit(options: &EditOptions) -> Result<()> {
+    let (root, project) = load_project(&options.cwd, "edit")?;
+    if options.namespaced {
+        let cluster_kinds: Vec<String> = project
+            .resources
+            .iter()
+            .filter(|r| !r.namespaced && r.controller.is_some())
+            .map(|r| format!("{}/{} {}", r.group, r.version, r.kind))
+            .chain(
+                project
+                    .externals
+                    .iter()
+                    .filter(|e| !e.namespaced && e.controller.is_some())
+                    .map(|e| format!("{}/{} {}", e.group, e.version, e.kind)),
+            )
+            .collect();
+        if !cluster_kinds.is_empty() {
+            bail!(
+                "the project has controllers of cluster-scoped kinds ({}), which a \
+                 namespace-scoped manager cannot watch: its Role in its own namespace grants no \
+                 cluster-scoped kind; the project stays cluster-scoped",
+                cluster_kinds.join(", ")
+            );
+        }
+    }
+    let was = project.namespaced;
+    let mut plan = Plan::new(&root);
+    scope::plan_edit(&mut plan, options.namespaced)?;
+    finish(plan, &root)?;
+    let scope = if options.namespaced {
+        "namespace-scoped: Roles in the operator's namespace, watching only that namespace"
+    } else {
+        "cluster-scoped: ClusterRoles, watching every namespace"
+    };
+    if was == options.namespaced {
+        eprintln!("the manager was {scope} already; the scaffold's files agree");
+    } else {
+        eprintln!(
+            "the manager is {scope}\nnext: review `git diff`; markers with their own \
+             `namespace` keep it{}",
+            if root.join("dist/chart").is_dir() {
+                "; `cargo xtask helm` makes the chart again"
+            } else {
+                ""
+            }
+        );
+    }
     Ok(())
 }
 
@@ -446,6 +518,15 @@ pub fn create_api(options: &ApiOptions) -> Result<()> {
     }
     let new_kind = earlier.is_none();
     let with_controller = new_kind && options.controller;
+    if project.namespaced && !namespaced && with_controller {
+        bail!(
+            "{}/{} {}: {} (--no-controller)",
+            gvk.group,
+            gvk.version,
+            gvk.kind,
+            project::cluster_kind_in_namespaced_project()
+        );
+    }
     let kept = &options.kept;
     for (key, value) in kept.entries() {
         let Some(value) = value else { continue };

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, bail};
 use cargo_operator::{
-    ApiOptions, ExternalOptions, ExternalSource, InitOptions, KeptNames, Source, UpdateOptions,
-    WebhookOptions,
+    ApiOptions, EditOptions, ExternalOptions, ExternalSource, InitOptions, KeptNames, Source,
+    UpdateOptions, WebhookOptions,
 };
 use clap::{ArgGroup, Args, Parser, Subcommand};
 
@@ -41,6 +41,24 @@ enum Cmd {
     /// types (`create api --external`) are made again from the CRD files PROJECT.toml
     /// records. Needs a git work tree without uncommitted changes.
     Update(Update),
+    /// Change what `init` chose for the project around the current directory, rewriting the
+    /// files the scaffold wrote for it (kubebuilder's `edit`): the manager's scope. Refuses,
+    /// writing nothing, when a file it must change was edited where the scaffold's lines are.
+    Edit(Edit),
+}
+
+#[derive(Args, Debug)]
+#[command(group(ArgGroup::new("scope").args(["namespaced", "cluster_scoped"]).required(true)))]
+struct Edit {
+    /// Make the manager namespace-scoped: the #[rbac] markers' rules become a Role in the
+    /// operator's namespace (PROJECT.toml's `namespaced = true`), bound by a RoleBinding, and
+    /// the Deployment sets WATCH_NAMESPACE to its own namespace.
+    #[arg(long)]
+    namespaced: bool,
+    /// Make the manager cluster-scoped again (the default of `init`): a ClusterRole and
+    /// ClusterRoleBinding, watching every namespace.
+    #[arg(long)]
+    cluster_scoped: bool,
 }
 
 #[derive(Args, Debug)]
@@ -86,6 +104,12 @@ struct Init {
     /// Depend on operator-rs's published crates of this version.
     #[arg(long, value_name = "VERSION")]
     operator_rs_version: Option<String>,
+    /// A namespace-scoped manager (kubebuilder's `init --namespaced`): the #[rbac] markers'
+    /// rules make a Role in the operator's namespace instead of a ClusterRole, bound by a
+    /// RoleBinding, and the Deployment sets WATCH_NAMESPACE to its own namespace so the
+    /// controllers watch only it. `cargo operator edit` changes it later.
+    #[arg(long)]
+    namespaced: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -227,9 +251,15 @@ fn run(command: Cmd) -> Result<ExitCode> {
                 domain: init.domain,
                 project_name: init.project_name,
                 source,
+                namespaced: init.namespaced,
             })
             .map(|()| ExitCode::SUCCESS)
         }
+        Cmd::Edit(edit) => cargo_operator::edit(&EditOptions {
+            cwd,
+            namespaced: edit.namespaced,
+        })
+        .map(|()| ExitCode::SUCCESS),
         Cmd::Update(update) => cargo_operator::update(&UpdateOptions {
             cwd,
             from_version: update.from_version,

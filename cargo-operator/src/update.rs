@@ -350,6 +350,9 @@ fn replay(exe: &Path, dir: &Path, project: &Project, root: &Path, source: &[Stri
         project.project_name.clone(),
     ];
     init.extend(source.iter().cloned());
+    if project.namespaced {
+        init.push("--namespaced".into());
+    }
     run(init, parent)?;
     let mut kinds = BTreeSet::new();
     for r in &project.resources {

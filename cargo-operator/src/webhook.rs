@@ -233,7 +233,7 @@ pub fn create_webhook(options: &WebhookOptions) -> Result<()> {
                 bail!(
                     "it starts the webhook server's way of before operator_runtime::Manager (it \
                      has a `+operator:scaffold:stop-servers` anchor); build the manager with \
-                     `Manager::new(..)` as `cargo operator init` writes it now, keeping the \
+                     `Manager::from_flags(..)` as `cargo operator init` writes it now, keeping the \
                      `// +operator:scaffold:servers` anchor between the builder and `run`"
                 );
             }

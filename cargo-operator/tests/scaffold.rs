@@ -1239,3 +1239,252 @@ fn an_external_kind_from_the_cluster_is_kept_recorded_and_made_again() {
     ok(cargo_operator(&project, &["update"]));
     assert_eq!(git(&project, &["status", "--porcelain"]), "");
 }
+
+/// The files of a project that the scope decides, and `PROJECT.toml`.
+const SCOPED_FILES: &[&str] = &[
+    "PROJECT.toml",
+    "config/rbac/role.yaml",
+    "config/rbac/role_binding.yaml",
+    "config/manager/manager.yaml",
+];
+
+/// `init --namespaced` gives the manager a Role and RoleBinding in its namespace and sets
+/// WATCH_NAMESPACE; a cluster-scoped project made with the same commands and then `edit
+/// --namespaced` is that project byte for byte, `edit` again changes nothing, and `edit
+/// --cluster-scoped` brings back the cluster-scoped project byte for byte.
+#[test]
+fn a_namespaced_project_gets_roles_and_edit_converts_either_way() {
+    use operator_xtask::baseline::Against;
+    let base = fake_checkout();
+    let make = |name: &str, namespaced: bool| {
+        let mut line =
+            format!("init {name} --domain example.com --project-name shop --operator-rs-path .");
+        if namespaced {
+            line += " --namespaced";
+        }
+        ok(run(base.path(), &line));
+        let project = base.path().join(name);
+        ok(run(
+            &project,
+            "create api --group webapp --version v1 --kind Shop",
+        ));
+        project
+    };
+    let namespaced = make("namespaced", true);
+    let cluster = make("cluster", false);
+
+    let read = |p: &Path, f: &str| std::fs::read_to_string(p.join(f)).unwrap();
+    let role = read(&namespaced, "config/rbac/role.yaml");
+    assert!(!role.contains("ClusterRole"), "{role}");
+    assert!(
+        role.contains("kind: Role\nmetadata:\n  name: manager-role\n  namespace: system\n"),
+        "{role}"
+    );
+    assert!(role.contains("  - shops/status\n"), "{role}");
+    let binding = read(&namespaced, "config/rbac/role_binding.yaml");
+    assert!(binding.contains("kind: RoleBinding\n"), "{binding}");
+    assert!(
+        binding.contains("  namespace: system\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: manager-role\n"),
+        "{binding}"
+    );
+    let manager = read(&namespaced, "config/manager/manager.yaml");
+    assert!(
+        manager.contains("- name: WATCH_NAMESPACE\n          valueFrom:\n            fieldRef:\n              fieldPath: metadata.namespace\n"),
+        "{manager}"
+    );
+    assert!(read(&namespaced, "PROJECT.toml").contains("\nnamespaced = true\n"));
+    // The scaffold's main and controllers honour it.
+    let main = read(&namespaced, "shop/src/main.rs");
+    assert!(
+        main.contains("let namespace = flags.manager.watch_namespace();"),
+        "{main}"
+    );
+    assert!(read(&namespaced, "shop/src/controllers/shop.rs").contains(".namespace(namespace)"));
+    // The cluster-scoped project keeps its ClusterRole.
+    assert!(
+        read(&cluster, "config/rbac/role.yaml")
+            .contains("kind: ClusterRole\nmetadata:\n  name: manager-role\n")
+    );
+    assert!(!read(&cluster, "config/manager/manager.yaml").contains("WATCH_NAMESPACE"));
+    for project in [&namespaced, &cluster] {
+        let check =
+            operator_xtask::manifests::manifests_in(project, true, &Against::default()).unwrap();
+        assert_eq!(
+            check,
+            std::process::ExitCode::SUCCESS,
+            "{}",
+            project.display()
+        );
+    }
+
+    let (cluster_files, namespaced_files) = (snapshot(&cluster), snapshot(&namespaced));
+    ok(run(&cluster, "edit --namespaced"));
+    assert!(
+        snapshot(&cluster) == namespaced_files,
+        "edit --namespaced is not init --namespaced"
+    );
+    let again = ok(run(&cluster, "edit --namespaced"));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already"));
+    assert!(
+        snapshot(&cluster) == namespaced_files,
+        "a second edit --namespaced changed files"
+    );
+    ok(run(&cluster, "edit --cluster-scoped"));
+    assert!(
+        snapshot(&cluster) == cluster_files,
+        "edit --cluster-scoped did not undo it"
+    );
+    ok(run(&namespaced, "edit --cluster-scoped"));
+    assert!(
+        snapshot(&namespaced) == cluster_files,
+        "edit --cluster-scoped is not init"
+    );
+    for file in SCOPED_FILES {
+        assert_eq!(read(&namespaced, file), read(&cluster, file), "{file}");
+    }
+    let err = refused(run(&namespaced, "edit"));
+    assert!(
+        err.contains("--namespaced") && err.contains("--cluster-scoped"),
+        "{err}"
+    );
+}
+
+/// What `edit` cannot change safely is refused with the reason, and nothing is written: a
+/// binding edited where the scaffold's lines are, a controller of a cluster-scoped kind; a
+/// namespaced project refuses such a controller from `create api` too.
+#[test]
+fn edit_refuses_what_it_cannot_convert_and_nothing_changes() {
+    let base = fake_checkout();
+    ok(run(
+        base.path(),
+        "init shop --domain example.com --operator-rs-path .",
+    ));
+    let project = base.path().join("shop");
+    ok(run(
+        &project,
+        "create api --group webapp --version v1 --kind Shop",
+    ));
+
+    // The roleRef changed by hand.
+    edit(
+        &project.join("config/rbac/role_binding.yaml"),
+        "  name: manager-role\n",
+        "  name: my-own-role\n",
+    );
+    let before = snapshot(&project);
+    let err = refused(run(&project, "edit --namespaced"));
+    assert!(
+        err.contains("config/rbac/role_binding.yaml is not as the scaffold wrote it")
+            && err.contains("    |   kind: ClusterRole\n"),
+        "{err}"
+    );
+    assert!(snapshot(&project) == before, "a refused edit changed files");
+    edit(
+        &project.join("config/rbac/role_binding.yaml"),
+        "  name: my-own-role\n",
+        "  name: manager-role\n",
+    );
+
+    // A controller of a cluster-scoped kind cannot run under a Role.
+    ok(run(
+        &project,
+        "create api --group infra --version v1 --kind Backup --cluster",
+    ));
+    let before = snapshot(&project);
+    let err = refused(run(&project, "edit --namespaced"));
+    assert!(
+        err.contains("controllers of cluster-scoped kinds (infra/v1 Backup)"),
+        "{err}"
+    );
+    assert!(snapshot(&project) == before, "a refused edit changed files");
+
+    // A namespaced project: no controller for a cluster-scoped kind, types only are fine.
+    ok(run(
+        base.path(),
+        "init ns --domain example.com --operator-rs-path . --namespaced",
+    ));
+    let ns = base.path().join("ns");
+    let before = snapshot(&ns);
+    let err = refused(run(
+        &ns,
+        "create api --group infra --version v1 --kind Backup --cluster",
+    ));
+    assert!(
+        err.contains("the project's manager is namespace-scoped")
+            && err.contains("--no-controller"),
+        "{err}"
+    );
+    assert!(
+        snapshot(&ns) == before,
+        "a refused create api changed files"
+    );
+    ok(run(
+        &ns,
+        "create api --group infra --version v1 --kind Backup --cluster --no-controller",
+    ));
+}
+
+/// `update` replays a namespaced project's `init` with `--namespaced`: a change of the
+/// namespaced layout between releases (here a stand-in older release whose Deployment had no
+/// comment above WATCH_NAMESPACE) reaches the project, and nothing else changes.
+#[test]
+fn update_replays_a_namespaced_project_as_namespaced() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let base = fake_checkout();
+    let old = base.path().join("cargo-operator-old");
+    std::fs::write(
+        &old,
+        format!(
+            "#!/bin/sh\nset -e\n'{}' \"$@\"\n\
+             case \"$*\" in *' init '*--namespaced*) \
+             sed -i '/# A namespace-scoped manager: it watches/,+1d' \"$3/config/manager/manager.yaml\";; \
+             esac\n",
+            env!("CARGO_BIN_EXE_cargo-operator")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let scaffold = |cwd: &Path, line: &str| {
+        ok(Command::new(&old)
+            .arg("operator")
+            .args(line.split(' '))
+            .current_dir(cwd)
+            .output()
+            .unwrap())
+    };
+    scaffold(
+        base.path(),
+        "init shop --domain example.com --operator-rs-path . --namespaced",
+    );
+    let project = base.path().join("shop");
+    scaffold(
+        &project,
+        "create api --group webapp --version v1 --kind Shop",
+    );
+    let manager = project.join("config/manager/manager.yaml");
+    let comment = "# A namespace-scoped manager: it watches only its own namespace";
+    let text = std::fs::read_to_string(&manager).unwrap();
+    assert!(
+        text.contains("- name: WATCH_NAMESPACE") && !text.contains(comment),
+        "{text}"
+    );
+    git(&project, &["init", "--quiet"]);
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "--quiet", "-m", "scaffold"]);
+
+    let out = ok(cargo_operator(
+        &project,
+        &["update", "--from-scaffolder", old.to_str().unwrap()],
+    ));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        std::fs::read_to_string(&manager).unwrap().contains(comment),
+        "{said}"
+    );
+    let changed = git(&project, &["status", "--porcelain"]);
+    assert_eq!(
+        changed.lines().collect::<Vec<_>>(),
+        [" M config/manager/manager.yaml"],
+        "{said}"
+    );
+}

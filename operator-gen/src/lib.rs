@@ -104,6 +104,13 @@ pub struct Options {
     pub allow_dangerous_types: bool,
     /// Name of the role for `#[rbac]` markers without their own `role_name` (`rbac:roleName`).
     pub role_name: String,
+    /// The namespace of `#[rbac]` markers without their own `namespace`: set, they make a
+    /// `Role` there instead of the `ClusterRole` (a namespaced project's manager, whose
+    /// `PROJECT.toml` says `namespaced = true`, gets `"system"`, which kustomize rewrites to
+    /// the deployment's namespace). A marker granting non-resource `urls` is then an error,
+    /// since only a ClusterRole can grant those. Not a `Cargo.toml` setting: it is the
+    /// project's, passed by `cargo xtask manifests` (or `operator-gen --rbac-namespace`).
+    pub rbac_namespace: Option<String>,
     /// The schema of an `ObjectMeta` below a kind's root (`crd:generateEmbeddedObjectMeta`
     /// and more; see [`EmbeddedObjectMeta`]).
     pub embedded_object_meta: EmbeddedObjectMeta,
@@ -158,6 +165,7 @@ impl Options {
                 .allow_dangerous_types
                 .unwrap_or(defaults.allow_dangerous_types),
             role_name: table.role_name.unwrap_or(defaults.role_name),
+            rbac_namespace: defaults.rbac_namespace,
             embedded_object_meta: match table.embedded_object_meta.as_deref() {
                 None => defaults.embedded_object_meta,
                 Some(name) => EmbeddedObjectMeta::from_name(name).ok_or_else(|| {
@@ -260,6 +268,7 @@ impl Default for Options {
             max_desc_len: None,
             allow_dangerous_types: false,
             role_name: "manager-role".into(),
+            rbac_namespace: None,
             embedded_object_meta: EmbeddedObjectMeta::default(),
         }
     }

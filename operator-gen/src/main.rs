@@ -58,6 +58,10 @@ struct Cli {
     /// [default: manager-role].
     #[arg(long)]
     role_name: Option<String>,
+    /// Put the rules of #[rbac] markers without their own `namespace` into a Role in this
+    /// namespace instead of the ClusterRole (a namespace-scoped manager).
+    #[arg(long, value_name = "NAMESPACE", value_parser = namespace_arg)]
+    rbac_namespace: Option<String>,
     /// The schema of an ObjectMeta below a kind's root (a pod template's metadata): `full`
     /// keeps every field serde writes; `generate-embedded` is controller-gen's
     /// crd:generateEmbeddedObjectMeta=true (name, namespace, labels, annotations,
@@ -408,6 +412,17 @@ fn warn(warnings: &[operator_gen::Warning]) {
     }
 }
 
+/// `--rbac-namespace`: a Kubernetes namespace name.
+fn namespace_arg(value: &str) -> Result<String, String> {
+    if operator_gen::internals::markers::is_dns_label(value) {
+        Ok(value.to_string())
+    } else {
+        Err(format!(
+            "{value:?} is not a namespace name (a lowercase DNS label: a-z, 0-9 and '-', at most 63)"
+        ))
+    }
+}
+
 fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let base = match &cli.manifest_path {
         Some(manifest) => Options::from_manifest(manifest).map_err(anyhow::Error::msg)?,
@@ -417,6 +432,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         max_desc_len: cli.max_desc_len.or(base.max_desc_len),
         allow_dangerous_types: cli.allow_dangerous_types || base.allow_dangerous_types,
         role_name: cli.role_name.clone().unwrap_or(base.role_name),
+        rbac_namespace: cli.rbac_namespace.clone().or(base.rbac_namespace),
         // clap accepts only the names.
         embedded_object_meta: cli
             .embedded_object_meta

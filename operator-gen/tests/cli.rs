@@ -107,6 +107,41 @@ fn stdout_gets_the_same_files_in_order() {
 }
 
 #[test]
+fn rbac_namespace_makes_the_markers_a_role_there_and_a_bad_name_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = api(dir.path());
+    let out = operator_gen(&[
+        "rbac",
+        "--paths",
+        &src,
+        "--stdout",
+        "--rbac-namespace",
+        "shop-system",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("kind: Role\nmetadata:\n  name: manager-role\n  namespace: shop-system\n"),
+        "{text}"
+    );
+    assert!(!text.contains("ClusterRole"), "{text}");
+    let bad = operator_gen(&[
+        "rbac",
+        "--paths",
+        &src,
+        "--stdout",
+        "--rbac-namespace",
+        "Shop_System",
+    ]);
+    assert!(!bad.status.success());
+    assert!(
+        stderr(&bad).contains("\"Shop_System\" is not a namespace name"),
+        "{}",
+        stderr(&bad)
+    );
+}
+
+#[test]
 fn a_missing_path_is_named_once_with_its_cause() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope");

@@ -257,10 +257,14 @@ fn run_manifests_noting(
         Err(e) => return Ok(ManifestsOutcome::Invalid(format!("{e:#}"))),
     };
     let crates = project.crates();
-    let options = match project_options(root, &crates) {
+    let mut options = match project_options(root, &crates) {
         Ok(options) => options,
         Err(message) => return Ok(ManifestsOutcome::Invalid(message)),
     };
+    // A namespace-scoped manager: the markers' rules go to a Role in its namespace.
+    if project.namespaced {
+        options.rbac_namespace = Some(project::MANAGER_NAMESPACE.to_string());
+    }
     let paths: Vec<PathBuf> = crates.iter().map(|c| root.join(c).join("src")).collect();
     let mut generated = match operator_gen::generate(&paths, &options) {
         Ok(g) => g,

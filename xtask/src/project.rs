@@ -14,6 +14,11 @@ use serde::Deserialize;
 /// The file's name, at the workspace root.
 pub const FILE: &str = "PROJECT.toml";
 
+/// The namespace a namespaced project's `#[rbac]` markers grant in: kustomize's
+/// `config/default` rewrites it to the deployment's namespace, as it does for every object
+/// under `config/` (the scaffold's leader-election marker names it too).
+pub const MANAGER_NAMESPACE: &str = "system";
+
 /// The only layout version so far.
 const VERSION: u32 = 1;
 
@@ -29,6 +34,13 @@ pub struct Project {
     /// `cliVersion`), which `cargo operator update` replays from.
     #[serde(default)]
     pub cli_version: Option<String>,
+    /// A namespace-scoped manager (`cargo operator init --namespaced`, `cargo operator edit
+    /// --namespaced`): the `#[rbac]` markers without their own namespace make a Role in the
+    /// manager's namespace instead of the ClusterRole, and the manager watches only its own
+    /// namespace. The scope of the manager, not of a kind (that is `[[resource]]`'s
+    /// `namespaced`).
+    #[serde(default)]
+    pub namespaced: bool,
     pub operator: Operator,
     /// The compatibility gate's baseline.
     #[serde(default)]
@@ -240,6 +252,9 @@ impl Project {
                 );
             }
             check_kept_names(r).with_context(|| at.clone())?;
+            if self.namespaced && !r.namespaced && r.controller.is_some() {
+                bail!("{at}: {}", cluster_kind_in_namespaced_project());
+            }
             if !seen.insert((&r.group, &r.version, &r.kind)) {
                 bail!("{at} is listed twice");
             }
@@ -266,6 +281,9 @@ impl Project {
             }
             if !is_kind(&e.kind) {
                 bail!("{at}: kind {:?} is not an UpperCamelCase name", e.kind);
+            }
+            if self.namespaced && !e.namespaced && e.controller.is_some() {
+                bail!("{at}: {}", cluster_kind_in_namespaced_project());
             }
             if !seen_external.insert((&e.group, &e.kind)) {
                 bail!("{at}: the kind is listed twice (one entry per external kind)");
@@ -312,6 +330,15 @@ impl Project {
             .as_deref()
             .unwrap_or(&self.operator.package)
     }
+}
+
+/// Why a namespaced project refuses a controller of a cluster-scoped kind.
+pub fn cluster_kind_in_namespaced_project() -> String {
+    "the kind is cluster-scoped and has a controller, but the project's manager is \
+     namespace-scoped (namespaced = true): its Role in its own namespace cannot grant a \
+     cluster-scoped kind. Make the manager cluster-scoped (`cargo operator edit \
+     --cluster-scoped`), or drop the controller"
+        .to_string()
 }
 
 /// Checks a project's domain: a DNS name, one label or more (`example.com`, or `rs` for groups
@@ -620,6 +647,26 @@ mod tests {
             assert!(got.contains(expected), "{expected:?} not in {got:?}");
             assert!(got.contains("[[resource]] web/v1 Site"), "{got}");
         }
+    }
+
+    #[test]
+    fn a_namespaced_manager_takes_no_controller_of_a_cluster_scoped_kind() {
+        let namespaced =
+            |resource: String| resource.replacen("[operator]", "namespaced = true\n[operator]", 1);
+        let site = with_resource("web", "v1", "Site");
+        let controlled = site.clone() + "controller = \"op/src/api.rs\"\n";
+        let cluster_kind = |text: &str| text.to_string() + "namespaced = false\n";
+        assert_eq!(load(&namespaced(controlled.clone())), "ok");
+        assert_eq!(load(&cluster_kind(&controlled)), "ok");
+        // Types only are fine.
+        assert_eq!(load(&namespaced(cluster_kind(&site))), "ok");
+        let got = load(&namespaced(cluster_kind(&controlled)));
+        assert!(
+            got.contains(
+                "[[resource]] web/v1 Site: the kind is cluster-scoped and has a controller"
+            ) && got.contains("cargo operator edit --cluster-scoped"),
+            "{got}"
+        );
     }
 
     #[test]

@@ -80,9 +80,11 @@ pub async fn cleanup(obj: Arc<{{kind}}>, _ctx: Arc<Context>) -> Result<Action, E
     Ok(Action::await_change())
 }
 
-/// The controller as the manager starts it (listed in `controllers::ALL`).
-pub fn start(client: Client, runtime: Runtime) -> BoxFuture<'static, ()> {
+/// The controller as the manager starts it (listed in `controllers::ALL`), watching
+/// `namespace` (every namespace when `None`).
+pub fn start(client: Client, runtime: Runtime, namespace: Option<String>) -> BoxFuture<'static, ()> {
     Controller::<{{kind}}>::new(client, &runtime)
+        .namespace(namespace)
         .named(CONTROLLER_NAME)
         .field_manager(FIELD_MANAGER)
         .event_reporter(EVENT_REPORTER)

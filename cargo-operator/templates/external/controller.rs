@@ -66,9 +66,11 @@ pub async fn reconcile(obj: Arc<{{kind}}>, ctx: Arc<Context>) -> Result<Action, 
     Ok(ctx.next_sync(obj.as_ref()))
 }
 
-/// The controller as the manager starts it (listed in `controllers::ALL`).
-pub fn start(client: Client, runtime: Runtime) -> BoxFuture<'static, ()> {
+/// The controller as the manager starts it (listed in `controllers::ALL`), watching
+/// `namespace` (every namespace when `None`).
+pub fn start(client: Client, runtime: Runtime, namespace: Option<String>) -> BoxFuture<'static, ()> {
     Controller::<{{kind}}>::new(client, &runtime)
+        .namespace(namespace)
         .named(CONTROLLER_NAME)
         .field_manager(FIELD_MANAGER)
         .event_reporter(EVENT_REPORTER)

@@ -50,6 +50,7 @@ async fn a_new_{{kind_snake}}_is_observed() {
     // The controller, as the manager runs it (no leader election, no servers).
     let shutdown = CancellationToken::new();
     let client = kube::Client::try_from(operator_config).unwrap();
+    let watched = ns.name().to_string();
     let options = ManagerOptions {
         name: "{{project_name}}-test".into(),
         metrics_addr: None,
@@ -60,7 +61,9 @@ async fn a_new_{{kind_snake}}_is_observed() {
     let operator = tokio::spawn(
         Manager::new(client.clone(), Arc::new(Metrics::new()), options)
             .shutdown(shutdown.clone())
-            .run(move |runtime| start(client, runtime)),
+            // Watching the test's namespace only, as a namespace-scoped manager does (its Role
+            // grants no more); a cluster-scoped manager's ClusterRole grants every namespace alike.
+            .run(move |runtime| start(client, runtime, Some(watched))),
     );
 
     let name = envtest::testing::unique_name("{{kind_lower}}");

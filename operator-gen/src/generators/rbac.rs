@@ -15,7 +15,7 @@ use crate::markers::RbacMarker;
 use crate::model::Api;
 use crate::render::document;
 use crate::render::yaml;
-use crate::{LocatedError, Options};
+use crate::{LocatedError, Options, Origin};
 
 /// The file the roles go to, as controller-gen names it.
 pub const ROLE_FILE: &str = "role.yaml";
@@ -49,7 +49,39 @@ impl Generator for RbacGenerator {
     }
 
     fn build(&self, api: &Api, options: &Options) -> Result<Vec<Artifact>, Vec<LocatedError>> {
-        let found: Vec<RbacMarker> = api.rbac.iter().map(|m| m.value.clone()).collect();
+        let Some(namespace) = &options.rbac_namespace else {
+            let found: Vec<RbacMarker> = api.rbac.iter().map(|m| m.value.clone()).collect();
+            return Ok(render_roles(&build_roles(&found, &options.role_name))
+                .into_iter()
+                .collect());
+        };
+        let mut errors = Vec::new();
+        let mut found = Vec::with_capacity(api.rbac.len());
+        for marker in &api.rbac {
+            let mut value = marker.value.clone();
+            if value.namespace.is_none() {
+                if !value.urls.is_empty() {
+                    errors.push(LocatedError::new(
+                        marker.at.clone(),
+                        format!(
+                            "non-resource `urls` can only be granted by a ClusterRole, and the \
+                             rules of this project's #[rbac] markers go to a Role in namespace \
+                             {namespace:?} (a namespace-scoped manager: PROJECT.toml's \
+                             `namespaced = true`, or --rbac-namespace); grant the URLs with a \
+                             ClusterRole and binding of your own under config/rbac, or make the \
+                             manager cluster-scoped (`cargo operator edit --cluster-scoped`)"
+                        ),
+                        Origin::Source,
+                    ));
+                    continue;
+                }
+                value.namespace = Some(namespace.clone());
+            }
+            found.push(value);
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
         Ok(render_roles(&build_roles(&found, &options.role_name))
             .into_iter()
             .collect())
@@ -373,5 +405,66 @@ mod tests {
         assert!(matches!(roles[0], RbacRole::Cluster(_)));
         assert!(matches!(roles[3], RbacRole::Namespaced(_)));
         assert!(build_roles(&[], "mgr").is_empty());
+    }
+
+    /// The role file `generate_from_texts` makes of `source` (one file, `src/lib.rs`).
+    fn role_file(source: &str, options: &Options) -> Result<String, String> {
+        let texts = vec![(std::path::PathBuf::from("src/lib.rs"), source.to_string())];
+        match crate::generate_from_texts(std::path::Path::new("src"), texts, options) {
+            Ok(generated) => Ok(generated
+                .files
+                .iter()
+                .find(|f| f.file_name == ROLE_FILE)
+                .map(|f| f.contents.clone())
+                .unwrap_or_default()),
+            Err(err) => Err(err.to_string()),
+        }
+    }
+
+    #[test]
+    fn a_project_namespace_turns_the_markers_without_one_into_a_role() {
+        let source = r#"
+#[rbac(groups = "apps", resources = "deployments", verbs = "get;list")]
+#[rbac(groups = "coordination.k8s.io", resources = "leases", verbs = "get", namespace = "other", role_name = "le")]
+pub async fn reconcile() {}
+"#;
+        let cluster = role_file(source, &Options::default()).unwrap();
+        assert!(
+            cluster.contains("kind: ClusterRole\nmetadata:\n  name: manager-role\n"),
+            "{cluster}"
+        );
+        let options = Options {
+            rbac_namespace: Some("system".into()),
+            ..Options::default()
+        };
+        let namespaced = role_file(source, &options).unwrap();
+        assert!(!namespaced.contains("ClusterRole"), "{namespaced}");
+        assert!(
+            namespaced
+                .contains("kind: Role\nmetadata:\n  name: manager-role\n  namespace: system\n"),
+            "{namespaced}"
+        );
+        // A marker's own namespace stays its own.
+        assert!(
+            namespaced.contains("  name: le\n  namespace: other\n"),
+            "{namespaced}"
+        );
+    }
+
+    #[test]
+    fn non_resource_urls_are_refused_where_the_project_namespace_applies() {
+        let source = "\n#[rbac(urls = \"/metrics\", verbs = \"get\")]\npub async fn scrape() {}\n";
+        assert!(role_file(source, &Options::default()).is_ok());
+        let options = Options {
+            rbac_namespace: Some("system".into()),
+            ..Options::default()
+        };
+        let err = role_file(source, &options).unwrap_err();
+        assert!(err.contains("src/lib.rs:2:"), "{err}");
+        assert!(
+            err.contains("only be granted by a ClusterRole")
+                && err.contains("namespace \"system\""),
+            "{err}"
+        );
     }
 }

@@ -38,6 +38,7 @@ async fn a_new_backup_becomes_ready_and_its_deletion_completes() {
     // The controller, as the manager runs it (no leader election, no servers).
     let shutdown = CancellationToken::new();
     let client = kube::Client::try_from(operator_config).unwrap();
+    let watched = ns.name().to_string();
     let options = ManagerOptions {
         name: "guestbook-operator-test".into(),
         metrics_addr: None,
@@ -48,7 +49,9 @@ async fn a_new_backup_becomes_ready_and_its_deletion_completes() {
     let operator = tokio::spawn(
         Manager::new(client.clone(), Arc::new(Metrics::new()), options)
             .shutdown(shutdown.clone())
-            .run(move |runtime| start(client, runtime)),
+            // Watching the test's namespace only, as a namespace-scoped manager does (its Role
+            // grants no more); a cluster-scoped manager's ClusterRole grants every namespace alike.
+            .run(move |runtime| start(client, runtime, Some(watched))),
     );
 
     let name = envtest::testing::unique_name("backup");

@@ -284,6 +284,41 @@ fn metrics_service(body: &mut Mapping, tpl: &mut Tpl) {
 mod tests {
     use crate::helm::fixture::chart;
 
+    /// A namespace-scoped manager's render (`cargo operator init --namespaced`): its Role and
+    /// RoleBinding go to the release's namespace, the Role's rules as they were.
+    #[test]
+    fn a_namespaced_managers_role_and_binding_are_in_the_release_namespace() {
+        use crate::helm::fixture::{RENDER, meta};
+        let binding = "kind: ClusterRoleBinding\nmetadata:\n  name: demo-manager-rolebinding\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: demo-manager-role}\n";
+        assert!(RENDER.contains(binding));
+        let render = RENDER.replace(
+            binding,
+            "kind: RoleBinding\nmetadata:\n  name: demo-manager-rolebinding\n  namespace: demo-system\n\
+             roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: demo-manager-role}\n",
+        ) + "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  \
+             name: demo-manager-role\n  namespace: demo-system\nrules:\n- apiGroups: [example.com]\n  \
+             resources: [widgets]\n  verbs: [get, list, watch]\n";
+        let chart = crate::helm::chart_from_render(&render, &meta()).unwrap();
+        let role = &chart.files["templates/rbac/demo-manager-role.yaml"];
+        assert!(
+            role.contains("kind: Role\nmetadata:\n  name: demo-manager-role\n")
+                && role.contains("\n  namespace: {{ .Release.Namespace }}\nrules:\n"),
+            "{role}"
+        );
+        assert!(role.contains("  - widgets\n"), "{role}");
+        let binding = &chart.files["templates/rbac/demo-manager-rolebinding.yaml"];
+        assert!(
+            binding.contains("kind: RoleBinding\n")
+                && binding
+                    .matches("namespace: {{ .Release.Namespace }}")
+                    .count()
+                    == 2,
+            "{binding}"
+        );
+        let all: String = chart.files.values().cloned().collect();
+        assert!(!all.contains("demo-system"), "{all}");
+    }
+
     #[test]
     fn objects_are_grouped_by_kind_and_the_namespace_is_the_release_s() {
         let chart = chart();

@@ -84,9 +84,15 @@ pub async fn reconcile(guestbook: Arc<Guestbook>, ctx: Arc<Context>) -> Result<A
     Ok(ctx.next_sync(guestbook.as_ref()))
 }
 
-/// The controller as the manager starts it (listed in `controllers::ALL`).
-pub fn start(client: Client, runtime: Runtime) -> BoxFuture<'static, ()> {
+/// The controller as the manager starts it (listed in `controllers::ALL`), watching
+/// `namespace` (every namespace when `None`).
+pub fn start(
+    client: Client,
+    runtime: Runtime,
+    namespace: Option<String>,
+) -> BoxFuture<'static, ()> {
     Controller::<Guestbook>::new(client, &runtime)
+        .namespace(namespace)
         .named(CONTROLLER_NAME)
         .field_manager("guestbook-operator")
         .owns::<Certificate>(watcher::Config::default())

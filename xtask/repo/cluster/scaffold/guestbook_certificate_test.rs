@@ -51,7 +51,7 @@ async fn a_guestbook_owns_its_certificate() {
     let operator = tokio::spawn(
         Manager::new(client.clone(), Arc::new(Metrics::new()), options)
             .shutdown(shutdown.clone())
-            .run(move |runtime| start(client, runtime)),
+            .run(move |runtime| start(client, runtime, None)),
     );
 
     let name = envtest::testing::unique_name("guestbook");

@@ -2,12 +2,10 @@
 //! controllers it runs until SIGTERM or SIGINT (`cargo operator create webhook` adds the
 //! webhook server beside it).
 
-use std::sync::Arc;
-
 use anyhow::{Context as _, Result};
 use clap::Parser;
 use operator_derive::rbac;
-use operator_runtime::{Manager, ManagerFlags, Metrics};
+use operator_runtime::{Manager, ManagerFlags};
 
 /// Field manager and name of the operator in metrics and events.
 const NAME: &str = "{{project_name}}";
@@ -36,17 +34,17 @@ async fn main() -> Result<()> {
     let flags = Flags::parse();
     operator_runtime::logging::init(flags.manager.log_format);
 
-    let options = flags.manager.options(NAME, LEASE_NAME)?;
-    let metrics = Arc::new(Metrics::new());
-    let client =
-        operator_runtime::connect(flags.manager.kubeconfig.as_deref(), metrics.clone()).await?;
-    // /metrics over HTTPS for callers allowed to get it, unless --metrics-secure=false; stops
-    // on SIGTERM or SIGINT.
-    let manager = Manager::new(client.clone(), metrics, options)
-        .metrics_security(flags.manager.metrics_security());
+    // The client from --kubeconfig (or kubectl's order), its requests counted in the manager's
+    // metrics; /metrics over HTTPS for callers allowed to get it, unless --metrics-secure=false;
+    // stops on SIGTERM or SIGINT.
+    let manager = Manager::from_flags(&flags.manager, NAME, LEASE_NAME).await?;
+    let client = manager.client();
     // +operator:scaffold:servers
+    // Every namespace, or only --watch-namespace (WATCH_NAMESPACE), which config/manager sets
+    // to the pod's own namespace in a namespace-scoped project (PROJECT.toml's `namespaced`).
+    let namespace = flags.manager.watch_namespace();
     manager
-        .run(|runtime| {{crate_ident}}::controllers::run_all(client, runtime))
+        .run(|runtime| {{crate_ident}}::controllers::run_all(client, runtime, namespace))
         .await
         .context("the manager stopped")?;
     Ok(())

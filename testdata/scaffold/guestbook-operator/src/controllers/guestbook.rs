@@ -80,9 +80,15 @@ pub async fn cleanup(obj: Arc<Guestbook>, _ctx: Arc<Context>) -> Result<Action, 
     Ok(Action::await_change())
 }
 
-/// The controller as the manager starts it (listed in `controllers::ALL`).
-pub fn start(client: Client, runtime: Runtime) -> BoxFuture<'static, ()> {
+/// The controller as the manager starts it (listed in `controllers::ALL`), watching
+/// `namespace` (every namespace when `None`).
+pub fn start(
+    client: Client,
+    runtime: Runtime,
+    namespace: Option<String>,
+) -> BoxFuture<'static, ()> {
     Controller::<Guestbook>::new(client, &runtime)
+        .namespace(namespace)
         .named(CONTROLLER_NAME)
         .field_manager(FIELD_MANAGER)
         .event_reporter(EVENT_REPORTER)

@@ -8,20 +8,22 @@ use operator_runtime::Runtime;
 // +operator:scaffold:controller-modules
 
 /// Starts one controller: called when this instance may reconcile (it leads, or runs without
-/// leader election); the future runs until [`Runtime::stopped`].
-pub type Start = fn(Client, Runtime) -> BoxFuture<'static, ()>;
+/// leader election), with the namespace to watch (`None`: every namespace); the future runs
+/// until [`Runtime::stopped`].
+pub type Start = fn(Client, Runtime, Option<String>) -> BoxFuture<'static, ()>;
 
 /// Every controller the manager runs.
 pub const ALL: &[Start] = &[
     // +operator:scaffold:controllers
 ];
 
-/// Runs every controller in [`ALL`] until the runtime stops. Each takes its readiness handle
-/// before the first one is polled, so `/readyz` waits for all of them.
-pub async fn run_all(client: Client, runtime: Runtime) {
+/// Runs every controller in [`ALL`] until the runtime stops, each watching `namespace` (every
+/// namespace when `None`). Each takes its readiness handle before the first one is polled, so
+/// `/readyz` waits for all of them.
+pub async fn run_all(client: Client, runtime: Runtime, namespace: Option<String>) {
     let running: Vec<_> = ALL
         .iter()
-        .map(|start| start(client.clone(), runtime.clone()))
+        .map(|start| start(client.clone(), runtime.clone(), namespace.clone()))
         .collect();
     futures::future::join_all(running).await;
 }
