@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use k8s_openapi::ByteString;
 use k8s_openapi::api::admissionregistration::v1::{
-    MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
+    MutatingWebhookConfiguration, ValidatingWebhookConfiguration, WebhookClientConfig,
 };
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -267,9 +267,9 @@ impl CertRotator {
             .get_opt(&self.options.secret)
             .await
             .map_err(|source| RotatorError::Kube { what, source })?;
-        let secret = match current.as_ref().and_then(|s| self.usable(s)) {
-            Some(()) => current.expect("usable"),
-            None => self.renew(&secrets, current).await?,
+        let secret = match current {
+            Some(secret) if self.usable(&secret).is_some() => secret,
+            other => self.renew(&secrets, other).await?,
         };
         let data = secret.data.clone().unwrap_or_default();
         let get = |key: &str| data.get(key).map(|b| b.0.clone()).unwrap_or_default();
@@ -513,38 +513,16 @@ impl CertRotator {
         let mut missing = Missing::default();
         let encoded = ByteString(bundle.to_vec());
         for name in &self.options.validating {
-            let found = self
-                .webhooks::<ValidatingWebhookConfiguration>(name, &encoded, |config| {
-                    config
-                        .webhooks
-                        .iter()
-                        .flatten()
-                        .map(|w| w.client_config.ca_bundle.clone())
-                        .collect()
-                })
-                .await?;
-            if !found {
-                missing
-                    .0
-                    .push(format!("ValidatingWebhookConfiguration {name}"));
-            }
+            self.webhooks::<ValidatingWebhookConfiguration>(name, &encoded, &mut missing, |c| {
+                client_bundles(&c.webhooks, |w| &w.client_config)
+            })
+            .await?;
         }
         for name in &self.options.mutating {
-            let found = self
-                .webhooks::<MutatingWebhookConfiguration>(name, &encoded, |config| {
-                    config
-                        .webhooks
-                        .iter()
-                        .flatten()
-                        .map(|w| w.client_config.ca_bundle.clone())
-                        .collect()
-                })
-                .await?;
-            if !found {
-                missing
-                    .0
-                    .push(format!("MutatingWebhookConfiguration {name}"));
-            }
+            self.webhooks::<MutatingWebhookConfiguration>(name, &encoded, &mut missing, |c| {
+                client_bundles(&c.webhooks, |w| &w.client_config)
+            })
+            .await?;
         }
         for name in &self.options.conversion_crds {
             let api: Api<CustomResourceDefinition> = Api::all(self.client.clone());
@@ -595,19 +573,21 @@ impl CertRotator {
 
     /// Sets `bundle` into every webhook of the configuration `name` (whose bundles, in
     /// order, `bundles` reads) that does not carry it, in one JSON Patch at the version read;
-    /// `false` when there is no such configuration.
+    /// a configuration that does not exist goes into `missing`.
     async fn webhooks<K>(
         &self,
         name: &str,
         bundle: &ByteString,
+        missing: &mut Missing,
         bundles: impl Fn(&K) -> Vec<Option<ByteString>>,
-    ) -> Result<bool, RotatorError>
+    ) -> Result<(), RotatorError>
     where
         K: Resource<DynamicType = ()> + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
     {
         let api: Api<K> = Api::all(self.client.clone());
         let Some(config) = self.get(&api, name).await? else {
-            return Ok(false);
+            missing.0.push(format!("{} {name}", K::kind(&())));
+            return Ok(());
         };
         let mut ops = vec![
             json!({"op": "test", "path": "/metadata/resourceVersion", "value": config.meta().resource_version}),
@@ -621,7 +601,7 @@ impl CertRotator {
             self.json_patch(&api, name, serde_json::Value::Array(ops))
                 .await?;
         }
-        Ok(true)
+        Ok(())
     }
 
     async fn json_patch<K>(
@@ -647,6 +627,19 @@ impl CertRotator {
                 )
             })
     }
+}
+
+/// The CA bundle of each webhook in `webhooks`, in order (`client_config` finds its client
+/// configuration: validating and mutating webhooks are different types).
+fn client_bundles<W>(
+    webhooks: &Option<Vec<W>>,
+    client_config: impl Fn(&W) -> &WebhookClientConfig,
+) -> Vec<Option<ByteString>> {
+    webhooks
+        .iter()
+        .flatten()
+        .map(|w| client_config(w).ca_bundle.clone())
+        .collect()
 }
 
 /// When a certificate valid until `not_after`, made to last `validity`, is renewed: once two
