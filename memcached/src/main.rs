@@ -18,7 +18,8 @@ struct Flags {
     /// Memcacheds reconciled at once.
     #[arg(long, env = "MAX_CONCURRENT_RECONCILES", default_value_t = 4)]
     concurrency: u16,
-    /// Serve the defaulting and validating webhooks (on :9443, with the certificate below).
+    /// Serve the defaulting and validating webhooks (on :9443, with a certificate from files
+    /// or kept in a Secret, as the webhook flags say).
     /// `cargo xtask run` turns them off: out of the cluster there is no certificate.
     #[arg(long, env = "ENABLE_WEBHOOKS", default_value_t = true, action = clap::ArgAction::Set)]
     enable_webhooks: bool,
@@ -46,10 +47,10 @@ async fn main() -> Result<()> {
     let client = manager.client();
     // Every instance serves the webhooks, leader or not; /readyz waits for the server.
     if flags.enable_webhooks {
-        manager = manager.webhooks(
-            flags.webhook.options(),
+        manager = manager.webhooks_from_flags(
+            &flags.webhook,
             webhooks::webhooks(image, flags.max_memcached_size),
-        );
+        )?;
     }
     manager
         .run(|runtime| controller::start(client, settings, runtime))

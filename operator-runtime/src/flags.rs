@@ -94,13 +94,15 @@ pub struct ManagerFlags {
     pub log_format: LogFormat,
 }
 
-/// Where the webhook server finds its certificate: kubebuilder's flags, with
-/// controller-runtime's defaults. The server's other settings are
+/// Where the webhook server's certificate comes from: kubebuilder's flags for a certificate
+/// in files (cert-manager's, mounted from its Secret), with controller-runtime's defaults, or
+/// `--webhook-cert-secret` for one the operator keeps itself
+/// ([`CertRotator`](crate::webhook::CertRotator)). The server's other settings are
 /// [`WebhookOptions`](crate::webhook::WebhookOptions)' defaults.
 #[derive(Args, Debug, Clone)]
 pub struct WebhookFlags {
     /// Directory of the webhook server's certificate and key (default:
-    /// /tmp/k8s-webhook-server/serving-certs).
+    /// /tmp/k8s-webhook-server/serving-certs), as cert-manager's Secret is mounted.
     #[arg(long, env = "WEBHOOK_CERT_PATH", value_name = "DIR")]
     pub webhook_cert_path: Option<std::path::PathBuf>,
     /// File name of the certificate in that directory.
@@ -109,10 +111,77 @@ pub struct WebhookFlags {
     /// File name of the private key in that directory.
     #[arg(long, env = "WEBHOOK_CERT_KEY", default_value = crate::webhook::DEFAULT_KEY_NAME)]
     pub webhook_cert_key: String,
+    /// Keep the certificate in this Secret of the operator's namespace ($POD_NAMESPACE)
+    /// instead of reading files: a CA and a serving certificate of the operator's own,
+    /// renewed before they expire, the CA bundle written into the configurations named
+    /// below. No cert-manager needed; every replica does it, agreeing through the API server.
+    #[arg(
+        long,
+        env = "WEBHOOK_CERT_SECRET",
+        value_name = "NAME",
+        conflicts_with = "webhook_cert_path"
+    )]
+    pub webhook_cert_secret: Option<String>,
+    /// The webhook Service: the certificate is for `<service>.<namespace>.svc`.
+    #[arg(
+        long,
+        env = "WEBHOOK_SERVICE",
+        value_name = "NAME",
+        default_value = "webhook-service"
+    )]
+    pub webhook_service: String,
+    /// ValidatingWebhookConfigurations whose webhooks get the CA bundle (comma-separated).
+    #[arg(
+        long,
+        env = "WEBHOOK_VALIDATING_CONFIGURATIONS",
+        value_name = "NAMES",
+        value_delimiter = ','
+    )]
+    pub webhook_validating_configurations: Vec<String>,
+    /// MutatingWebhookConfigurations whose webhooks get the CA bundle (comma-separated).
+    #[arg(
+        long,
+        env = "WEBHOOK_MUTATING_CONFIGURATIONS",
+        value_name = "NAMES",
+        value_delimiter = ','
+    )]
+    pub webhook_mutating_configurations: Vec<String>,
+    /// CustomResourceDefinitions whose conversion webhook gets the CA bundle
+    /// (comma-separated).
+    #[arg(
+        long,
+        env = "WEBHOOK_CONVERSION_CRDS",
+        value_name = "NAMES",
+        value_delimiter = ','
+    )]
+    pub webhook_conversion_crds: Vec<String>,
+    /// Further host names or IP addresses the certificate is for, for configurations that
+    /// reach the server by URL (comma-separated).
+    #[arg(
+        long,
+        env = "WEBHOOK_CERT_HOSTS",
+        value_name = "HOSTS",
+        value_delimiter = ','
+    )]
+    pub webhook_cert_hosts: Vec<String>,
+    /// How long a serving certificate the operator makes is valid (a Go duration); it is
+    /// renewed after two thirds of it.
+    #[arg(long, env = "WEBHOOK_CERT_VALIDITY", default_value = "8760h", value_parser = parse_duration)]
+    pub webhook_cert_validity: Duration,
+}
+
+/// Where the webhook server's certificate comes from, as [`WebhookFlags::source`] reads it.
+#[derive(Debug, Clone)]
+pub enum WebhookCertSource {
+    /// Files (cert-manager's): these options as they are.
+    Files(crate::webhook::WebhookOptions),
+    /// A Secret the operator keeps: a [`CertRotator`](crate::webhook::CertRotator) with these
+    /// options runs beside the server.
+    Secret(crate::webhook::RotatorOptions),
 }
 
 impl WebhookFlags {
-    /// The webhook server's options: these certificate files, everything else default.
+    /// The webhook server's options for certificate files: these, everything else default.
     pub fn options(&self) -> crate::webhook::WebhookOptions {
         let dir = self
             .webhook_cert_path
@@ -126,6 +195,42 @@ impl WebhookFlags {
             ),
             ..Default::default()
         }
+    }
+
+    /// Files or a Secret, as the flags say. The Secret is in `$POD_NAMESPACE` (else the
+    /// namespace of the pod's service account, else `default`).
+    pub fn source(&self) -> Result<WebhookCertSource, FlagError> {
+        let Some(secret) = self.webhook_cert_secret.clone().filter(|s| !s.is_empty()) else {
+            return Ok(WebhookCertSource::Files(self.options()));
+        };
+        if self.webhook_cert_validity < Duration::from_secs(30) {
+            return Err(FlagError::WebhookCertValidity(self.webhook_cert_validity));
+        }
+        let names = |list: &[String]| -> Vec<String> {
+            list.iter()
+                .map(|n| n.trim().to_string())
+                .filter(|n| !n.is_empty())
+                .collect()
+        };
+        let namespace = std::env::var("POD_NAMESPACE")
+            .ok()
+            .filter(|ns| !ns.is_empty())
+            .or_else(pod_namespace)
+            .unwrap_or_else(|| "default".into());
+        let mut options =
+            crate::webhook::RotatorOptions::new(namespace, secret, self.webhook_service.clone());
+        options.validating = names(&self.webhook_validating_configurations);
+        options.mutating = names(&self.webhook_mutating_configurations);
+        options.conversion_crds = names(&self.webhook_conversion_crds);
+        options.extra_hosts = names(&self.webhook_cert_hosts);
+        options.cert_validity = self.webhook_cert_validity;
+        if options.validating.is_empty()
+            && options.mutating.is_empty()
+            && options.conversion_crds.is_empty()
+        {
+            return Err(FlagError::WebhookCertNoConfiguration);
+        }
+        Ok(WebhookCertSource::Secret(options))
     }
 }
 
@@ -153,6 +258,18 @@ pub enum FlagError {
     /// A `--lease-duration` under one second.
     #[error("--lease-duration must be at least 1 second")]
     LeaseDuration,
+    /// A `--webhook-cert-validity` too short to renew in time.
+    #[error(
+        "--webhook-cert-validity={0:?} is too short: a certificate must be valid for at least 30s"
+    )]
+    WebhookCertValidity(Duration),
+    /// `--webhook-cert-secret` without a configuration to write the CA bundle into.
+    #[error(
+        "--webhook-cert-secret needs the configurations that trust the certificate: name them \
+         with --webhook-validating-configurations, --webhook-mutating-configurations or \
+         --webhook-conversion-crds"
+    )]
+    WebhookCertNoConfiguration,
 }
 
 impl ManagerFlags {
@@ -346,6 +463,75 @@ mod tests {
     struct Cli {
         #[command(flatten)]
         manager: ManagerFlags,
+    }
+
+    #[derive(Parser, Debug)]
+    struct WebhookCli {
+        #[command(flatten)]
+        webhook: WebhookFlags,
+    }
+
+    fn webhook(args: &[&str]) -> Result<WebhookFlags, clap::Error> {
+        WebhookCli::try_parse_from(std::iter::once("op").chain(args.iter().copied()))
+            .map(|cli| cli.webhook)
+    }
+
+    #[test]
+    fn webhook_certificates_come_from_files_or_from_a_secret_the_operator_keeps() {
+        let files = webhook(&["--webhook-cert-path", "/certs"]).unwrap();
+        let WebhookCertSource::Files(options) = files.source().unwrap() else {
+            panic!("files expected");
+        };
+        assert!(format!("{:?}", options.certificates).contains("/certs/tls.crt"));
+
+        let kept = webhook(&[
+            "--webhook-cert-secret=op-webhook-cert",
+            "--webhook-service=op-webhook-service",
+            "--webhook-validating-configurations=op-validating,",
+            "--webhook-mutating-configurations",
+            "op-mutating",
+            "--webhook-conversion-crds=widgets.example.com,gadgets.example.com",
+            "--webhook-cert-hosts=127.0.0.1",
+            "--webhook-cert-validity=1h",
+        ])
+        .unwrap();
+        let WebhookCertSource::Secret(rotator) = kept.source().unwrap() else {
+            panic!("a Secret expected");
+        };
+        assert_eq!(rotator.secret, "op-webhook-cert");
+        assert_eq!(rotator.service, "op-webhook-service");
+        assert_eq!(rotator.validating, ["op-validating"]);
+        assert_eq!(rotator.mutating, ["op-mutating"]);
+        assert_eq!(
+            rotator.conversion_crds,
+            ["widgets.example.com", "gadgets.example.com"]
+        );
+        assert_eq!(rotator.cert_validity, Duration::from_secs(3600));
+        let names = rotator.dns_names();
+        assert!(names[0].starts_with("op-webhook-service."), "{names:?}");
+        assert_eq!(names.last().map(String::as_str), Some("127.0.0.1"));
+
+        // Both sources at once, nothing that would trust the certificate, too short a life.
+        let both = webhook(&["--webhook-cert-path=/certs", "--webhook-cert-secret=s"]);
+        assert!(
+            both.unwrap_err()
+                .to_string()
+                .contains("--webhook-cert-path")
+        );
+        let alone = webhook(&["--webhook-cert-secret=s"]).unwrap();
+        let err = alone.source().unwrap_err().to_string();
+        assert!(err.contains("--webhook-validating-configurations"), "{err}");
+        let short = webhook(&[
+            "--webhook-cert-secret=s",
+            "--webhook-validating-configurations=v",
+            "--webhook-cert-validity=10s",
+        ])
+        .unwrap();
+        let err = short.source().unwrap_err().to_string();
+        assert!(
+            err.contains("--webhook-cert-validity=10s is too short"),
+            "{err}"
+        );
     }
 
     fn parse(args: &[&str]) -> ManagerFlags {

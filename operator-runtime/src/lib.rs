@@ -51,8 +51,9 @@
 //!     let manager = Manager::from_flags(&flags.manager, "my-operator", "my-operator.example.com").await?;
 //!     let client = manager.client();
 //!     manager
-//!         // Served by every instance, leader or not; /readyz waits for it.
-//!         .webhooks(flags.webhook.options(), my_webhooks())
+//!         // Served by every instance, leader or not; /readyz waits for it. The certificate
+//!         // from --webhook-cert-path (cert-manager's) or kept in --webhook-cert-secret.
+//!         .webhooks_from_flags(&flags.webhook, my_webhooks())?
 //!         // Until SIGTERM or SIGINT (or the lease is lost).
 //!         .run(|runtime| my_controller(client, runtime))
 //!         .await?;

@@ -52,7 +52,8 @@ pub struct LeaderElection {
 /// flags).
 #[derive(Debug, Clone)]
 pub struct ManagerOptions {
-    /// The operator's name: the field manager of its Lease writes.
+    /// The operator's name: with the instance's identity, the field manager of its Lease
+    /// writes.
     pub name: String,
     /// Where `/metrics` is served (`None`: not served); over HTTPS or HTTP as the
     /// [`MetricsSecurity`] given to [`Manager::metrics_security`] says.
@@ -300,6 +301,7 @@ pub struct Manager {
     security: MetricsSecurity,
     checks: Vec<Arc<dyn ReadyCheck>>,
     webhooks: Option<(crate::webhook::WebhookOptions, crate::webhook::Webhooks)>,
+    rotator: Option<crate::webhook::CertRotator>,
     shutdown: Option<CancellationToken>,
 }
 
@@ -309,6 +311,7 @@ impl std::fmt::Debug for Manager {
             .field("options", &self.options)
             .field("checks", &self.checks)
             .field("webhooks", &self.webhooks)
+            .field("rotator", &self.rotator)
             .finish_non_exhaustive()
     }
 }
@@ -326,6 +329,7 @@ impl Manager {
             security: MetricsSecurity::Plain,
             checks: Vec::new(),
             webhooks: None,
+            rotator: None,
             shutdown: None,
         }
     }
@@ -379,6 +383,35 @@ impl Manager {
         self
     }
 
+    /// Serves `webhooks` with the certificate the flags say: from files
+    /// (`--webhook-cert-path`, cert-manager's) or kept by the operator in a Secret
+    /// (`--webhook-cert-secret`, see [`Manager::cert_rotator`]).
+    pub fn webhooks_from_flags(
+        self,
+        flags: &crate::WebhookFlags,
+        webhooks: crate::webhook::Webhooks,
+    ) -> Result<Self, crate::flags::FlagError> {
+        Ok(match flags.source()? {
+            crate::flags::WebhookCertSource::Files(options) => self.webhooks(options, webhooks),
+            crate::flags::WebhookCertSource::Secret(rotator) => self
+                .webhooks(flags.options(), webhooks)
+                .cert_rotator(rotator),
+        })
+    }
+
+    /// Keeps the webhook server's certificate without cert-manager: a
+    /// [`CertRotator`](crate::webhook::CertRotator) with these options runs beside the
+    /// server, which presents the rotator's certificate (whatever
+    /// [`WebhookOptions::certificates`](crate::webhook::WebhookOptions) says), and `/readyz`
+    /// waits until the configurations carry its CA bundle.
+    pub fn cert_rotator(mut self, options: crate::webhook::RotatorOptions) -> Self {
+        self.rotator = Some(crate::webhook::CertRotator::new(
+            self.client.clone(),
+            options,
+        ));
+        self
+    }
+
     /// Stops when `shutdown` is cancelled instead of on signals.
     pub fn shutdown(mut self, shutdown: CancellationToken) -> Self {
         self.shutdown = Some(shutdown);
@@ -402,8 +435,14 @@ impl Manager {
         // A child token: the server stops after the controllers, so that the last requests
         // during a rollout are still answered.
         let webhook_stop = shutdown.child_token();
+        let mut rotator = None;
         if let Some((mut options, webhooks)) = self.webhooks {
             options.metrics.get_or_insert_with(|| self.metrics.clone());
+            if let Some(keeper) = self.rotator {
+                options.certificates = keeper.certificates();
+                checks.push(Arc::new(keeper.readiness()));
+                rotator = Some(tokio::spawn(keeper.run(webhook_stop.clone())));
+            }
             let server = crate::webhook::WebhookServer::bind(options, webhooks).await?;
             checks.push(Arc::new(server.readiness()));
             webhook_server = Some(tokio::spawn(server.run(webhook_stop.clone())));
@@ -419,6 +458,9 @@ impl Manager {
         )
         .await;
         webhook_stop.cancel();
+        if let Some(rotator) = rotator {
+            let _ = rotator.await;
+        }
         if let Some(server) = webhook_server {
             server
                 .await
@@ -502,7 +544,7 @@ where
         .with_identity(&election.identity)
         .with_duration(election.lease_duration.as_secs())
         .with_grace(election.renew_grace.as_secs())
-        .with_field_manager(&options.name)
+        .with_field_manager(lease_field_manager(&options.name, &election.identity))
         .build()
         .await?;
     let (mut leading, lease_task) = manager.watch().await;
@@ -564,6 +606,26 @@ where
         }
         Ok(())
     }
+}
+
+/// The field manager of one instance's Lease writes: its own, so that two instances that
+/// try to take a free lease at the same moment conflict at the API server (server-side
+/// apply refuses the second `holderIdentity` owned by another manager) instead of both
+/// believing they lead until the next renewal. At most 128 bytes, the API server's limit.
+fn lease_field_manager(name: &str, identity: &str) -> String {
+    // The identity is what makes it unique: the name gives way first.
+    let room = 128usize.saturating_sub(identity.len() + 1);
+    let manager = format!("{}-{identity}", prefix(name, room));
+    prefix(&manager, 128).to_owned()
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends at a character boundary.
+fn prefix(s: &str, max: usize) -> &str {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
 }
 
 async fn run_controllers<F, Fut>(
@@ -661,6 +723,19 @@ pub(crate) fn metrics_response(
 mod tests {
     use super::*;
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    #[test]
+    fn each_instance_writes_its_lease_as_a_field_manager_of_its_own() {
+        let a = lease_field_manager("memcached-operator", "pod-a_1f2e");
+        let b = lease_field_manager("memcached-operator", "pod-b_9c0d");
+        assert_eq!(a, "memcached-operator-pod-a_1f2e");
+        assert_ne!(a, b);
+        // A long name gives way to the identity, within the API server's 128 bytes.
+        let long = "é".repeat(100);
+        let m = lease_field_manager(&long, "pod-a_1f2e");
+        assert!(m.len() <= 128 && m.ends_with("-pod-a_1f2e"), "{m}");
+        assert_ne!(m, lease_field_manager(&long, "pod-b_9c0d"));
+    }
 
     /// A client that is never used: without leader election the manager makes no request.
     fn unused_client() -> Client {

@@ -34,7 +34,7 @@ async fn main() -> Result<()> {
     let mut manager = Manager::from_flags(&flags.manager, FIELD_MANAGER, LEASE_NAME).await?;
     let client = manager.client();
     if flags.enable_webhooks {
-        manager = manager.webhooks(flags.webhook.options(), webhooks::webhooks());
+        manager = manager.webhooks_from_flags(&flags.webhook, webhooks::webhooks())?;
     }
     manager
         .run(|runtime| controller::start(client, settings, runtime))

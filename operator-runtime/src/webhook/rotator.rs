@@ -71,6 +71,10 @@ pub struct RotatorOptions {
     /// The webhook Service: the certificate is for `<service>.<namespace>.svc` (and its
     /// shorter and longer forms).
     pub service: String,
+    /// Further host names or IP addresses the certificate is for, after the Service's: for
+    /// configurations that reach the server by URL instead of through the Service (an
+    /// operator run outside the cluster).
+    pub extra_hosts: Vec<String>,
     /// ValidatingWebhookConfigurations whose every webhook gets the bundle.
     pub validating: Vec<String>,
     /// MutatingWebhookConfigurations likewise.
@@ -98,6 +102,7 @@ impl RotatorOptions {
             namespace: namespace.into(),
             secret: secret.into(),
             service: service.into(),
+            extra_hosts: Vec::new(),
             validating: Vec::new(),
             mutating: Vec::new(),
             conversion_crds: Vec::new(),
@@ -108,15 +113,17 @@ impl RotatorOptions {
     }
 
     /// The names the serving certificate is for: the Service's, as a client in the cluster
-    /// (the API server) may spell it.
+    /// (the API server) may spell it, then the [`extra_hosts`](Self::extra_hosts).
     pub fn dns_names(&self) -> Vec<String> {
         let (service, namespace) = (&self.service, &self.namespace);
-        vec![
+        let mut names = vec![
             format!("{service}.{namespace}.svc"),
             format!("{service}.{namespace}.svc.cluster.local"),
             format!("{service}.{namespace}"),
             service.clone(),
-        ]
+        ];
+        names.extend(self.extra_hosts.iter().cloned());
+        names
     }
 }
 

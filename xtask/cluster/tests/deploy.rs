@@ -6,7 +6,10 @@
 //! pod would, with `incluster` (shared with the Helm chart's test): the `manager` binary out
 //! of the image `cargo xtask image` built, alone in a read-only root, with the live
 //! Deployment's command, args and env. It has to elect itself leader with its
-//! ServiceAccount's RBAC, serve its webhooks and reconcile a Memcached to Available.
+//! ServiceAccount's RBAC, keep its webhook certificate itself (no cert-manager in this
+//! cluster: it makes the CA and the certificate, writes the bundle into its configurations,
+//! and renews the certificate, given a short life here, without a restart), serve its
+//! webhooks and reconcile a Memcached to Available.
 //!
 //! Needs root (mount namespace, chroot) and the control-plane binaries: `cargo xtask test`.
 
@@ -62,30 +65,21 @@ async fn scenario(kubeconfig: PathBuf, scratch: PathBuf) {
         .expect("rendering config/default")
     };
 
-    // Without cert-manager the cluster cannot take config/certmanager's objects: deploy says
-    // so and applies nothing.
-    let err = deploy::deploy(&client, objects.clone(), Duration::from_secs(120))
+    // config/default needs no cert-manager: the manager keeps its webhook certificate
+    // itself. config/certmanager (cert-manager's way, a switch in config/default) cannot be
+    // taken by a cluster without cert-manager's CRDs: deploy says so and applies nothing.
+    let cert_manager_way = tokio::task::spawn_blocking(move || {
+        deploy::render(&root(), Path::new("config/certmanager"), "unused:latest")
+    })
+    .await
+    .unwrap()
+    .expect("rendering config/certmanager");
+    let err = deploy::deploy(&client, cert_manager_way, Duration::from_secs(120))
         .await
         .expect_err("deploy without cert-manager's CRDs");
     let message = format!("{err:#}");
     assert!(message.contains("cert-manager"), "{message}");
     assert!(message.contains("nothing was applied"), "{message}");
-    assert!(
-        deploy::leftovers(&client, PROJECT)
-            .await
-            .unwrap()
-            .is_empty(),
-        "a refused deploy applied something"
-    );
-
-    // As after installing cert-manager (its controller does not run here).
-    envtest::crds::install(
-        &client,
-        &envtest::certmanager::crds().expect("cert-manager's CRDs"),
-        Duration::from_secs(60),
-    )
-    .await
-    .unwrap();
 
     let report = deploy::deploy(&client, objects.clone(), Duration::from_secs(120))
         .await
@@ -116,8 +110,16 @@ async fn scenario(kubeconfig: PathBuf, scratch: PathBuf) {
     );
 
     incluster::restricted_pod_security(&client).await;
-    incluster::operator_runs_as_in_the_cluster(&client, &config, &kubeconfig, &scratch, &built)
-        .await;
+    // Its webhook certificate valid for 45 s: the test sees it renewed after 30 and served.
+    incluster::operator_runs_as_in_the_cluster(
+        &client,
+        &config,
+        &kubeconfig,
+        &scratch,
+        &built,
+        incluster::Renewal::Forced(Duration::from_secs(45)),
+    )
+    .await;
 
     // Undeploy removes what deploy applied, and only that.
     let stranger: Api<k8s_openapi::api::core::v1::ConfigMap> =

@@ -73,6 +73,16 @@ fn find<'a>(objects: &'a [serde_json::Value], kind: &str) -> &'a serde_json::Val
         .unwrap_or_else(|| panic!("no {kind} in {:?}", kinds_and_names(objects)))
 }
 
+/// The manager's environment variable `name`, if set.
+fn env(objects: &[serde_json::Value], name: &str) -> Option<String> {
+    find(objects, "Deployment")["spec"]["template"]["spec"]["containers"][0]["env"]
+        .as_array()?
+        .iter()
+        .find(|e| e["name"] == name)
+        .and_then(|e| e["value"].as_str())
+        .map(str::to_string)
+}
+
 fn args(objects: &[serde_json::Value]) -> Vec<String> {
     find(objects, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"]
         .as_array()
@@ -96,8 +106,8 @@ fn the_values_switch_their_objects_off_and_on() {
         "Service memcached-webhook-service",
         "MutatingWebhookConfiguration memcached-mutating-webhook-configuration",
         "ValidatingWebhookConfiguration memcached-validating-webhook-configuration",
-        "Issuer memcached-selfsigned-issuer",
-        "Certificate memcached-serving-cert",
+        "Role memcached-webhook-cert-role",
+        "ClusterRole memcached-webhook-cert-clusterrole",
         "ClusterRole memcached-metrics-auth-role",
         "ClusterRole memcached-metrics-reader",
         "ClusterRole memcached-memcached-editor-role",
@@ -119,18 +129,27 @@ fn the_values_switch_their_objects_off_and_on() {
             assert_eq!(ns, "check-ns", "{}", o["metadata"]["name"]);
         }
     }
-    let serving = all
-        .iter()
-        .find(|o| o["metadata"]["name"] == "memcached-serving-cert")
-        .unwrap();
-    assert_eq!(
-        serving["spec"]["dnsNames"][0],
-        "memcached-webhook-service.check-ns.svc"
+    // By default the manager keeps its webhook certificate: no cert-manager objects, no
+    // CA-injection annotation, the Secret and the names in its environment.
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with("Issuer ") || n.starts_with("Certificate ")),
+        "{names:?}"
     );
     let webhook = find(&all, "ValidatingWebhookConfiguration");
+    assert!(
+        webhook["metadata"]["annotations"]
+            .get("cert-manager.io/inject-ca-from")
+            .is_none()
+    );
     assert_eq!(
-        webhook["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
-        "check-ns/memcached-serving-cert"
+        env(&all, "WEBHOOK_SERVICE").as_deref(),
+        Some("memcached-webhook-service")
+    );
+    assert_eq!(
+        env(&all, "WEBHOOK_CERT_SECRET").as_deref(),
+        Some("webhook-server-cert")
     );
     assert_eq!(
         webhook["webhooks"][0]["clientConfig"]["service"]["namespace"],
@@ -142,17 +161,18 @@ fn the_values_switch_their_objects_off_and_on() {
         "keep"
     );
     let defaults = args(&all);
-    for arg in [
-        "--metrics-bind-address=:8443",
-        "--leader-elect",
-        "--webhook-cert-path=/tmp/k8s-webhook-server/serving-certs",
-    ] {
+    for arg in ["--metrics-bind-address=:8443", "--leader-elect"] {
         assert!(
             defaults.iter().any(|a| a == arg),
             "{arg} not in {defaults:?}"
         );
     }
     assert!(!defaults.iter().any(|a| a == "--metrics-secure=false"));
+    assert!(
+        !defaults
+            .iter()
+            .any(|a| a.starts_with("--webhook-cert-path"))
+    );
     let deployment = find(&all, "Deployment");
     assert_eq!(
         deployment["spec"]["template"]["spec"]["containers"][0]["image"],
@@ -163,24 +183,21 @@ fn the_values_switch_their_objects_off_and_on() {
         "Helm"
     );
 
-    // Webhooks off: their configurations, Service, certificate and volume go.
+    // Webhooks off: their configurations, Service, certificate, its RBAC and settings go.
     let off = template(&["webhook.enable=false"]);
     let names = kinds_and_names(&off);
     for gone in [
         "WebhookConfiguration",
         "memcached-webhook-service",
         "memcached-serving-cert",
+        "webhook-cert",
     ] {
         assert!(
             !names.iter().any(|n| n.contains(gone)),
             "{gone} in {names:?}"
         );
     }
-    assert!(
-        names
-            .iter()
-            .any(|n| n == "Certificate memcached-metrics-certs")
-    );
+    assert_eq!(env(&off, "WEBHOOK_CERT_SECRET"), None);
     assert!(
         !args(&off)
             .iter()
@@ -192,19 +209,47 @@ fn the_values_switch_their_objects_off_and_on() {
         "{pod}"
     );
 
-    // cert-manager off: no Issuer, no Certificate, no CA injection; webhooks stay.
-    let off = template(&["certManager.enable=false"]);
-    let names = kinds_and_names(&off);
+    // cert-manager on: its Issuer and the serving Certificate for the release's Service, the
+    // CA injected, the Secret mounted and read; the manager's own way and its RBAC gone.
+    let on = template(&["certManager.enable=true"]);
+    let names = kinds_and_names(&on);
+    for expected in [
+        "Issuer memcached-selfsigned-issuer",
+        "Certificate memcached-serving-cert",
+    ] {
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} not in {names:?}"
+        );
+    }
     assert!(
-        !names
-            .iter()
-            .any(|n| n.starts_with("Issuer ") || n.starts_with("Certificate "))
+        !names.iter().any(|n| n.contains("webhook-cert")),
+        "{names:?}"
     );
-    let webhook = find(&off, "ValidatingWebhookConfiguration");
+    let serving = on
+        .iter()
+        .find(|o| o["metadata"]["name"] == "memcached-serving-cert")
+        .unwrap();
+    assert_eq!(
+        serving["spec"]["dnsNames"][0],
+        "memcached-webhook-service.check-ns.svc"
+    );
+    assert_eq!(serving["spec"]["secretName"], "webhook-server-cert");
+    let webhook = find(&on, "ValidatingWebhookConfiguration");
+    assert_eq!(
+        webhook["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+        "check-ns/memcached-serving-cert"
+    );
     assert!(
-        webhook["metadata"]["annotations"]
-            .get("cert-manager.io/inject-ca-from")
-            .is_none()
+        args(&on)
+            .iter()
+            .any(|a| a == "--webhook-cert-path=/tmp/k8s-webhook-server/serving-certs")
+    );
+    assert_eq!(env(&on, "WEBHOOK_CERT_SECRET"), None);
+    let pod = &find(&on, "Deployment")["spec"]["template"]["spec"];
+    assert_eq!(
+        pod["volumes"][0]["secret"]["secretName"], "webhook-server-cert",
+        "{pod}"
     );
 
     // Metrics off: no bind address, no Service, no roles guarding it.
@@ -451,15 +496,8 @@ async fn scenario(kubeconfig: PathBuf, scratch: PathBuf) {
         .expect("cargo xtask image");
     let (repository, tag) = built.reference.rsplit_once(':').unwrap();
 
-    // As after installing cert-manager (its controller does not run here).
-    envtest::crds::install(
-        &client,
-        &envtest::certmanager::crds().expect("cert-manager's CRDs"),
-        Duration::from_secs(60),
-    )
-    .await
-    .unwrap();
-
+    // No cert-manager in this cluster: the chart's default has the manager keep its webhook
+    // certificate itself.
     // The release's namespace, labelled as config/default's Namespace is (the chart leaves
     // namespaces to whoever installs it).
     let rendered = {
@@ -542,8 +580,15 @@ async fn scenario(kubeconfig: PathBuf, scratch: PathBuf) {
     assert!(available, "the Deployment is not Available");
 
     incluster::restricted_pod_security(&client).await;
-    incluster::operator_runs_as_in_the_cluster(&client, &config, &kubeconfig, &scratch, &built)
-        .await;
+    incluster::operator_runs_as_in_the_cluster(
+        &client,
+        &config,
+        &kubeconfig,
+        &scratch,
+        &built,
+        incluster::Renewal::Never,
+    )
+    .await;
 
     let uninstalled = {
         let (kubeconfig, scratch) = (kubeconfig.clone(), scratch.clone());

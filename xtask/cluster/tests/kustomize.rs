@@ -1,8 +1,11 @@
 //! `kustomize build config/default` with the real kustomize (built from its Go module on first
 //! use) renders what `cargo xtask deploy` must apply: every object in the operator's namespace
-//! under the name prefix, the webhook configurations pointing at the prefixed webhook Service
-//! and asking cert-manager for the CA of the serving certificate, that certificate issued for
-//! the Service's DNS names, and the manager serving the webhooks with it.
+//! under the name prefix, the webhook configurations pointing at the prefixed webhook Service,
+//! and the manager serving the webhooks with a certificate it keeps itself (told the Secret's,
+//! the Service's and the configurations' final names, granted exactly those by name). The
+//! documented switch to cert-manager, flipped on a copy, renders cert-manager's way: the
+//! configurations asking for the serving certificate's CA, that certificate issued for the
+//! Service's DNS names and mounted into the manager.
 //!
 //! `#[ignore]`d for plain `cargo test` (building kustomize needs Go); `cargo xtask test` runs
 //! them. `OPERATOR_CONFIG_DIR=<dir>` checks another copy of the `config/` tree.
@@ -108,8 +111,101 @@ fn namespace_and_prefix(config: &Path) -> (String, String) {
 
 #[test]
 #[ignore = "needs Go to build kustomize; run by cargo xtask test"]
-fn config_default_renders_the_operator_with_its_webhooks_and_certificates() {
+fn config_default_renders_the_operator_with_its_webhooks_and_their_own_certificate() {
     let config = config_dir();
+    let objects = check_default(&config);
+    let (ns, prefix) = namespace_and_prefix(&config);
+    let certificates = objects.iter().filter(|o| kind(o) == "Certificate").count();
+    assert_eq!(
+        certificates, 0,
+        "config/default takes no cert-manager objects"
+    );
+    manager_keeps_its_certificate(&objects, &ns, &prefix);
+}
+
+/// config/default's documented switch to cert-manager (its comments say what to swap)
+/// renders cert-manager's way: done here as a user would, on a copy of the tree.
+#[test]
+#[ignore = "needs Go to build kustomize; run by cargo xtask test"]
+fn config_default_switched_to_cert_manager_renders_its_certificates() {
+    let original = config_dir();
+    let copy = tempfile::tempdir().unwrap();
+    copy_tree(&original, copy.path());
+    let kustomization = copy.path().join("default/kustomization.yaml");
+    let text = std::fs::read_to_string(&kustomization).unwrap();
+    std::fs::write(&kustomization, switch_to_cert_manager(&text)).unwrap();
+    let objects = check_default(copy.path());
+    let (ns, prefix) = namespace_and_prefix(copy.path());
+    cert_manager_issues_the_certificate(&objects, &ns, &prefix);
+}
+
+/// What config/default's comments say to do for cert-manager: `../certmanager` in place of
+/// `../webhook-certs`, its webhook patch in place of the default's, the replacements on.
+fn switch_to_cert_manager(kustomization: &str) -> String {
+    let mut out = String::new();
+    let mut in_replacements = false;
+    let mut lines = kustomization.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line == "- ../webhook-certs" {
+            continue;
+        }
+        if line == "- path: manager_webhook_patch.yaml" {
+            // and its two target lines
+            lines.next();
+            lines.next();
+            continue;
+        }
+        if line == "#- ../certmanager" {
+            out.push_str("- ../certmanager\n");
+            continue;
+        }
+        if line == "#- path: manager_webhook_certmanager_patch.yaml" {
+            out.push_str("- path: manager_webhook_certmanager_patch.yaml\n");
+            for _ in 0..2 {
+                let target = lines.next().unwrap();
+                out.push_str(target.strip_prefix('#').unwrap());
+                out.push('\n');
+            }
+            continue;
+        }
+        if line == "#replacements:" {
+            in_replacements = true;
+        }
+        // In the replacements, YAML lines are commented as `#-`, `#  ` or `#replacements:`;
+        // prose as `# `.
+        if in_replacements
+            && (line.starts_with("#-") || line.starts_with("#  ") || line == "#replacements:")
+        {
+            out.push_str(&line[1..]);
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    assert!(
+        out.contains("- ../certmanager\n") && out.contains("\nreplacements:\n"),
+        "config/default/kustomization.yaml no longer has the switch this test flips:\n{out}"
+    );
+    out
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// What either way renders alike: the namespace and prefix on everything, the webhook
+/// configurations calling the prefixed Service, the Service forwarding to the manager's
+/// webhook port, what config/manager/manager.yaml mounts kept. Returns the render.
+fn check_default(config: &Path) -> Vec<Value> {
     let manifests = config.join("webhook/manifests.yaml");
     assert!(
         manifests.is_file(),
@@ -144,38 +240,9 @@ fn config_default_renders_the_operator_with_its_webhooks_and_certificates() {
         );
     }
 
-    // The Issuer and the certificates it signs, for the Services' final DNS names.
-    let issuer = find(&objects, "Issuer", &format!("{prefix}selfsigned-issuer"));
-    assert!(issuer["spec"]["selfSigned"].is_mapping());
+    // The webhook configurations: each webhook called through the prefixed Service in the
+    // namespace.
     let webhook_service = format!("{prefix}webhook-service");
-    for (cert, service, secret) in [
-        ("serving-cert", webhook_service.as_str(), CERT_SECRET),
-        (
-            "metrics-certs",
-            &format!("{prefix}controller-manager-metrics-service"),
-            "metrics-server-cert",
-        ),
-    ] {
-        find(&objects, "Service", service);
-        let cert = find(&objects, "Certificate", &format!("{prefix}{cert}"));
-        assert_eq!(
-            strings(cert, &["spec", "dnsNames"]),
-            [
-                format!("{service}.{ns}.svc"),
-                format!("{service}.{ns}.svc.cluster.local")
-            ]
-        );
-        assert_eq!(
-            str_at(cert, &["spec", "issuerRef", "name"]),
-            Some(name(issuer))
-        );
-        assert_eq!(str_at(cert, &["spec", "issuerRef", "kind"]), Some("Issuer"));
-        assert_eq!(str_at(cert, &["spec", "secretName"]), Some(secret));
-    }
-
-    // The webhook configurations: the CA of the serving certificate injected, each webhook
-    // called through the prefixed Service in the namespace.
-    let inject = format!("{ns}/{prefix}serving-cert");
     let mut paths = BTreeSet::new();
     for (kind_, name_) in [
         (
@@ -188,14 +255,6 @@ fn config_default_renders_the_operator_with_its_webhooks_and_certificates() {
         ),
     ] {
         let conf = find(&objects, kind_, &format!("{prefix}{name_}"));
-        assert_eq!(
-            str_at(
-                conf,
-                &["metadata", "annotations", "cert-manager.io/inject-ca-from"]
-            ),
-            Some(inject.as_str()),
-            "{kind_}"
-        );
         let webhooks = list(conf, &["webhooks"]);
         assert!(!webhooks.is_empty(), "{kind_} has no webhooks");
         for w in webhooks {
@@ -226,7 +285,7 @@ fn config_default_renders_the_operator_with_its_webhooks_and_certificates() {
     assert_eq!(ports[0]["port"].as_u64(), Some(443));
     assert_eq!(ports[0]["targetPort"].as_u64(), Some(WEBHOOK_PORT));
 
-    // The manager: the webhook port, the certificate mounted, the flag pointing at it.
+    // The manager: the webhook port.
     let deployment = find(
         &objects,
         "Deployment",
@@ -249,10 +308,6 @@ fn config_default_renders_the_operator_with_its_webhooks_and_certificates() {
         .expect("a container named manager");
     let args = strings(manager, &["args"]);
     assert!(
-        args.contains(&format!("--webhook-cert-path={CERT_DIR}")),
-        "{args:?}"
-    );
-    assert!(
         args.iter()
             .any(|a| a.starts_with("--metrics-bind-address=")),
         "{args:?}"
@@ -265,17 +320,6 @@ fn config_default_renders_the_operator_with_its_webhooks_and_certificates() {
         }),
         "{manager:?}"
     );
-    let mount = list(manager, &["volumeMounts"])
-        .iter()
-        .find(|m| str_at(m, &["mountPath"]) == Some(CERT_DIR))
-        .expect("the certificate mounted at the webhook server's cert path");
-    assert_eq!(mount["readOnly"].as_bool(), Some(true));
-    let volume_name = str_at(mount, &["name"]).unwrap();
-    let volume = list(pod, &["spec", "volumes"])
-        .iter()
-        .find(|v| str_at(v, &["name"]) == Some(volume_name))
-        .expect("the mounted certificate volume");
-    assert_eq!(str_at(volume, &["secret", "secretName"]), Some(CERT_SECRET));
 
     // The patch keeps whatever config/manager/manager.yaml mounts itself.
     let base = std::fs::read_to_string(config.join("manager/manager.yaml")).unwrap();
@@ -299,6 +343,203 @@ fn config_default_renders_the_operator_with_its_webhooks_and_certificates() {
                 );
             }
         }
+    }
+    objects
+}
+
+/// cert-manager's way: the Issuer and the certificates it signs for the Services' final DNS
+/// names, the configurations asking for the serving certificate's CA, the manager reading the
+/// certificate from the mounted Secret.
+fn cert_manager_issues_the_certificate(objects: &[Value], ns: &str, prefix: &str) {
+    let objects = objects.to_vec();
+    // The Issuer and the certificates it signs, for the Services' final DNS names.
+    let issuer = find(&objects, "Issuer", &format!("{prefix}selfsigned-issuer"));
+    assert!(issuer["spec"]["selfSigned"].is_mapping());
+    let webhook_service = format!("{prefix}webhook-service");
+    for (cert, service, secret) in [
+        ("serving-cert", webhook_service.as_str(), CERT_SECRET),
+        (
+            "metrics-certs",
+            &format!("{prefix}controller-manager-metrics-service"),
+            "metrics-server-cert",
+        ),
+    ] {
+        find(&objects, "Service", service);
+        let cert = find(&objects, "Certificate", &format!("{prefix}{cert}"));
+        assert_eq!(
+            strings(cert, &["spec", "dnsNames"]),
+            [
+                format!("{service}.{ns}.svc"),
+                format!("{service}.{ns}.svc.cluster.local")
+            ]
+        );
+        assert_eq!(
+            str_at(cert, &["spec", "issuerRef", "name"]),
+            Some(name(issuer))
+        );
+        assert_eq!(str_at(cert, &["spec", "issuerRef", "kind"]), Some("Issuer"));
+        assert_eq!(str_at(cert, &["spec", "secretName"]), Some(secret));
+    }
+
+    let inject = format!("{ns}/{prefix}serving-cert");
+    for (kind_, name_) in [
+        (
+            "MutatingWebhookConfiguration",
+            "mutating-webhook-configuration",
+        ),
+        (
+            "ValidatingWebhookConfiguration",
+            "validating-webhook-configuration",
+        ),
+    ] {
+        let conf = find(&objects, kind_, &format!("{prefix}{name_}"));
+        assert_eq!(
+            str_at(
+                conf,
+                &["metadata", "annotations", "cert-manager.io/inject-ca-from"]
+            ),
+            Some(inject.as_str()),
+            "{kind_}"
+        );
+    }
+    let deployment = find(
+        &objects,
+        "Deployment",
+        &format!("{prefix}controller-manager"),
+    );
+    let pod = &deployment["spec"]["template"];
+    let manager = list(pod, &["spec", "containers"])
+        .iter()
+        .find(|c| str_at(c, &["name"]) == Some("manager"))
+        .expect("a container named manager");
+    let args = strings(manager, &["args"]);
+    assert!(
+        args.contains(&format!("--webhook-cert-path={CERT_DIR}")),
+        "{args:?}"
+    );
+    let mount = list(manager, &["volumeMounts"])
+        .iter()
+        .find(|m| str_at(m, &["mountPath"]) == Some(CERT_DIR))
+        .expect("the certificate mounted at the webhook server's cert path");
+    assert_eq!(mount["readOnly"].as_bool(), Some(true));
+    let volume_name = str_at(mount, &["name"]).unwrap();
+    let volume = list(pod, &["spec", "volumes"])
+        .iter()
+        .find(|v| str_at(v, &["name"]) == Some(volume_name))
+        .expect("the mounted certificate volume");
+    assert_eq!(str_at(volume, &["secret", "secretName"]), Some(CERT_SECRET));
+}
+
+/// The default way: the manager keeps the certificate in a Secret, told its name, the
+/// prefixed Service's and the prefixed configurations' by environment variables, and its
+/// RBAC grants exactly that Secret and those two configurations, by name.
+fn manager_keeps_its_certificate(objects: &[Value], ns: &str, prefix: &str) {
+    let deployment = find(
+        objects,
+        "Deployment",
+        &format!("{prefix}controller-manager"),
+    );
+    let pod = &deployment["spec"]["template"];
+    let manager = list(pod, &["spec", "containers"])
+        .iter()
+        .find(|c| str_at(c, &["name"]) == Some("manager"))
+        .expect("a container named manager");
+    let env = |name: &str| {
+        list(manager, &["env"])
+            .iter()
+            .find(|e| str_at(e, &["name"]) == Some(name))
+            .and_then(|e| str_at(e, &["value"]))
+            .map(str::to_string)
+    };
+    let validating = format!("{prefix}validating-webhook-configuration");
+    let mutating = format!("{prefix}mutating-webhook-configuration");
+    assert_eq!(env("WEBHOOK_CERT_SECRET").as_deref(), Some(CERT_SECRET));
+    assert_eq!(
+        env("WEBHOOK_SERVICE"),
+        Some(format!("{prefix}webhook-service"))
+    );
+    assert_eq!(
+        env("WEBHOOK_VALIDATING_CONFIGURATIONS").as_deref(),
+        Some(validating.as_str())
+    );
+    assert_eq!(
+        env("WEBHOOK_MUTATING_CONFIGURATIONS").as_deref(),
+        Some(mutating.as_str())
+    );
+    assert!(
+        !strings(manager, &["args"])
+            .iter()
+            .any(|a| a.starts_with("--webhook-cert-path")),
+        "both ways at once"
+    );
+
+    // Least privilege: the Secret by name (create cannot be limited to one), the two
+    // configurations by name, bound to the manager's ServiceAccount.
+    let role = find(objects, "Role", &format!("{prefix}webhook-cert-role"));
+    let rules = list(role, &["rules"]);
+    let named: Vec<&Value> = rules
+        .iter()
+        .filter(|r| !list(r, &["resourceNames"]).is_empty())
+        .collect();
+    assert_eq!(named.len(), 1, "{rules:?}");
+    assert_eq!(strings(named[0], &["resourceNames"]), [CERT_SECRET]);
+    assert_eq!(strings(named[0], &["verbs"]), ["get", "update"]);
+    for r in rules {
+        assert_eq!(strings(r, &["resources"]), ["secrets"], "{r:?}");
+        if list(r, &["resourceNames"]).is_empty() {
+            assert_eq!(strings(r, &["verbs"]), ["create"], "{r:?}");
+        }
+    }
+    let cluster_role = find(
+        objects,
+        "ClusterRole",
+        &format!("{prefix}webhook-cert-clusterrole"),
+    );
+    let mut granted: Vec<(String, Vec<String>)> = list(cluster_role, &["rules"])
+        .iter()
+        .map(|r| {
+            assert_eq!(strings(r, &["verbs"]), ["get", "patch"], "{r:?}");
+            (
+                strings(r, &["resources"]).join(","),
+                strings(r, &["resourceNames"]),
+            )
+        })
+        .collect();
+    granted.sort();
+    assert_eq!(
+        granted,
+        [
+            ("mutatingwebhookconfigurations".to_string(), vec![mutating]),
+            (
+                "validatingwebhookconfigurations".to_string(),
+                vec![validating]
+            ),
+        ]
+    );
+    for (binding_kind, binding, role_kind, role) in [
+        (
+            "RoleBinding",
+            "webhook-cert-rolebinding",
+            "Role",
+            name(role),
+        ),
+        (
+            "ClusterRoleBinding",
+            "webhook-cert-clusterrolebinding",
+            "ClusterRole",
+            name(cluster_role),
+        ),
+    ] {
+        let b = find(objects, binding_kind, &format!("{prefix}{binding}"));
+        assert_eq!(str_at(b, &["roleRef", "kind"]), Some(role_kind));
+        assert_eq!(str_at(b, &["roleRef", "name"]), Some(role));
+        let subjects = list(b, &["subjects"]);
+        assert_eq!(subjects.len(), 1, "{subjects:?}");
+        assert_eq!(
+            str_at(&subjects[0], &["name"]),
+            Some(format!("{prefix}controller-manager").as_str())
+        );
+        assert_eq!(str_at(&subjects[0], &["namespace"]), Some(ns));
     }
 }
 

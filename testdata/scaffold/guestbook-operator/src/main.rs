@@ -22,8 +22,8 @@ struct Flags {
     #[command(flatten)]
     manager: ManagerFlags,
     /// Serve the webhooks of `webhooks::all()` (on :9443, with the certificate in
-    /// --webhook-cert-path). `cargo xtask run` turns them off: out of the cluster there is no
-    /// certificate.
+    /// --webhook-cert-path or kept in the Secret --webhook-cert-secret names). `cargo xtask run`
+    /// turns them off: out of the cluster nothing routes the API server to them.
     #[arg(long, env = "ENABLE_WEBHOOKS", default_value_t = true, action = clap::ArgAction::Set)]
     enable_webhooks: bool,
     #[command(flatten)]
@@ -52,8 +52,10 @@ async fn main() -> Result<()> {
     let client = manager.client();
     // The webhook server: every instance serves it, leader or not, and /readyz waits for it;
     // the manager starts it, counts its requests in the metrics and stops it last.
+    // Its certificate from --webhook-cert-path (cert-manager's) or kept by the operator in the
+    // Secret --webhook-cert-secret names.
     let manager = if flags.enable_webhooks {
-        manager.webhooks(flags.webhook.options(), guestbook_operator::webhooks::all())
+        manager.webhooks_from_flags(&flags.webhook, guestbook_operator::webhooks::all())?
     } else {
         manager
     };

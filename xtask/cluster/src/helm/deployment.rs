@@ -50,6 +50,15 @@ pub(super) fn deployment(body: &mut Mapping, tpl: &mut Tpl, defaults: &mut Defau
         s(&tpl.marker("{{ .Values.manager.image.pullPolicy }}")),
     );
 
+    // A manager that keeps its webhook certificate itself has cert-manager's way beside its
+    // own (`certs`): each under its side of the switch.
+    let kept = super::certs::env_value(container, "WEBHOOK_CERT_SECRET").is_some();
+    let (own_way, files_way) = if kept {
+        (super::certs::KEPT, super::certs::ISSUED)
+    } else {
+        (".Values.webhook.enable", ".Values.webhook.enable")
+    };
+
     // The arguments kubebuilder's switches are about, each in its place under its condition.
     let mut args: Vec<Value> = Vec::new();
     let mut webhook_cert_path = None;
@@ -101,7 +110,7 @@ pub(super) fn deployment(body: &mut Mapping, tpl: &mut Tpl, defaults: &mut Defau
             }
             "--webhook-cert-path" => {
                 webhook_cert_path = Some(value.to_string());
-                args.push(s(&tpl.marker("{{- if .Values.webhook.enable }}")));
+                args.push(s(&tpl.marker(format!("{{{{- if {files_way} }}}}"))));
                 args.push(s(arg));
                 args.push(s(&tpl.marker("{{- end }}")));
             }
@@ -127,12 +136,18 @@ pub(super) fn deployment(body: &mut Mapping, tpl: &mut Tpl, defaults: &mut Defau
     )));
     container.insert(s("args"), Value::Sequence(args));
 
-    // Environment: the render's, then the values'.
+    // Environment: the render's (the webhook server's settings under its switch), then the
+    // values'.
     let mut env = container
         .get("env")
         .and_then(Value::as_sequence)
         .cloned()
         .unwrap_or_default();
+    wrap_items(&mut env, own_way, tpl, |e| {
+        e.get("name")
+            .and_then(Value::as_str)
+            .is_some_and(|n| n.starts_with("WEBHOOK_"))
+    });
     env.push(s(&tpl.marker(
         "{{- with .Values.manager.env }}\n{{- toYaml . | nindent {indent} }}\n{{- end }}",
     )));
@@ -156,7 +171,7 @@ pub(super) fn deployment(body: &mut Mapping, tpl: &mut Tpl, defaults: &mut Defau
     let mut volume_conditions: Vec<(String, &str)> = Vec::new();
     if let Some(Value::Sequence(mounts)) = container.get_mut("volumeMounts") {
         for (path, cond) in [
-            (&webhook_cert_path, ".Values.webhook.enable"),
+            (&webhook_cert_path, files_way),
             (
                 &metrics_cert_path,
                 "and .Values.metrics.enable .Values.certManager.enable",

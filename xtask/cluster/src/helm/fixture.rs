@@ -148,3 +148,83 @@ pub(super) fn meta() -> ChartMeta {
 pub(super) fn chart() -> Chart {
     chart_from_render(RENDER, &meta()).unwrap()
 }
+
+/// A render whose manager keeps its webhook certificate itself, as config/default does by
+/// default: no cert-manager objects, the Secret's and the names' environment, its RBAC.
+pub(super) const KEPT_RENDER: &str = "\
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: demo-system
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: demo-controller-manager
+  namespace: demo-system
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: demo-webhook-cert-role
+  namespace: demo-system
+rules:
+- apiGroups: ['']
+  resources: [secrets]
+  resourceNames: [webhook-server-cert]
+  verbs: [get, update]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: demo-webhook-service
+  namespace: demo-system
+spec:
+  ports:
+  - {port: 443, protocol: TCP, targetPort: 9443}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: demo-controller-manager
+  namespace: demo-system
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {control-plane: controller-manager}
+  template:
+    metadata:
+      labels: {control-plane: controller-manager}
+    spec:
+      containers:
+      - args:
+        - --leader-elect
+        command: [/manager]
+        env:
+        - name: WEBHOOK_CERT_SECRET
+          value: webhook-server-cert
+        - name: WEBHOOK_SERVICE
+          value: demo-webhook-service
+        - name: WEBHOOK_VALIDATING_CONFIGURATIONS
+          value: demo-validating-webhook-configuration
+        image: controller:latest
+        name: manager
+        ports:
+        - {containerPort: 9443, name: webhook-server, protocol: TCP}
+      serviceAccountName: demo-controller-manager
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: demo-validating-webhook-configuration
+webhooks:
+- admissionReviewVersions: [v1]
+  clientConfig:
+    service: {name: demo-webhook-service, namespace: demo-system, path: /validate}
+  name: vwidget.kb.io
+  sideEffects: None
+";
+
+pub(super) fn kept_chart() -> Chart {
+    chart_from_render(KEPT_RENDER, &meta()).unwrap()
+}

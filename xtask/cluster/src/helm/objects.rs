@@ -75,6 +75,9 @@ pub(super) fn condition(object: &Object) -> Option<&'static str> {
                 Some("and .Values.metrics.enable .Values.metrics.secure")
             } else if is("metrics-reader") {
                 Some(".Values.metrics.enable")
+            } else if name.contains("webhook-cert-") {
+                // What the manager needs to keep the webhook certificate itself.
+                Some(super::certs::KEPT)
             } else if is("-admin-role") || is("-editor-role") || is("-viewer-role") {
                 Some(".Values.rbacHelpers.enable")
             } else {
@@ -129,7 +132,7 @@ fn release_namespace(value: &mut Value, ns: &str, marker: &str, under_namespace_
     }
 }
 
-const INJECT_CA: &str = "cert-manager.io/inject-ca-from";
+pub(super) const INJECT_CA: &str = "cert-manager.io/inject-ca-from";
 /// Labels the chart's helper sets on every object (the render's values of them are dropped).
 const CHART_LABELS: &[&str] = &[
     "app.kubernetes.io/managed-by",

@@ -18,6 +18,8 @@ pub(super) struct Defaults {
     pub(super) metrics_secure: bool,
     pub(super) webhook: bool,
     pub(super) cert_manager: bool,
+    /// The manager keeps its webhook certificate itself when cert-manager is off.
+    pub(super) cert_kept: bool,
     pub(super) rbac_helpers: bool,
     pub(super) prometheus: Option<bool>,
     pub(super) network_policy: Option<bool>,
@@ -34,6 +36,7 @@ impl Defaults {
             cert_manager: objects
                 .iter()
                 .any(|o| matches!(o.kind.as_str(), "Issuer" | "ClusterIssuer" | "Certificate")),
+            cert_kept: false,
             rbac_helpers: objects
                 .iter()
                 .any(|o| condition(o) == Some(".Values.rbacHelpers.enable")),
@@ -140,9 +143,7 @@ pub(super) fn values_yaml(meta: &ChartMeta, d: &Defaults) -> Result<String> {
          webhook:\n\
          \x20 enable: {webhook}\n\
          \n\
-         # cert-manager (installed in the cluster) issues the webhook server's certificate and\n\
-         # injects its CA into the webhook configurations. Off, create the Secret\n\
-         # webhook-server-cert and set the configurations' caBundle yourself.\n\
+         {cert_manager_comment}\
          certManager:\n\
          \x20 enable: {cert_manager}\n",
         source = meta.source,
@@ -154,6 +155,15 @@ pub(super) fn values_yaml(meta: &ChartMeta, d: &Defaults) -> Result<String> {
         port = d.metrics_port,
         webhook = d.webhook,
         cert_manager = d.cert_manager,
+        cert_manager_comment = if d.cert_kept {
+            "# cert-manager (installed in the cluster) issues the webhook server's certificate and\n\
+             # injects its CA into the webhook configurations. Off, the manager keeps its own\n\
+             # certificate in a Secret and writes the CA bundle into them itself.\n"
+        } else {
+            "# cert-manager (installed in the cluster) issues the webhook server's certificate and\n\
+             # injects its CA into the webhook configurations. Off, create the Secret\n\
+             # webhook-server-cert and set the configurations' caBundle yourself.\n"
+        },
         rbac_helpers = d.rbac_helpers,
     );
     if let Some(on) = d.prometheus {

@@ -7,9 +7,11 @@
 //! ServiceAccount token from the TokenRequest API, the cluster CA, the namespace, the webhook
 //! certificate), as the image's user 65532, with the live Deployment's command, args and env
 //! (downward-API values taken from the rollout's pod) and the in-cluster service variables.
-//! What it stands in for, and says so where it does: cert-manager's controller (the test
-//! issues the webhook certificate and injects its CA) and the service network (the webhook
-//! configurations get a loopback `url` instead of the Service).
+//! What it stands in for, and says so where it does: the service network (the webhook
+//! configurations get a loopback `url` instead of the Service, and the manager's own
+//! certificate names loopback too) and, for a render that takes the certificate from
+//! cert-manager, cert-manager's controller (the test issues the certificate and injects its
+//! CA).
 //!
 //! Needs root (mount namespace, chroot): `cargo xtask test` runs the tests that use it.
 
@@ -107,6 +109,7 @@ pub async fn operator_runs_as_in_the_cluster(
     kubeconfig: &Path,
     scratch: &Path,
     built: &image::BuiltImage,
+    renewal: Renewal,
 ) {
     let client = client.clone();
     let namespaces: Api<Namespace> = Api::all(client.clone());
@@ -172,11 +175,6 @@ pub async fn operator_runs_as_in_the_cluster(
         .expect("the TokenRequest's token");
     let cluster_ca = cluster_ca(kubeconfig);
 
-    // cert-manager's part: a CA and the webhook Service's serving certificate (also valid for
-    // loopback, where the test points the configurations), the CA injected into them.
-    let webhook_ca = WebhookPki::new(&format!(
-        "memcached-webhook-service.{OPERATOR_NAMESPACE}.svc"
-    ));
     let rootfs = scratch.join("rootfs");
     let manager_bin =
         image::read_file(&built.archive, "manager").expect("/manager in the image's layer");
@@ -189,25 +187,55 @@ pub async fn operator_runs_as_in_the_cluster(
         OPERATOR_NAMESPACE.as_bytes(),
         0o644,
     );
-    let cert_dir = rootfs.join("tmp/k8s-webhook-server/serving-certs");
-    write(
-        &cert_dir.join("tls.crt"),
-        webhook_ca.cert_pem.as_bytes(),
-        0o644,
-    );
-    write(
-        &cert_dir.join("tls.key"),
-        webhook_ca.key_pem.as_bytes(),
-        0o644,
-    );
+    // Whose certificate the webhook server presents: the manager's own (kept in the Secret
+    // WEBHOOK_CERT_SECRET names, the default), or cert-manager's in files.
+    let kept_secret = container
+        .env
+        .iter()
+        .flatten()
+        .find(|e| e.name == "WEBHOOK_CERT_SECRET")
+        .and_then(|e| e.value.clone());
+    match &kept_secret {
+        Some(_) => {
+            // The service network's part: the configurations reach the manager on loopback.
+            // The manager writes the CA bundle into them itself.
+            point_webhooks_at_loopback(&client, None).await;
+        }
+        None => {
+            // cert-manager's part: a CA and the webhook Service's serving certificate (also
+            // valid for loopback, where the test points the configurations), the CA injected
+            // into them.
+            let webhook_ca = WebhookPki::new(&format!(
+                "memcached-webhook-service.{OPERATOR_NAMESPACE}.svc"
+            ));
+            let cert_dir = rootfs.join("tmp/k8s-webhook-server/serving-certs");
+            write(
+                &cert_dir.join("tls.crt"),
+                webhook_ca.cert_pem.as_bytes(),
+                0o644,
+            );
+            write(
+                &cert_dir.join("tls.key"),
+                webhook_ca.key_pem.as_bytes(),
+                0o644,
+            );
+            point_webhooks_at_loopback(&client, Some(&webhook_ca.ca_pem)).await;
+        }
+    }
     std::fs::set_permissions(&rootfs, std::fs::Permissions::from_mode(0o755)).unwrap();
-
-    inject_webhooks(&client, &webhook_ca.ca_pem).await;
 
     // The container's command line and environment, as the kubelet builds them.
     let mut argv: Vec<String> = container.command.clone().unwrap_or_default();
     argv.extend(container.args.clone().unwrap_or_default());
     assert_eq!(argv.first().map(String::as_str), Some("/manager"));
+    if kept_secret.is_some() {
+        // The configurations reach the server by URL at loopback (above), so the certificate
+        // must name it too; and a short life when the test waits for a renewal.
+        argv.push("--webhook-cert-hosts=127.0.0.1".into());
+        if let Renewal::Forced(validity) = renewal {
+            argv.push(format!("--webhook-cert-validity={}s", validity.as_secs()));
+        }
+    }
     let mut env: Vec<(String, String)> = vec![
         (
             "PATH".into(),
@@ -271,6 +299,23 @@ pub async fn operator_runs_as_in_the_cluster(
     .await
     .unwrap_or_else(|e| panic!("{e}\n{}", manager.log()));
     eprintln!("leader: Lease {OPERATOR_NAMESPACE}/{holder} held by {pod_name}");
+
+    if kept_secret.is_some() {
+        // Ready only once the configurations trust its certificate: it wrote the bundle.
+        wait_until(
+            "the manager to write its CA bundle into every webhook",
+            Duration::from_secs(60),
+            || {
+                let client = client.clone();
+                async move {
+                    let bundles = ca_bundles(&client).await;
+                    (!bundles.is_empty() && bundles.iter().all(|b| !b.is_empty())).then_some(())
+                }
+            },
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", manager.log()));
+    }
 
     // A Memcached, admitted through the operator's webhooks (defaulted image) and reconciled.
     let work = format!("deploy-test-{}", std::process::id());
@@ -374,6 +419,16 @@ pub async fn operator_runs_as_in_the_cluster(
         .await
         .unwrap();
 
+    if let (Some(secret), Renewal::Forced(validity)) = (&kept_secret, renewal) {
+        certificate_renewed_and_served(&client, secret, container, validity, &manager).await;
+        // The API server still calls the webhooks: a Memcached too big is refused by them.
+        let refused = memcacheds
+            .create(&PostParams::default(), &too_big)
+            .await
+            .expect_err("size 1000 is over --max-memcached-size, after the renewal too");
+        assert!(refused.to_string().contains("1000"), "{refused}");
+    }
+
     // Deletion goes through the operator's finalizer while it runs.
     memcacheds
         .delete("cache", &DeleteParams::default())
@@ -415,6 +470,166 @@ pub async fn operator_runs_as_in_the_cluster(
         .delete(&work, &DeleteParams::default())
         .await
         .unwrap();
+}
+
+/// How the test treats the webhook certificate the manager keeps itself.
+#[derive(Debug, Clone, Copy)]
+pub enum Renewal {
+    /// The default validity (a year): none during the test.
+    Never,
+    /// A certificate valid this long, so that the test sees it renewed (after two thirds)
+    /// and served.
+    Forced(Duration),
+}
+
+/// The CA bundle of every webhook of every configuration (empty where there is none).
+async fn ca_bundles(client: &Client) -> Vec<String> {
+    let mut bundles = Vec::new();
+    for kind in [
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+    ] {
+        let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(
+            "admissionregistration.k8s.io",
+            "v1",
+            kind,
+        ));
+        let api: Api<DynamicObject> = Api::all_with(client.clone(), &resource);
+        let Ok(list) = api.list(&ListParams::default()).await else {
+            continue;
+        };
+        for config in list {
+            for webhook in config.data["webhooks"].as_array().into_iter().flatten() {
+                bundles.push(
+                    webhook["clientConfig"]["caBundle"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                );
+            }
+        }
+    }
+    bundles
+}
+
+/// The manager renews its serving certificate in the Secret once two thirds of `validity`
+/// have passed, and then presents the new one, which the bundle in the configurations trusts
+/// for the webhook Service's name.
+async fn certificate_renewed_and_served(
+    client: &Client,
+    secret: &str,
+    container: &k8s_openapi::api::core::v1::Container,
+    validity: Duration,
+    manager: &Manager,
+) {
+    use base64::Engine as _;
+    use rustls::pki_types::pem::PemObject as _;
+    let secrets: Api<k8s_openapi::api::core::v1::Secret> =
+        Api::namespaced(client.clone(), OPERATOR_NAMESPACE);
+    let serving = |s: k8s_openapi::api::core::v1::Secret| {
+        s.data
+            .and_then(|d| d.get("tls.crt").cloned())
+            .map(|b| b.0)
+            .unwrap_or_default()
+    };
+    let first = serving(secrets.get(secret).await.unwrap());
+    assert!(!first.is_empty(), "the Secret {secret} holds no tls.crt");
+    let renewed = wait_until(
+        "the serving certificate to be renewed",
+        validity + Duration::from_secs(30),
+        || {
+            let secrets = secrets.clone();
+            let first = first.clone();
+            async move {
+                let now = serving(secrets.get(secret).await.ok()?);
+                (!now.is_empty() && now != first).then_some(now)
+            }
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}\n{}", manager.log()));
+    let renewed_der = rustls::pki_types::CertificateDer::pem_slice_iter(&renewed)
+        .next()
+        .expect("a certificate in tls.crt")
+        .unwrap();
+    let service = container
+        .env
+        .iter()
+        .flatten()
+        .find(|e| e.name == "WEBHOOK_SERVICE")
+        .and_then(|e| e.value.clone())
+        .expect("WEBHOOK_SERVICE beside WEBHOOK_CERT_SECRET");
+    let host = format!("{service}.{OPERATOR_NAMESPACE}.svc");
+    let presented = wait_until(
+        "the webhook server to present the renewed certificate",
+        Duration::from_secs(30),
+        || {
+            let client = client.clone();
+            let host = host.clone();
+            let renewed_der = renewed_der.clone();
+            async move {
+                let bundle = ca_bundles(&client).await.into_iter().next()?;
+                let bundle = base64::engine::general_purpose::STANDARD
+                    .decode(bundle)
+                    .ok()?;
+                let presented = tokio::task::spawn_blocking(move || {
+                    presented_certificate(WEBHOOK_PORT, &host, &bundle)
+                })
+                .await
+                .ok()?
+                .ok()?;
+                (presented == renewed_der).then_some(presented)
+            }
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}\n{}", manager.log()));
+    eprintln!(
+        "webhook certificate renewed and served ({} bytes) under a {validity:?} validity",
+        presented.len()
+    );
+}
+
+/// The certificate the server on loopback `port` presents, in a handshake that trusts only
+/// the PEM `bundle` and checks it for `host`.
+fn presented_certificate(
+    port: u16,
+    host: &str,
+    bundle: &[u8],
+) -> Result<rustls::pki_types::CertificateDer<'static>, String> {
+    use rustls::pki_types::pem::PemObject as _;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls::pki_types::CertificateDer::pem_slice_iter(bundle) {
+        roots
+            .add(cert.map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?;
+    }
+    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| e.to_string())?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let name =
+        rustls::pki_types::ServerName::try_from(host.to_string()).map_err(|e| e.to_string())?;
+    let mut connection = rustls::ClientConnection::new(std::sync::Arc::new(config), name)
+        .map_err(|e| e.to_string())?;
+    let mut socket =
+        std::net::TcpStream::connect(("127.0.0.1", port)).map_err(|e| e.to_string())?;
+    socket
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .map_err(|e| e.to_string())?;
+    while connection.is_handshaking() {
+        connection
+            .complete_io(&mut socket)
+            .map_err(|e| e.to_string())?;
+    }
+    connection
+        .peer_certificates()
+        .and_then(|chain| chain.first())
+        .map(|c| c.clone().into_owned())
+        .ok_or_else(|| "no certificate presented".to_string())
 }
 
 /// The operator process; killed if the test fails before stopping it.
@@ -604,12 +819,12 @@ impl WebhookPki {
     }
 }
 
-/// What cert-manager's CA injector and the service network would do: the webhook
-/// configurations trust the test CA and reach the manager on loopback at the Service's target
-/// port, each at its own path.
-async fn inject_webhooks(client: &Client, ca_pem: &str) {
+/// What the service network would do (and cert-manager's CA injector, given its CA): the
+/// webhook configurations reach the manager on loopback at the Service's target port, each
+/// at its own path, and trust `ca_pem` if given (else keep the bundle they have).
+async fn point_webhooks_at_loopback(client: &Client, ca_pem: Option<&str>) {
     use base64::Engine as _;
-    let bundle = base64::engine::general_purpose::STANDARD.encode(ca_pem);
+    let bundle = ca_pem.map(|pem| base64::engine::general_purpose::STANDARD.encode(pem));
     for kind in [
         "MutatingWebhookConfiguration",
         "ValidatingWebhookConfiguration",
@@ -629,14 +844,14 @@ async fn inject_webhooks(client: &Client, ca_pem: &str) {
                 .flatten()
                 .map(|w| {
                     let path = w["clientConfig"]["service"]["path"].as_str().unwrap_or("");
-                    serde_json::json!({
-                        "name": w["name"],
-                        "clientConfig": {
-                            "service": null,
-                            "url": format!("https://127.0.0.1:{WEBHOOK_PORT}{path}"),
-                            "caBundle": bundle,
-                        }
-                    })
+                    let mut client_config = serde_json::json!({
+                        "service": null,
+                        "url": format!("https://127.0.0.1:{WEBHOOK_PORT}{path}"),
+                    });
+                    if let Some(bundle) = &bundle {
+                        client_config["caBundle"] = bundle.clone().into();
+                    }
+                    serde_json::json!({"name": w["name"], "clientConfig": client_config})
                 })
                 .collect();
             let name = config.name_any();
