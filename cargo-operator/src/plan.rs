@@ -63,6 +63,21 @@ impl Plan {
         self.changes.contains_key(path) || self.root.join(path).exists()
     }
 
+    /// The text of `path` as this plan leaves it (created or edited earlier in it, else on
+    /// disk).
+    pub fn read(&self, path: &Path) -> Result<String> {
+        match self.changes.get(path) {
+            Some(Change::Create { text, .. } | Change::Edit { after: text, .. }) => {
+                Ok(text.clone())
+            }
+            None => {
+                let full = self.root.join(path);
+                std::fs::read_to_string(&full)
+                    .with_context(|| format!("cannot read {}", full.display()))
+            }
+        }
+    }
+
     /// Changes a file (on disk, or created earlier in this plan) with `edit`.
     pub fn edit(
         &mut self,

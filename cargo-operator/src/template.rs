@@ -215,7 +215,39 @@ pub mod webhook {
             "config/default/manager_webhook_patch.yaml",
             include_str!("../templates/webhook/config/default/manager_webhook_patch.yaml"),
         ),
+        (
+            "config/default/manager_webhook_certmanager_patch.yaml",
+            include_str!(
+                "../templates/webhook/config/default/manager_webhook_certmanager_patch.yaml"
+            ),
+        ),
+        (
+            "config/webhook-certs/kustomization.yaml",
+            include_str!("../templates/webhook/config/webhook-certs/kustomization.yaml"),
+        ),
+        (
+            "config/webhook-certs/kustomizeconfig.yaml",
+            include_str!("../templates/webhook/config/webhook-certs/kustomizeconfig.yaml"),
+        ),
+        (
+            "config/webhook-certs/role.yaml",
+            include_str!("../templates/webhook/config/webhook-certs/role.yaml"),
+        ),
+        (
+            "config/webhook-certs/role_binding.yaml",
+            include_str!("../templates/webhook/config/webhook-certs/role_binding.yaml"),
+        ),
     ];
+    /// The manager's environment for the certificate it keeps: the configuration of each kind
+    /// of admission webhook, the CRDs that convert (`config/default/manager_webhook_patch.yaml`,
+    /// at `+operator:scaffold:webhook-cert-env`); a converting CRD's rule in
+    /// `config/webhook-certs/role.yaml`.
+    pub const CERT_ENV_MUTATING: &str =
+        "- name: WEBHOOK_MUTATING_CONFIGURATIONS\n  value: mutating-webhook-configuration\n";
+    pub const CERT_ENV_VALIDATING: &str =
+        "- name: WEBHOOK_VALIDATING_CONFIGURATIONS\n  value: validating-webhook-configuration\n";
+    pub const CERT_CRD_RULE: &str =
+        include_str!("../templates/webhook/config/webhook-certs/crd_rule.yaml");
     /// Blocks of `config/default/kustomization.yaml`, written with the first webhook.
     pub const DEFAULT_RESOURCES: &str =
         include_str!("../templates/webhook/config/default/resources.yaml");

@@ -271,6 +271,47 @@ pub fn create_webhook(options: &WebhookOptions) -> Result<()> {
             ))
         })?;
     }
+    // The certificate the manager keeps is trusted where the webhooks are: its environment
+    // names this kind's configuration or CRD, its RBAC the CRD. A project whose
+    // config/default takes cert-manager's certificate instead (made before, or switched)
+    // has no anchor there and needs none of it.
+    let env_patch = Path::new("config/default/manager_webhook_patch.yaml");
+    let kept = plan.exists(env_patch)
+        && plan
+            .read(env_patch)?
+            .lines()
+            .any(|l| l.trim() == CERT_ENV_ANCHOR);
+    if kept {
+        let crd = format!("{}.{}", gvk.plural, gvk.api_group);
+        plan.edit(env_patch, |t| {
+            let mut t = t.to_string();
+            for (wanted, entry) in [
+                (options.defaulting, template::webhook::CERT_ENV_MUTATING),
+                (options.validation, template::webhook::CERT_ENV_VALIDATING),
+            ] {
+                let name = entry.lines().next().unwrap_or_default().trim();
+                if wanted && !t.lines().any(|l| l.trim() == name) {
+                    t = insert_block_before_anchor(&t, CERT_ENV_ANCHOR, entry)?;
+                }
+            }
+            if options.conversion {
+                t = with_conversion_crd(&t, &crd)?;
+            }
+            Ok(t)
+        })?;
+        if options.conversion {
+            plan.edit("config/webhook-certs/role.yaml", |t| {
+                if t.lines().any(|l| l.trim() == format!("- {crd}")) {
+                    return Ok(t.to_string());
+                }
+                insert_block_before_anchor(
+                    t,
+                    "# +operator:scaffold:webhook-cert-crds",
+                    &render(template::webhook::CERT_CRD_RULE),
+                )
+            })?;
+        }
+    }
     if !plan.exists(&version_mod) {
         plan.create(&version_mod, render(template::webhook::VERSION_MOD));
     }
@@ -502,8 +543,10 @@ pub fn create_webhook(options: &WebhookOptions) -> Result<()> {
     if first {
         eprintln!(
             "created {} (webhooks::all(), served by main.rs beside the manager; \
-             --enable-webhooks=false runs without them), config/webhook, config/certmanager and \
-             the webhook wiring of config/default (cert-manager must be installed in the cluster)",
+             --enable-webhooks=false runs without them), config/webhook, config/webhook-certs \
+             (the manager keeps its webhook certificate itself; no cert-manager needed), \
+             config/certmanager (the switch to cert-manager, off) and the webhook wiring of \
+             config/default",
             webhooks_mod.display()
         );
     }
@@ -586,6 +629,43 @@ fn set_webhooks(text: &str, index: usize, webhooks: &Webhooks) -> Result<String>
              entry of this kind and version by hand"
         ),
     }
+}
+
+/// Where `create webhook` adds to the environment of the manager that keeps its certificate.
+const CERT_ENV_ANCHOR: &str = "# +operator:scaffold:webhook-cert-env";
+
+/// The patch's environment with `crd` in `WEBHOOK_CONVERSION_CRDS` (a comma-separated list),
+/// made before the anchor if it is not there yet.
+fn with_conversion_crd(text: &str, crd: &str) -> Result<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    if let Some(at) = lines
+        .iter()
+        .position(|l| l.trim() == "- name: WEBHOOK_CONVERSION_CRDS")
+    {
+        let Some(value) = lines.get(at + 1).filter(|l| l.trim().starts_with("value:")) else {
+            bail!(
+                "config/default/manager_webhook_patch.yaml: WEBHOOK_CONVERSION_CRDS has no \
+                 `value:` on the next line; add {crd} to its comma-separated list by hand"
+            );
+        };
+        let list = value.trim().trim_start_matches("value:").trim();
+        if list.split(',').any(|c| c.trim() == crd) {
+            return Ok(text.to_string());
+        }
+        let indent = &value[..value.len() - value.trim_start().len()];
+        let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        out[at + 1] = if list.is_empty() {
+            format!("{indent}value: {crd}")
+        } else {
+            format!("{indent}value: {list},{crd}")
+        };
+        return Ok(out.join("\n") + "\n");
+    }
+    insert_block_before_anchor(
+        text,
+        CERT_ENV_ANCHOR,
+        &format!("- name: WEBHOOK_CONVERSION_CRDS\n  value: {crd}\n"),
+    )
 }
 
 #[cfg(test)]

@@ -213,8 +213,8 @@ fn check_default(config: &Path) -> Vec<Value> {
          lists it, and `cargo xtask manifests` generates it from the #[webhook] markers",
         manifests.display()
     );
-    let (ns, prefix) = namespace_and_prefix(&config);
-    let objects = render(&config, "default");
+    let (ns, prefix) = namespace_and_prefix(config);
+    let objects = render(config, "default");
 
     // Namespace and prefix on everything.
     for o in &objects {
