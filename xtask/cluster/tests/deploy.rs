@@ -66,20 +66,42 @@ async fn scenario(kubeconfig: PathBuf, scratch: PathBuf) {
     };
 
     // config/default needs no cert-manager: the manager keeps its webhook certificate
-    // itself. config/certmanager (cert-manager's way, a switch in config/default) cannot be
-    // taken by a cluster without cert-manager's CRDs: deploy says so and applies nothing.
-    let cert_manager_way = tokio::task::spawn_blocking(move || {
-        deploy::render(&root(), Path::new("config/certmanager"), "unused:latest")
-    })
-    .await
-    .unwrap()
-    .expect("rendering config/certmanager");
+    // itself. Switched to cert-manager (config/certmanager's objects beside the rest), it
+    // cannot be taken by a cluster without cert-manager's CRDs: deploy says so and applies
+    // nothing.
+    let mut cert_manager_way = objects.clone();
+    let issued = envtest::kustomize::build(&root().join("config/certmanager"))
+        .expect("rendering config/certmanager");
+    for doc in serde_yaml::Deserializer::from_str(&issued) {
+        use serde::Deserialize as _;
+        let value = serde_json::Value::deserialize(doc).unwrap();
+        if value.is_null() {
+            continue;
+        }
+        let object: DynamicObject = serde_json::from_value(value).unwrap();
+        let types = object.types.clone().unwrap();
+        let (group, version) = types
+            .api_version
+            .split_once('/')
+            .unwrap_or(("", &types.api_version));
+        cert_manager_way.push(deploy::Rendered {
+            gvk: GroupVersionKind::gvk(group, version, &types.kind),
+            object,
+        });
+    }
     let err = deploy::deploy(&client, cert_manager_way, Duration::from_secs(120))
         .await
         .expect_err("deploy without cert-manager's CRDs");
     let message = format!("{err:#}");
     assert!(message.contains("cert-manager"), "{message}");
     assert!(message.contains("nothing was applied"), "{message}");
+    assert!(
+        deploy::leftovers(&client, PROJECT)
+            .await
+            .unwrap()
+            .is_empty(),
+        "a refused deploy applied something"
+    );
 
     let report = deploy::deploy(&client, objects.clone(), Duration::from_secs(120))
         .await
