@@ -19,6 +19,17 @@ use serde_yaml::Value;
 const CERT_DIR: &str = "/tmp/k8s-webhook-server/serving-certs";
 const CERT_SECRET: &str = "webhook-server-cert";
 const WEBHOOK_PORT: u64 = 9443;
+/// The generated webhook configurations, by kind, before the prefix.
+const WEBHOOK_CONFIGURATIONS: [(&str, &str); 2] = [
+    (
+        "MutatingWebhookConfiguration",
+        "mutating-webhook-configuration",
+    ),
+    (
+        "ValidatingWebhookConfiguration",
+        "validating-webhook-configuration",
+    ),
+];
 
 /// Kinds without a namespace (everything else in the render must be in the operator's).
 const CLUSTER_SCOPED: &[&str] = &[
@@ -244,16 +255,7 @@ fn check_default(config: &Path) -> Vec<Value> {
     // namespace.
     let webhook_service = format!("{prefix}webhook-service");
     let mut paths = BTreeSet::new();
-    for (kind_, name_) in [
-        (
-            "MutatingWebhookConfiguration",
-            "mutating-webhook-configuration",
-        ),
-        (
-            "ValidatingWebhookConfiguration",
-            "validating-webhook-configuration",
-        ),
-    ] {
+    for (kind_, name_) in WEBHOOK_CONFIGURATIONS {
         let conf = find(&objects, kind_, &format!("{prefix}{name_}"));
         let webhooks = list(conf, &["webhooks"]);
         assert!(!webhooks.is_empty(), "{kind_} has no webhooks");
@@ -382,16 +384,7 @@ fn cert_manager_issues_the_certificate(objects: &[Value], ns: &str, prefix: &str
     }
 
     let inject = format!("{ns}/{prefix}serving-cert");
-    for (kind_, name_) in [
-        (
-            "MutatingWebhookConfiguration",
-            "mutating-webhook-configuration",
-        ),
-        (
-            "ValidatingWebhookConfiguration",
-            "validating-webhook-configuration",
-        ),
-    ] {
+    for (kind_, name_) in WEBHOOK_CONFIGURATIONS {
         let conf = find(&objects, kind_, &format!("{prefix}{name_}"));
         assert_eq!(
             str_at(

@@ -482,19 +482,26 @@ pub enum Renewal {
     Forced(Duration),
 }
 
-/// The CA bundle of every webhook of every configuration (empty where there is none).
-async fn ca_bundles(client: &Client) -> Vec<String> {
-    let mut bundles = Vec::new();
-    for kind in [
+/// The two kinds of webhook configuration, each with its API.
+fn webhook_configurations(client: &Client) -> [(&'static str, Api<DynamicObject>); 2] {
+    [
         "MutatingWebhookConfiguration",
         "ValidatingWebhookConfiguration",
-    ] {
+    ]
+    .map(|kind| {
         let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(
             "admissionregistration.k8s.io",
             "v1",
             kind,
         ));
-        let api: Api<DynamicObject> = Api::all_with(client.clone(), &resource);
+        (kind, Api::all_with(client.clone(), &resource))
+    })
+}
+
+/// The CA bundle of every webhook of every configuration (empty where there is none).
+async fn ca_bundles(client: &Client) -> Vec<String> {
+    let mut bundles = Vec::new();
+    for (_, api) in webhook_configurations(client) {
         let Ok(list) = api.list(&ListParams::default()).await else {
             continue;
         };
@@ -825,16 +832,7 @@ impl WebhookPki {
 async fn point_webhooks_at_loopback(client: &Client, ca_pem: Option<&str>) {
     use base64::Engine as _;
     let bundle = ca_pem.map(|pem| base64::engine::general_purpose::STANDARD.encode(pem));
-    for kind in [
-        "MutatingWebhookConfiguration",
-        "ValidatingWebhookConfiguration",
-    ] {
-        let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(
-            "admissionregistration.k8s.io",
-            "v1",
-            kind,
-        ));
-        let api: Api<DynamicObject> = Api::all_with(client.clone(), &resource);
+    for (kind, api) in webhook_configurations(client) {
         for config in api.list(&ListParams::default()).await.unwrap() {
             // A strategic merge patch merges the list by name and keeps the rest of each
             // webhook (rules, policies) as deployed; `service: null` removes the Service.
