@@ -395,16 +395,7 @@ fn cert_manager_issues_the_certificate(objects: &[Value], ns: &str, prefix: &str
             "{kind_}"
         );
     }
-    let deployment = find(
-        &objects,
-        "Deployment",
-        &format!("{prefix}controller-manager"),
-    );
-    let pod = &deployment["spec"]["template"];
-    let manager = list(pod, &["spec", "containers"])
-        .iter()
-        .find(|c| str_at(c, &["name"]) == Some("manager"))
-        .expect("a container named manager");
+    let (pod, manager) = manager_of(&objects, prefix);
     let args = strings(manager, &["args"]);
     assert!(
         args.contains(&format!("--webhook-cert-path={CERT_DIR}")),
@@ -423,10 +414,8 @@ fn cert_manager_issues_the_certificate(objects: &[Value], ns: &str, prefix: &str
     assert_eq!(str_at(volume, &["secret", "secretName"]), Some(CERT_SECRET));
 }
 
-/// The default way: the manager keeps the certificate in a Secret, told its name, the
-/// prefixed Service's and the prefixed configurations' by environment variables, and its
-/// RBAC grants exactly that Secret and those two configurations, by name.
-fn manager_keeps_its_certificate(objects: &[Value], ns: &str, prefix: &str) {
+/// The prefixed Deployment's pod template and its container named manager.
+fn manager_of<'a>(objects: &'a [Value], prefix: &str) -> (&'a Value, &'a Value) {
     let deployment = find(
         objects,
         "Deployment",
@@ -437,6 +426,14 @@ fn manager_keeps_its_certificate(objects: &[Value], ns: &str, prefix: &str) {
         .iter()
         .find(|c| str_at(c, &["name"]) == Some("manager"))
         .expect("a container named manager");
+    (pod, manager)
+}
+
+/// The default way: the manager keeps the certificate in a Secret, told its name, the
+/// prefixed Service's and the prefixed configurations' by environment variables, and its
+/// RBAC grants exactly that Secret and those two configurations, by name.
+fn manager_keeps_its_certificate(objects: &[Value], ns: &str, prefix: &str) {
+    let (_, manager) = manager_of(objects, prefix);
     let env = |name: &str| {
         list(manager, &["env"])
             .iter()
