@@ -121,13 +121,6 @@ impl ControlPlane {
     /// starts it again with the same command line, ports and certificates; returns once it runs
     /// again. For tests of what survives an API server restart.
     pub async fn restart(&mut self, name: &str) -> Result<(), Error> {
-        self.restart_with(name, &[]).await
-    }
-
-    /// [`restart`](Self::restart), with `extra` flags after its own (a flag given twice takes
-    /// the later value): say, the API server with a low `--max-requests-inflight`. The next
-    /// restart goes back to the component's own command line.
-    pub async fn restart_with(&mut self, name: &str, extra: &[String]) -> Result<(), Error> {
         let index = self
             .state
             .components
@@ -144,9 +137,7 @@ impl ControlPlane {
             let mut old = self.children.remove(i);
             let _ = old.wait();
         }
-        let mut args = component.args.clone();
-        args.extend(extra.iter().cloned());
-        let (child, pid) = spawn_process(&component.exe, &args, &component.log, true)?;
+        let (child, pid) = spawn_process(&component.exe, &component.args, &component.log, true)?;
         self.children.push(child);
         self.state.components[index].pid = pid;
         save_state(&self.state)

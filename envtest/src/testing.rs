@@ -52,6 +52,13 @@ impl TestEnv {
         Ok(Self { config, client })
     }
 
+    /// The cluster of `config` (an admin's), such as a control plane a test started for
+    /// itself ([`crate::plane::ControlPlane::config`]).
+    pub fn from_config(config: Config) -> Result<Self, Error> {
+        let client = Client::try_from(config.clone())?;
+        Ok(Self { config, client })
+    }
+
     pub fn client(&self) -> Client {
         self.client.clone()
     }
