@@ -47,6 +47,10 @@ pub struct Options {
     /// Serve the API server's `/debug/pprof` (`--profiling`), for finding where it spends
     /// its CPU; off by default, as in a production cluster's hardening guides.
     pub profiling: bool,
+    /// Flags for the API server after its own (a flag given twice takes the later value),
+    /// kept across [`ControlPlane::restart`]: say, `--watch-cache-sizes=<resource>#0` for a
+    /// test whose watches must expire.
+    pub apiserver_args: Vec<String>,
 }
 
 impl Options {
@@ -56,6 +60,7 @@ impl Options {
             nodes: 3,
             ready_timeout: Duration::from_secs(120),
             profiling: false,
+            apiserver_args: Vec::new(),
         }
     }
 }
@@ -395,7 +400,10 @@ impl Starting {
                 // before the response completes, so the log is complete for every answered
                 // request and nothing is lost when `down` kills the API server.
                 "--audit-log-mode=blocking".into(),
-            ],
+            ]
+            .into_iter()
+            .chain(options.apiserver_args.iter().cloned())
+            .collect(),
         )?;
         let client = admin_client(&admin_kubeconfig).await?;
         self.wait("the API server to be ready (/readyz)", options, || {

@@ -849,6 +849,7 @@ async fn with_leader_election_one_instance_reconciles_and_another_takes_over() {
 async fn plane_of_its_own(
     ns: &str,
     nodes: usize,
+    apiserver_args: &[&str],
 ) -> (
     tempfile::TempDir,
     envtest::plane::ControlPlane,
@@ -858,6 +859,7 @@ async fn plane_of_its_own(
     let scratch = tempfile::tempdir().unwrap();
     let mut options = envtest::Options::new(scratch.path().join("plane"));
     options.nodes = nodes;
+    options.apiserver_args = apiserver_args.iter().map(|a| a.to_string()).collect();
     let plane = envtest::plane::start(&options)
         .await
         .unwrap()
@@ -892,7 +894,7 @@ async fn plane_of_its_own(
 async fn the_operator_recovers_from_an_api_server_restart() {
     // A control plane of its own: restarting the shared one would disturb the other tests.
     let ns = "restart";
-    let (_scratch, mut plane, config, client) = plane_of_its_own(ns, 1).await;
+    let (_scratch, mut plane, config, client) = plane_of_its_own(ns, 1, &[]).await;
 
     let operator = Operator::start(config, ns, |_| {});
     let mcs: Api<Memcached> = Api::namespaced(client.clone(), ns);
@@ -954,11 +956,26 @@ async fn the_operator_recovers_from_an_api_server_restart() {
 
 /// A plain HTTP/1.1 GET on loopback: (status code, body).
 async fn http_get(port: u16, path: &str) -> Option<(u16, String)> {
+    http_request(port, "GET", path, "").await
+}
+
+/// A plain HTTP/1.0 request on loopback (so the answer comes whole, not in chunks), with a
+/// JSON body unless `body` is empty: (status code, body).
+async fn http_request(port: u16, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
         .await
         .ok()?;
-    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    let mut request = format!("{method} {path} HTTP/1.0\r\nHost: localhost\r\n");
+    if !body.is_empty() {
+        write!(
+            request,
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            body.len()
+        )
+        .unwrap();
+    }
+    write!(request, "\r\n{body}").unwrap();
     stream.write_all(request.as_bytes()).await.ok()?;
     let mut response = String::new();
     stream.read_to_string(&mut response).await.ok()?;
@@ -1022,6 +1039,8 @@ async fn metrics_and_probes_are_served() {
 struct Killable {
     runtime: tokio::runtime::Runtime,
     metrics: Arc<Metrics>,
+    /// Its lists of Memcacheds.
+    lists: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Killable {
@@ -1039,9 +1058,25 @@ impl Killable {
             .build()
             .unwrap();
         let metrics = Arc::new(Metrics::new());
+        let lists = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let client = {
             let _inside = runtime.enter();
-            counting_client(config.clone(), metrics.clone()).unwrap()
+            // As `counting_client`, and counting the lists of Memcacheds (a watcher lists
+            // when it starts and when its watch expired).
+            let (metrics, lists) = (metrics.clone(), lists.clone());
+            let layer =
+                tower::util::MapRequestLayer::new(move |req: http::Request<kube::client::Body>| {
+                    metrics.request(req.method().as_str(), req.uri().path());
+                    let watch = req.uri().query().is_some_and(|q| q.contains("watch="));
+                    if req.uri().path().ends_with("/memcacheds") && !watch {
+                        lists.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    }
+                    req
+                });
+            kube::client::ClientBuilder::try_from(config.clone())
+                .unwrap()
+                .with_layer(&layer)
+                .build()
         };
         let options = ManagerOptions {
             leader_election: Some(election(ns, identity, lease)),
@@ -1063,7 +1098,11 @@ impl Killable {
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
         });
-        Self { runtime, metrics }
+        Self {
+            runtime,
+            metrics,
+            lists,
+        }
     }
 
     fn kill(self) {
@@ -1071,11 +1110,110 @@ impl Killable {
     }
 }
 
+/// A TCP relay between the operator and the API server that can cut the operator off: every
+/// connection through it dropped and new ones closed at once, while the rest of the cluster
+/// goes on.
+struct Relay {
+    port: u16,
+    cut: tokio::sync::watch::Sender<bool>,
+}
+
+impl Relay {
+    /// Relays to the API server of `config`.
+    async fn start(config: &kube::Config) -> Self {
+        let upstream = config.cluster_url.authority().unwrap().to_string();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (cut, cuts) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                if *cuts.borrow() {
+                    continue;
+                }
+                let (upstream, mut cuts) = (upstream.clone(), cuts.clone());
+                tokio::spawn(async move {
+                    let Ok(mut outbound) = tokio::net::TcpStream::connect(upstream).await else {
+                        return;
+                    };
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                        _ = cuts.wait_for(|cut| *cut) => {}
+                    }
+                });
+            }
+        });
+        Self { port, cut }
+    }
+
+    /// `config`, through the relay (the API server's certificate names 127.0.0.1 whatever
+    /// the port).
+    fn config(&self, config: &kube::Config) -> kube::Config {
+        let mut config = config.clone();
+        config.cluster_url = format!("https://127.0.0.1:{}", self.port).parse().unwrap();
+        config
+    }
+
+    fn set_cut(&self, cut: bool) {
+        self.cut.send_replace(cut);
+    }
+}
+
+/// The lists of Memcacheds the instances made so far.
+fn listed(instances: &[Killable]) -> usize {
+    instances
+        .iter()
+        .map(|k| k.lists.load(std::sync::atomic::Ordering::SeqCst))
+        .sum()
+}
+
+/// Merges `patch` into the Memcacheds `mc-0` to `mc-<n - 1>`, all at once.
+async fn patch_all(mcs: &Api<Memcached>, n: usize, patch: serde_json::Value) {
+    futures::future::join_all((0..n).map(|j| {
+        let name = format!("mc-{j}");
+        let patch = Patch::Merge(patch.clone());
+        async move {
+            mcs.patch(&name, &PatchParams::default(), &patch)
+                .await
+                .unwrap()
+        }
+    }))
+    .await;
+}
+
+/// Compacts etcd's history up to its current revision, through its JSON gateway on
+/// `port`: a watch from an older resource version that the API server serves from etcd
+/// then gets 410 Gone. Returns the revision.
+async fn compact_etcd(port: u16) -> i64 {
+    let post = |path: &'static str, body: String| async move {
+        let (code, answer) = http_request(port, "POST", path, &body)
+            .await
+            .unwrap_or_else(|| panic!("etcd at port {port} does not answer {path}"));
+        assert_eq!(code, 200, "etcd {path}: {answer}");
+        serde_json::from_str::<serde_json::Value>(&answer).unwrap()
+    };
+    // Any read says the current revision in its header ("Lw==" is the key "/").
+    let range = post("/v3/kv/range", r#"{"key": "Lw=="}"#.to_string()).await;
+    let revision: i64 = range["header"]["revision"]
+        .as_str()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or_else(|| panic!("no revision in etcd's answer {range}"));
+    post(
+        "/v3/kv/compaction",
+        format!(r#"{{"revision": "{revision}", "physical": true}}"#),
+    )
+    .await;
+    revision
+}
+
 /// What goes wrong, in the battery's order.
 #[derive(Debug, Clone, Copy)]
 enum Fault {
     ApiServerRestarted,
     EtcdRestarted,
+    /// Both instances cut off from the API server for a few seconds (their connections
+    /// dropped) while etcd is compacted: their watches of Memcacheds expire (410 Gone), and
+    /// they must list again to see what changed meanwhile. The API server runs on.
+    WatchesExpired,
     /// Both instances killed (SIGKILL-like) and started again: a cold start.
     OperatorKilled,
     /// The leader killed; the standby takes over; a new standby starts.
@@ -1284,7 +1422,15 @@ async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
         .unwrap_or(12);
     // A control plane of its own: restarting the shared one would disturb the other tests.
     let ns = "faults";
-    let (_scratch, mut plane, admin, client) = plane_of_its_own(ns, 2).await;
+    // Memcacheds are watched from etcd, not the API server's watch cache (which keeps at
+    // least 75 s of history, so no short outage expires a watch): compacting etcd then
+    // expires the operator's watches of them (see `Fault::WatchesExpired`).
+    let (_scratch, mut plane, admin, client) = plane_of_its_own(
+        ns,
+        2,
+        &["--watch-cache-sizes=memcacheds.cache.example.com#0"],
+    )
+    .await;
     // The operator runs as its service account with the generated roles, as in a cluster:
     // the API server's flow control treats it as it would there (the admin is exempt).
     let role_yaml = std::fs::read_to_string(workspace().join("config/rbac/role.yaml")).unwrap();
@@ -1293,6 +1439,9 @@ async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
         .operator_config(ns, ACCOUNT, &role_yaml)
         .await
         .unwrap();
+    // The instances reach the API server through a relay that can cut them off.
+    let relay = Relay::start(&config).await;
+    let config = relay.config(&config);
 
     let lease = Duration::from_secs(6);
     let mut generation = 0;
@@ -1335,13 +1484,14 @@ async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
     let slack = Duration::from_millis(500) * n as u32;
     converge(1, Duration::from_secs(120) + slack).await.unwrap();
 
-    // FAULTS picks some, in its order (`api,etcd,kill,leader,throttle`).
+    // FAULTS picks some, in its order (`api,etcd,expire,kill,leader,throttle`).
     let faults: Vec<Fault> = match std::env::var("FAULTS") {
         Ok(names) => names
             .split(',')
             .map(|name| match name.trim() {
                 "api" => Fault::ApiServerRestarted,
                 "etcd" => Fault::EtcdRestarted,
+                "expire" => Fault::WatchesExpired,
                 "kill" => Fault::OperatorKilled,
                 "leader" => Fault::LeaderKilled,
                 "throttle" => Fault::ApiServerThrottling,
@@ -1352,6 +1502,7 @@ async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
             Fault::ApiServerRestarted,
             Fault::ApiServerRestarted,
             Fault::EtcdRestarted,
+            Fault::WatchesExpired,
             Fault::OperatorKilled,
             Fault::LeaderKilled,
             Fault::ApiServerThrottling,
@@ -1372,23 +1523,25 @@ async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
         let exits_before = exits.load(std::sync::atomic::Ordering::SeqCst);
         let mut killed_reconciles = 0;
         let mut throttled = false;
-        futures::future::join_all((0..n).map(|j| {
-            let mcs = mcs.clone();
-            async move {
-                mcs.patch(
-                    &format!("mc-{j}"),
-                    &PatchParams::default(),
-                    &Patch::Merge(serde_json::json!({"spec": {"size": size}})),
-                )
-                .await
-                .unwrap();
-            }
-        }))
-        .await;
+        let mut lists_before = None;
+        patch_all(&mcs, n, serde_json::json!({"spec": {"size": size}})).await;
         let injected = Instant::now();
         match fault {
             Fault::ApiServerRestarted => plane.restart("kube-apiserver").await.unwrap(),
             Fault::EtcdRestarted => plane.restart("etcd").await.unwrap(),
+            Fault::WatchesExpired => {
+                lists_before = Some(listed(&instances));
+                relay.set_cut(true);
+                // Each Memcached written while they are away (so what they saw last is
+                // history), and the history compacted.
+                let mark = serde_json::json!({"metadata": {"annotations": {
+                    "faults.example.com/expired": i.to_string()}}});
+                patch_all(&mcs, n, mark).await;
+                let etcd = plane.state.components.iter().find(|c| c.name == "etcd");
+                compact_etcd(etcd.unwrap().port).await;
+                tokio::time::sleep(Duration::from_secs(2)).await;
+                relay.set_cut(false);
+            }
             Fault::ApiServerThrottling => {
                 throttled = true;
                 throttle(&client, ns, ACCOUNT).await;
@@ -1468,6 +1621,18 @@ async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
              {exited} managers exited (lease lost) and started again",
             took.as_secs_f64()
         );
+        if let Some(before) = lists_before {
+            let lists = listed(&instances) - before;
+            write!(
+                row,
+                "; {lists} lists of Memcacheds after the watches expired"
+            )
+            .unwrap();
+            assert!(
+                lists > 0,
+                "no instance listed again after its watches expired"
+            );
+        }
         if throttled {
             // Counted since the restart (the API server's metrics start again with it).
             let (served, rejected) = throttled_requests(&client).await;
