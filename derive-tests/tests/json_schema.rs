@@ -16,7 +16,7 @@ use std::process::Command;
 
 mod support;
 
-use support::{PROFILES, dependency_line, kube_core_only, workspace_root};
+use support::{PROFILES, case_dependencies, dependency_line, workspace_root};
 
 /// A kind of a case: its path, and the paths of the types of its `spec` and `status`
 /// (inside an `Option`) where the field carries no markers of its own (so the type's
@@ -304,10 +304,9 @@ fn every_parity_case_implements_json_schema_as_its_crd() {
     let deps = format!(
         "operator-derive = {{ path = {:?} }}\n{}",
         root.join("operator-derive").display().to_string(),
-        ["k8s-openapi", "serde", "serde_json", "schemars"]
-            .iter()
-            .map(|d| dependency_line(&manifest, d))
-            .chain([kube_core_only(&manifest)])
+        case_dependencies(&manifest)
+            .into_iter()
+            .chain([dependency_line(&manifest, "schemars")])
             .collect::<Vec<_>>()
             .join("\n")
     );

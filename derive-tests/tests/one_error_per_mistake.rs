@@ -9,7 +9,7 @@ use std::process::Command;
 
 mod support;
 
-use support::{PROFILES, dependency_line, kube_core_only, workspace_root};
+use support::{PROFILES, case_dependencies, workspace_root};
 
 /// Builds memcached's API module with `from` replaced by `to` in `v1alpha1.rs`; returns
 /// the compiler's errors as (message, file, line).
@@ -30,11 +30,7 @@ fn build_api(from: &str, to: &str, extra_manifest: &str) -> Vec<(String, String,
         format!("api-case-{:016x}", hasher.finish())
     };
     let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
-    let deps: Vec<String> = ["k8s-openapi", "serde", "serde_json"]
-        .iter()
-        .map(|d| dependency_line(&manifest, d))
-        .chain([kube_core_only(&manifest)])
-        .collect();
+    let deps = case_dependencies(&manifest);
     std::fs::write(
         dir.path().join("Cargo.toml"),
         format!(

@@ -23,6 +23,33 @@ pub fn dependency_line(workspace_manifest: &str, name: &str) -> String {
         .to_string()
 }
 
+/// The dependency lines of every crate these tests build beside the UI cases (but the
+/// derive's own, and schemars where a crate wants it): k8s-openapi, serde and serde_json
+/// with the feature `alloc`, and kube's core. schemars turns `alloc` on; with the same
+/// features asked by every crate, with schemars or without, serde and all that is built on
+/// it (serde_json, k8s-openapi, kube-core) are built once in the shared target directory,
+/// not once for each feature set.
+pub fn case_dependencies(workspace_manifest: &str) -> Vec<String> {
+    let with_alloc = |name: &str| {
+        let line = dependency_line(workspace_manifest, name);
+        let (key, value) = line.split_once(" = ").unwrap();
+        if let Some(version) = value.strip_prefix('"') {
+            format!("{key} = {{ version = \"{version}, features = [\"alloc\"] }}")
+        } else if value.contains("features = [") {
+            line.replacen("features = [", "features = [\"alloc\", ", 1)
+        } else {
+            let inner = value.trim_end().strip_suffix('}').expect("an inline table");
+            format!("{key} = {}, features = [\"alloc\"] }}", inner.trim_end())
+        }
+    };
+    vec![
+        dependency_line(workspace_manifest, "k8s-openapi"),
+        with_alloc("serde"),
+        with_alloc("serde_json"),
+        kube_core_only(workspace_manifest),
+    ]
+}
+
 /// The value of `key = "..."` in a one-line dependency.
 fn string_value<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     let at = line.find(&format!("{key} = \""))? + key.len() + 4;
