@@ -99,6 +99,10 @@ pub struct BenchArgs {
     /// Available only once all pods are ready).
     #[arg(long, value_enum)]
     against: Option<Against>,
+    /// With --against, only the equal-concurrency mode (the one the overhead target is
+    /// stated in), not each operator's defaults too: half the runs of a round.
+    #[arg(long, requires = "against")]
+    equal_only: bool,
     /// Seconds of steady state in which requests and writes are counted.
     #[arg(long, default_value_t = 60)]
     steady: u64,
@@ -185,11 +189,11 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         ),
         None => None,
     };
-    let modes = if go.is_some() {
-        vec![
-            Mode::Defaults,
-            Mode::Equal(args.concurrency.unwrap_or(OURS_DEFAULT_CONCURRENCY)),
-        ]
+    let equal = Mode::Equal(args.concurrency.unwrap_or(OURS_DEFAULT_CONCURRENCY));
+    let modes = if go.is_some() && args.equal_only {
+        vec![equal]
+    } else if go.is_some() {
+        vec![Mode::Defaults, equal]
     } else {
         vec![args.concurrency.map_or(Mode::Defaults, Mode::Equal)]
     };
@@ -403,6 +407,19 @@ mod tests {
             .expect("refused");
         assert_eq!(err.kind(), clap::error::ErrorKind::ArgumentConflict);
         assert!(err.to_string().contains("--kubeconfig"), "{err}");
+    }
+
+    #[test]
+    fn equal_only_needs_another_operator() {
+        use clap::Parser as _;
+        let args = Cli::try_parse_from(["bench", "--against", "go-same-work", "--equal-only"])
+            .expect("parses");
+        assert!(args.bench.equal_only);
+        let err = Cli::try_parse_from(["bench", "--equal-only"])
+            .err()
+            .expect("refused");
+        assert_eq!(err.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+        assert!(err.to_string().contains("--against"), "{err}");
     }
 
     #[test]

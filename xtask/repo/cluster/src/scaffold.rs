@@ -19,6 +19,10 @@
 //!    --check` and `cargo xtask test` must pass on the control plane that is up, every
 //!    operator-rs crate built from its package.
 //!
+//! 5. A second project, namespace-scoped (`init --namespaced`), passes its own `cargo xtask
+//!    test` too: its controllers and its whole manager run as the operator's service account
+//!    under the Roles it generated, and the audit log's report refuses nothing.
+//!
 //! It shares this workspace's target directory and lock file, so the crates.io dependencies'
 //! builds are the workspace's, and the project builds only operator-rs's crates (from their
 //! packages) and its own.
@@ -171,15 +175,7 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
     std::fs::copy(root.join("Cargo.lock"), project.join("Cargo.lock"))
         .context("copying Cargo.lock")?;
 
-    let in_project = |args: &[&str]| {
-        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-        operator_xtask::as_if_typed(&mut cmd);
-        cmd.args(args)
-            .current_dir(&project)
-            .env("CARGO_TARGET_DIR", &target)
-            .env("ENVTEST_STATE_DIR", cluster::state_dir());
-        cmd
-    };
+    let in_project = |args: &[&str]| in_project(&project, &target, args);
     let started = Instant::now();
     let shared = align_features(&root, &project, &mut || in_project(&[]))?;
     let aligned = started.elapsed();
@@ -230,7 +226,7 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
         "a_new_certificate_is_observed",
         "a_guestbook_owns_its_certificate",
     ];
-    let runs = cluster_tests.iter().map(|test| (test, &output));
+    let runs = cluster_tests.iter().map(|test| (test, &output.stdout));
     let unit_runs = cargo_operator::MORE_WEBHOOKS_UNIT_TESTS
         .iter()
         .map(|test| (test, &beside));
@@ -242,11 +238,14 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
             bail!("the new project's cargo xtask test did not run {test}");
         }
     }
+    let started = Instant::now();
+    namespaced_project_passes_its_tests(&scaffolder, scratch.path(), version, &root, &target)?;
+    let namespaced = started.elapsed();
     eprintln!(
         "scaffold from the packages: cargo package ({} crates) {:.1}s, registry {:.1}s, \
          cargo install cargo-operator {:.0}s; init + {} create api + {} create webhook in \
          {:.2}s, create api --external (cert-manager's Certificate) {:.2}s; units compared and aligned in {:.1}s ({shared}); its cargo xtask manifests \
-         --check {:.1}s, cargo xtask test {:.0}s",
+         --check {:.1}s, cargo xtask test {:.0}s; the namespace-scoped project in {:.0}s",
         crates.len(),
         packaged.as_secs_f64(),
         registry_made.as_secs_f64(),
@@ -257,8 +256,138 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
         external_made.as_secs_f64(),
         aligned.as_secs_f64(),
         manifests.as_secs_f64(),
-        tested.as_secs_f64()
+        tested.as_secs_f64(),
+        namespaced.as_secs_f64()
     );
+    Ok(())
+}
+
+/// `cargo` in `project`, as if typed there, building into `target` and using the control
+/// plane that is up.
+fn in_project(project: &Path, target: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    operator_xtask::as_if_typed(&mut cmd);
+    cmd.args(args)
+        .current_dir(project)
+        .env("CARGO_TARGET_DIR", target)
+        .env("ENVTEST_STATE_DIR", cluster::state_dir());
+    cmd
+}
+
+/// A namespace-scoped project (`init --namespaced`): a kind with its controller and
+/// cert-manager's Certificate with one, every rule in Roles. Its own `cargo xtask test`
+/// passes with its controllers and its whole manager (the binary, with leader election and
+/// `--watch-namespace`; `scaffold/namespaced_manager_test.rs`) running as the operator's
+/// service account under those Roles only, and the audit log's report refusing nothing.
+fn namespaced_project_passes_its_tests(
+    scaffolder: &Path,
+    scratch: &Path,
+    version: &str,
+    root: &Path,
+    target: &Path,
+) -> Result<()> {
+    let project = scratch.join("tenant-operator");
+    run_step(
+        "cargo operator init --namespaced (a second project, namespace-scoped)",
+        Command::new(scaffolder)
+            .args(["operator", "init"])
+            .arg(&project)
+            .args(["--domain", "example.com", "--namespaced"])
+            .args(["--operator-rs-version", version])
+            .current_dir(scratch),
+    )?;
+    let api = [
+        "--group",
+        "cache",
+        "--version",
+        "v1alpha1",
+        "--kind",
+        "Memcached",
+    ];
+    run_step(
+        &format!("cargo operator create api {}", api.join(" ")),
+        Command::new(scaffolder)
+            .args(["operator", "create", "api"])
+            .args(api)
+            .current_dir(&project),
+    )?;
+    let certificates = envtest::certmanager::crds_dir()
+        .context("cert-manager's CRDs")?
+        .join(CERTIFICATE_CRD);
+    let kept = project.join("third_party").join(CERTIFICATE_CRD);
+    std::fs::create_dir_all(kept.parent().context("third_party")?)
+        .context("creating third_party/")?;
+    std::fs::copy(&certificates, &kept)
+        .with_context(|| format!("copying {}", certificates.display()))?;
+    let from = format!("third_party/{CERTIFICATE_CRD}");
+    let external = ["--external", "--from-crd", from.as_str()];
+    run_step(
+        &format!("cargo operator create api {}", external.join(" ")),
+        Command::new(scaffolder)
+            .args(["operator", "create", "api"])
+            .args(external)
+            .current_dir(&project),
+    )?;
+    let test = project.join("tenant-operator/tests/manager.rs");
+    std::fs::write(
+        &test,
+        include_str!("../scaffold/namespaced_manager_test.rs"),
+    )
+    .with_context(|| format!("writing {}", test.display()))?;
+    nothing_from_this_repository(&project, root)?;
+    std::fs::copy(root.join("Cargo.lock"), project.join("Cargo.lock"))
+        .context("copying Cargo.lock")?;
+    let shared = align_features(root, &project, &mut || in_project(&project, target, &[]))?;
+    eprintln!("==> the namespace-scoped project: {shared}");
+    run_step(
+        "the namespace-scoped project's cargo xtask manifests",
+        &mut in_project(&project, target, &["xtask", "manifests"]),
+    )?;
+    run_step(
+        "the namespace-scoped project's cargo xtask manifests --check",
+        &mut in_project(&project, target, &["xtask", "manifests", "--check"]),
+    )?;
+    let role = std::fs::read_to_string(project.join("config/rbac/role.yaml"))
+        .context("reading the namespace-scoped project's config/rbac/role.yaml")?;
+    if role.contains("kind: ClusterRole") || !role.contains("kind: Role") {
+        bail!("the namespace-scoped project's role.yaml should hold Roles only:\n{role}");
+    }
+    eprintln!("==> the namespace-scoped project's cargo xtask test");
+    let output = passed_through(in_project(&project, target, &["xtask", "test"]))?;
+    for test in [
+        "a_new_memcached_becomes_ready_and_its_deletion_completes",
+        "a_new_certificate_is_observed",
+        "the_manager_runs_in_its_namespace_under_its_roles",
+    ] {
+        if !output
+            .stdout
+            .lines()
+            .any(|l| l.starts_with(&format!("test {test} ... ok")))
+        {
+            bail!("the namespace-scoped project's cargo xtask test did not run {test}");
+        }
+    }
+    // Its report ran on the service account's requests (it refuses the run on a request the
+    // Roles did not grant), and every grant it used is a Role's.
+    let report: Vec<&str> = output
+        .stderr
+        .lines()
+        .skip_while(|l| !l.starts_with("==> RBAC from the audit log: "))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    let used: Vec<&&str> = report
+        .iter()
+        .filter(|l| l.trim_start().starts_with("used "))
+        .collect();
+    if used.is_empty() {
+        bail!(
+            "the namespace-scoped project's cargo xtask test reported no request of its operator"
+        );
+    }
+    if let Some(line) = used.iter().find(|l| !l.contains("(Role in namespace ")) {
+        bail!("the namespace-scoped operator used a grant that is not a Role's: {line}");
+    }
     Ok(())
 }
 
@@ -511,13 +640,31 @@ fn nothing_from_this_repository(project: &Path, repository: &Path) -> Result<()>
     Ok(())
 }
 
-/// Runs `cmd`, its standard output shown as it comes and returned; fails if it fails.
-fn passed_through(mut cmd: Command) -> Result<String> {
+/// What a command printed: its standard output and its standard error.
+struct Printed {
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `cmd`, its standard output and error shown as they come and returned; fails if it
+/// fails.
+fn passed_through(mut cmd: Command) -> Result<Printed> {
     use std::io::{BufRead as _, BufReader};
     let mut child = cmd
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .context("starting cargo")?;
+    let stderr = child.stderr.take().context("cargo's error output")?;
+    let errors = std::thread::spawn(move || {
+        let mut seen = String::new();
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            eprintln!("{line}");
+            seen.push_str(&line);
+            seen.push('\n');
+        }
+        seen
+    });
     let mut seen = String::new();
     for line in BufReader::new(child.stdout.take().context("cargo's output")?).lines() {
         let line = line.context("reading cargo's output")?;
@@ -526,10 +673,14 @@ fn passed_through(mut cmd: Command) -> Result<String> {
         seen.push('\n');
     }
     let status = child.wait().context("waiting for cargo")?;
+    let stderr = errors.join().unwrap_or_default();
     if !status.success() {
         bail!("the new project's cargo xtask test failed ({status})");
     }
-    Ok(seen)
+    Ok(Printed {
+        stdout: seen,
+        stderr,
+    })
 }
 
 #[cfg(test)]
