@@ -10,7 +10,7 @@
 use serde_yaml::{Mapping, Value};
 
 use super::objects::{INJECT_CA, Object};
-use super::template::{get_mut, s};
+use super::template::{get, get_mut, s};
 
 /// The condition of what the manager needs to keep the certificate itself.
 pub(super) const KEPT: &str = "and .Values.webhook.enable (not .Values.certManager.enable)";
@@ -54,10 +54,20 @@ fn manager_container(body: &mut Mapping) -> Option<&mut Mapping> {
         .as_mapping_mut()
 }
 
+/// The manager container of a Deployment's body, to read.
+fn manager_container_of(body: &Mapping) -> Option<&Mapping> {
+    let containers = get(body, &["spec", "template", "spec", "containers"])?.as_sequence()?;
+    let single = containers.len() == 1;
+    containers
+        .iter()
+        .find(|c| single || c.get("name").and_then(Value::as_str) == Some("manager"))?
+        .as_mapping()
+}
+
 /// Whether the render's manager keeps the certificate itself, and where.
-pub(super) fn kept(objects: &mut [Object]) -> Option<Kept> {
-    let deployment = objects.iter_mut().find(|o| o.kind == "Deployment")?;
-    let container = manager_container(&mut deployment.body)?;
+pub(super) fn kept(objects: &[Object]) -> Option<Kept> {
+    let deployment = objects.iter().find(|o| o.kind == "Deployment")?;
+    let container = manager_container_of(&deployment.body)?;
     let secret = env_value(container, "WEBHOOK_CERT_SECRET").filter(|s| !s.is_empty())?;
     let service =
         env_value(container, "WEBHOOK_SERVICE").unwrap_or_else(|| "webhook-service".into());

@@ -27,16 +27,19 @@ pub(super) struct Defaults {
 
 impl Defaults {
     /// The switches' defaults: on where the render has what they turn off (the Deployment's
-    /// settings are read by its template).
+    /// settings are read by its template). cert-manager is off when the manager keeps the
+    /// certificate itself, even with cert-manager's objects added beside it for the switch.
     pub(super) fn of_render(objects: &[Object]) -> Defaults {
+        let cert_kept = super::certs::kept(objects).is_some();
         Defaults {
             webhook: objects
                 .iter()
                 .any(|o| o.kind.ends_with("WebhookConfiguration")),
-            cert_manager: objects
-                .iter()
-                .any(|o| matches!(o.kind.as_str(), "Issuer" | "ClusterIssuer" | "Certificate")),
-            cert_kept: false,
+            cert_manager: !cert_kept
+                && objects
+                    .iter()
+                    .any(|o| matches!(o.kind.as_str(), "Issuer" | "ClusterIssuer" | "Certificate")),
+            cert_kept,
             rbac_helpers: objects
                 .iter()
                 .any(|o| condition(o) == Some(".Values.rbacHelpers.enable")),
