@@ -149,23 +149,7 @@ pub fn fresh_project_passes_its_tests(_plane: &TestPlane) -> Result<()> {
     // CRD file kept in the project, with a controller for it whose cluster test runs below
     // against the CRD installed from that file.
     let started = Instant::now();
-    let certificates = envtest::certmanager::crds_dir()
-        .context("cert-manager's CRDs")?
-        .join(CERTIFICATE_CRD);
-    let kept = project.join("third_party").join(CERTIFICATE_CRD);
-    std::fs::create_dir_all(kept.parent().context("third_party")?)
-        .context("creating third_party/")?;
-    std::fs::copy(&certificates, &kept)
-        .with_context(|| format!("copying {}", certificates.display()))?;
-    let from = format!("third_party/{CERTIFICATE_CRD}");
-    let external = ["--external", "--from-crd", from.as_str()];
-    run_step(
-        &format!("cargo operator create api {}", external.join(" ")),
-        Command::new(&scaffolder)
-            .args(["operator", "create", "api"])
-            .args(external)
-            .current_dir(&project),
-    )?;
+    external_certificates(&scaffolder, &project)?;
     // The book's worked example on it: the Guestbook's controller of its Certificate.
     owns_certificates(&project)?;
     let external_made = started.elapsed();
@@ -311,23 +295,7 @@ fn namespaced_project_passes_its_tests(
             .args(api)
             .current_dir(&project),
     )?;
-    let certificates = envtest::certmanager::crds_dir()
-        .context("cert-manager's CRDs")?
-        .join(CERTIFICATE_CRD);
-    let kept = project.join("third_party").join(CERTIFICATE_CRD);
-    std::fs::create_dir_all(kept.parent().context("third_party")?)
-        .context("creating third_party/")?;
-    std::fs::copy(&certificates, &kept)
-        .with_context(|| format!("copying {}", certificates.display()))?;
-    let from = format!("third_party/{CERTIFICATE_CRD}");
-    let external = ["--external", "--from-crd", from.as_str()];
-    run_step(
-        &format!("cargo operator create api {}", external.join(" ")),
-        Command::new(scaffolder)
-            .args(["operator", "create", "api"])
-            .args(external)
-            .current_dir(&project),
-    )?;
+    external_certificates(scaffolder, &project)?;
     let test = project.join("tenant-operator/tests/manager.rs");
     std::fs::write(
         &test,
@@ -389,6 +357,28 @@ fn namespaced_project_passes_its_tests(
         bail!("the namespace-scoped operator used a grant that is not a Role's: {line}");
     }
     Ok(())
+}
+
+/// `create api --external --from-crd` with cert-manager's Certificate CRD, copied into the
+/// project's `third_party/` first.
+fn external_certificates(scaffolder: &Path, project: &Path) -> Result<()> {
+    let certificates = envtest::certmanager::crds_dir()
+        .context("cert-manager's CRDs")?
+        .join(CERTIFICATE_CRD);
+    let kept = project.join("third_party").join(CERTIFICATE_CRD);
+    std::fs::create_dir_all(kept.parent().context("third_party")?)
+        .context("creating third_party/")?;
+    std::fs::copy(&certificates, &kept)
+        .with_context(|| format!("copying {}", certificates.display()))?;
+    let from = format!("third_party/{CERTIFICATE_CRD}");
+    let external = ["--external", "--from-crd", from.as_str()];
+    run_step(
+        &format!("cargo operator create api {}", external.join(" ")),
+        Command::new(scaffolder)
+            .args(["operator", "create", "api"])
+            .args(external)
+            .current_dir(project),
+    )
 }
 
 /// Adds the controller through which the project's Guestbooks own cert-manager Certificates,
