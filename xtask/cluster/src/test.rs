@@ -151,7 +151,7 @@ fn run(
 
 /// The service accounts whose requests count as the operator's: kubebuilder names the
 /// operator's account `controller-manager` (with the project's prefix when deployed).
-fn is_operator(user: &str) -> bool {
+pub fn is_operator(user: &str) -> bool {
     user.starts_with("system:serviceaccount:") && user.ends_with("controller-manager")
 }
 

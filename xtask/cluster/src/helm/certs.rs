@@ -44,24 +44,25 @@ pub(super) fn env_value(container: &Mapping, name: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// Which of a pod's containers is the manager: the only one, or the one named `manager`.
+fn manager_index(containers: &[Value]) -> Option<usize> {
+    let single = containers.len() == 1;
+    containers
+        .iter()
+        .position(|c| single || c.get("name").and_then(Value::as_str) == Some("manager"))
+}
+
 fn manager_container(body: &mut Mapping) -> Option<&mut Mapping> {
     let containers =
         get_mut(body, &["spec", "template", "spec", "containers"])?.as_sequence_mut()?;
-    let single = containers.len() == 1;
-    containers
-        .iter_mut()
-        .find(|c| single || c.get("name").and_then(Value::as_str) == Some("manager"))?
-        .as_mapping_mut()
+    let at = manager_index(containers)?;
+    containers[at].as_mapping_mut()
 }
 
 /// The manager container of a Deployment's body, to read.
 fn manager_container_of(body: &Mapping) -> Option<&Mapping> {
     let containers = get(body, &["spec", "template", "spec", "containers"])?.as_sequence()?;
-    let single = containers.len() == 1;
-    containers
-        .iter()
-        .find(|c| single || c.get("name").and_then(Value::as_str) == Some("manager"))?
-        .as_mapping()
+    containers[manager_index(containers)?].as_mapping()
 }
 
 /// Whether the render's manager keeps the certificate itself, and where.
