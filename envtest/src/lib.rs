@@ -7,6 +7,8 @@
 //! - [`plane`]: starts them on free loopback ports with fresh certificates, waits until the
 //!   cluster is usable (API ready, default service account, kwok nodes Ready), stops them.
 //! - [`crds`]: server-side apply of generated CRDs, waiting until Established.
+//! - [`faults`]: what a plane can do to an operator beside restarting a component: cut it
+//!   off, expire its watches, throttle it.
 //! - [`certmanager`]: cert-manager's CRDs from its Go module, for clusters that must accept
 //!   a project's `Certificate` and `Issuer` objects.
 //! - [`gooperator`]: the Go memcached operator of `testdata/go-operator`, built on first use
@@ -25,6 +27,7 @@ pub mod certmanager;
 pub mod certs;
 pub mod components;
 pub mod crds;
+pub mod faults;
 pub mod gomod;
 pub mod gooperator;
 pub mod helm;

@@ -15,6 +15,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use envtest::faults::{self, Relay};
 use envtest::{TestEnv, audit, wait_until};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Pod, Service, ServiceAccount};
@@ -1110,54 +1111,6 @@ impl Killable {
     }
 }
 
-/// A TCP relay between the operator and the API server that can cut the operator off: every
-/// connection through it dropped and new ones closed at once, while the rest of the cluster
-/// goes on.
-struct Relay {
-    port: u16,
-    cut: tokio::sync::watch::Sender<bool>,
-}
-
-impl Relay {
-    /// Relays to the API server of `config`.
-    async fn start(config: &kube::Config) -> Self {
-        let upstream = config.cluster_url.authority().unwrap().to_string();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let (cut, cuts) = tokio::sync::watch::channel(false);
-        tokio::spawn(async move {
-            while let Ok((mut inbound, _)) = listener.accept().await {
-                if *cuts.borrow() {
-                    continue;
-                }
-                let (upstream, mut cuts) = (upstream.clone(), cuts.clone());
-                tokio::spawn(async move {
-                    let Ok(mut outbound) = tokio::net::TcpStream::connect(upstream).await else {
-                        return;
-                    };
-                    tokio::select! {
-                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
-                        _ = cuts.wait_for(|cut| *cut) => {}
-                    }
-                });
-            }
-        });
-        Self { port, cut }
-    }
-
-    /// `config`, through the relay (the API server's certificate names 127.0.0.1 whatever
-    /// the port).
-    fn config(&self, config: &kube::Config) -> kube::Config {
-        let mut config = config.clone();
-        config.cluster_url = format!("https://127.0.0.1:{}", self.port).parse().unwrap();
-        config
-    }
-
-    fn set_cut(&self, cut: bool) {
-        self.cut.send_replace(cut);
-    }
-}
-
 /// The lists of Memcacheds the instances made so far.
 fn listed(instances: &[Killable]) -> usize {
     instances
@@ -1177,30 +1130,6 @@ async fn patch_all(mcs: &Api<Memcached>, n: usize, patch: serde_json::Value) {
                 .unwrap()
         }
     }))
-    .await;
-}
-
-/// Compacts etcd's history up to its current revision, through its JSON gateway on
-/// `port`: a watch from an older resource version that the API server serves from etcd
-/// then gets 410 Gone.
-async fn compact_etcd(port: u16) {
-    let post = |path: &'static str, body: String| async move {
-        let (code, answer) = http_request(port, "POST", path, &body)
-            .await
-            .unwrap_or_else(|| panic!("etcd at port {port} does not answer {path}"));
-        assert_eq!(code, 200, "etcd {path}: {answer}");
-        serde_json::from_str::<serde_json::Value>(&answer).unwrap()
-    };
-    // Any read says the current revision in its header ("Lw==" is the key "/").
-    let range = post("/v3/kv/range", r#"{"key": "Lw=="}"#.to_string()).await;
-    let revision: i64 = range["header"]["revision"]
-        .as_str()
-        .and_then(|r| r.parse().ok())
-        .unwrap_or_else(|| panic!("no revision in etcd's answer {range}"));
-    post(
-        "/v3/kv/compaction",
-        format!(r#"{{"revision": "{revision}", "physical": true}}"#),
-    )
     .await;
 }
 
@@ -1226,102 +1155,8 @@ enum Fault {
     ApiServerThrottling,
 }
 
-/// The priority level and flow schema that throttle the operator.
-const THROTTLED: &str = "operator-throttled";
 /// The service account the battery's operator runs as.
 const ACCOUNT: &str = "controller-manager";
-/// A priority level no request uses, whose shares leave [`THROTTLED`] one seat: APF gives
-/// each level seats in proportion to its shares among all levels' (at least one), and this
-/// one lends all of its own to the others, so the control plane is not throttled.
-const BALLAST: &str = "battery-ballast";
-
-/// Throttles the service account `account` of `ns` (see [`Fault::ApiServerThrottling`]).
-async fn throttle(client: &Client, ns: &str, account: &str) {
-    use k8s_openapi::api::flowcontrol::v1::{FlowSchema, PriorityLevelConfiguration};
-    let apply = PatchParams::apply("fault-battery").force();
-    let levels: Api<PriorityLevelConfiguration> = Api::all(client.clone());
-    for (name, limited) in [
-        (
-            BALLAST,
-            serde_json::json!({"nominalConcurrencyShares": 2000, "lendablePercent": 100,
-                "limitResponse": {"type": "Reject"}}),
-        ),
-        (
-            THROTTLED,
-            serde_json::json!({"nominalConcurrencyShares": 1, "lendablePercent": 0,
-                "borrowingLimitPercent": 0, "limitResponse": {"type": "Reject"}}),
-        ),
-    ] {
-        let level: PriorityLevelConfiguration = serde_json::from_value(serde_json::json!({
-            "apiVersion": "flowcontrol.apiserver.k8s.io/v1",
-            "kind": "PriorityLevelConfiguration",
-            "metadata": {"name": name},
-            "spec": {"type": "Limited", "limited": limited},
-        }))
-        .unwrap();
-        levels
-            .patch(name, &apply, &Patch::Apply(&level))
-            .await
-            .unwrap();
-    }
-    // Ahead of the built-in schemas that would take the account (service-accounts: 9000).
-    let schema: FlowSchema = serde_json::from_value(serde_json::json!({
-        "apiVersion": "flowcontrol.apiserver.k8s.io/v1",
-        "kind": "FlowSchema",
-        "metadata": {"name": THROTTLED},
-        "spec": {
-            "matchingPrecedence": 500,
-            "priorityLevelConfiguration": {"name": THROTTLED},
-            "distinguisherMethod": {"type": "ByUser"},
-            "rules": [{
-                "subjects": [{"kind": "ServiceAccount",
-                    "serviceAccount": {"name": account, "namespace": ns}}],
-                "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"],
-                    "namespaces": ["*"], "clusterScope": true}],
-                "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
-            }],
-        },
-    }))
-    .unwrap();
-    Api::<FlowSchema>::all(client.clone())
-        .patch(THROTTLED, &apply, &Patch::Apply(&schema))
-        .await
-        .unwrap();
-}
-
-/// Takes [`throttle`]'s objects away.
-async fn unthrottle(client: &Client) {
-    use k8s_openapi::api::flowcontrol::v1::{FlowSchema, PriorityLevelConfiguration};
-    Api::<FlowSchema>::all(client.clone())
-        .delete(THROTTLED, &DeleteParams::default())
-        .await
-        .unwrap();
-    let levels: Api<PriorityLevelConfiguration> = Api::all(client.clone());
-    for name in [THROTTLED, BALLAST] {
-        levels.delete(name, &DeleteParams::default()).await.unwrap();
-    }
-}
-
-/// How many requests the API server has served and rejected at the priority level
-/// [`THROTTLED`], from its metrics.
-async fn throttled_requests(client: &Client) -> (u64, u64) {
-    let text = client
-        .request_text(http::Request::get("/metrics").body(Vec::new()).unwrap())
-        .await
-        .unwrap();
-    let level = format!("priority_level=\"{THROTTLED}\"");
-    let sum = |family: &str| -> u64 {
-        text.lines()
-            .filter(|l| l.starts_with(family) && l.contains(&level))
-            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-            .sum::<f64>() as u64
-    };
-    (
-        sum("apiserver_flowcontrol_dispatched_requests_total{"),
-        sum("apiserver_flowcontrol_rejected_requests_total{"),
-    )
-}
-
 /// Every Memcached in `ns` converged on `size`: Available for its generation, its pods
 /// Running and listed; exactly one Deployment and one Service each, controlled by it, the
 /// Deployment at `size`. `Err` says what is not (yet) so.
@@ -1440,7 +1275,7 @@ async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
         .await
         .unwrap();
     // The instances reach the API server through a relay that can cut them off.
-    let relay = Relay::start(&config).await;
+    let relay = Relay::start(&config).await.unwrap();
     let config = relay.config(&config);
 
     let lease = Duration::from_secs(6);
@@ -1539,14 +1374,13 @@ async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
                 // Every Memcached resized while they are away, and the history compacted:
                 // they can only learn the new sizes by listing again.
                 patch_all(&mcs, n, resize).await;
-                let etcd = plane.state.components.iter().find(|c| c.name == "etcd");
-                compact_etcd(etcd.unwrap().port).await;
+                faults::compact_etcd(&plane).await.unwrap();
                 tokio::time::sleep(Duration::from_secs(2)).await;
                 relay.set_cut(false);
             }
             Fault::ApiServerThrottling => {
                 throttled = true;
-                throttle(&client, ns, ACCOUNT).await;
+                faults::throttle(&client, ns, ACCOUNT).await.unwrap();
                 // Every watch of the operator's comes back through the one seat.
                 plane.restart("kube-apiserver").await.unwrap();
             }
@@ -1637,8 +1471,8 @@ async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
         }
         if throttled {
             // Counted since the restart (the API server's metrics start again with it).
-            let (served, rejected) = throttled_requests(&client).await;
-            unthrottle(&client).await;
+            let (served, rejected) = faults::throttled_requests(&client).await.unwrap();
+            faults::unthrottle(&client).await.unwrap();
             write!(
                 row,
                 "; the operator's requests: {served} served, {rejected} refused (429)"

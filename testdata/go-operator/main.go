@@ -18,9 +18,9 @@ import (
 
 func main() {
 	var (
-		metricsAddr, probeAddr, watchNamespace string
-		leaderElect, secureMetrics, sameWork   bool
-		concurrency                            int
+		metricsAddr, probeAddr, watchNamespace, electionNamespace string
+		leaderElect, secureMetrics, sameWork                      bool
+		concurrency                                               int
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0",
 		"Address the metrics endpoint binds to (:8443 for HTTPS, :8080 for HTTP); 0 disables it.")
@@ -29,6 +29,8 @@ func main() {
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address the probe endpoint binds to.")
 	flag.BoolVar(&leaderElect, "leader-elect", false,
 		"Enable leader election, so that only one manager is active at a time.")
+	flag.StringVar(&electionNamespace, "leader-election-namespace", "",
+		"Namespace of the leader election lease; out of cluster it must be given.")
 	flag.IntVar(&concurrency, "max-concurrent-reconciles", 1,
 		"How many Memcacheds are reconciled at once (controller-runtime's MaxConcurrentReconciles).")
 	flag.StringVar(&watchNamespace, "watch-namespace", "",
@@ -50,12 +52,13 @@ func main() {
 		cacheOptions.DefaultNamespaces = map[string]cache.Config{watchNamespace: {}}
 	}
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics},
-		HealthProbeBindAddress: probeAddr,
-		LeaderElection:         leaderElect,
-		LeaderElectionID:       "go-memcached.operator-rs.dev",
-		Cache:                  cacheOptions,
+		Scheme:                  scheme,
+		Metrics:                 metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics},
+		HealthProbeBindAddress:  probeAddr,
+		LeaderElection:          leaderElect,
+		LeaderElectionID:        "go-memcached.operator-rs.dev",
+		LeaderElectionNamespace: electionNamespace,
+		Cache:                   cacheOptions,
 	})
 	if err != nil {
 		setupLog.Error(err, "unable to create the manager")

@@ -50,6 +50,7 @@
 //! file parses the arguments and runs the rounds.
 
 mod converge;
+mod faults;
 mod floors;
 mod http;
 mod metrics;
@@ -126,6 +127,14 @@ pub struct BenchArgs {
     /// loads the API server a little, so the times of a run with it are not for comparing.
     #[arg(long)]
     timeline: bool,
+    /// Instead of the rounds, the fault battery at each --count: every Memcached resized at
+    /// once while the API server restarts (twice), etcd restarts, the watches expire, both
+    /// instances are SIGKILLed, the leader is SIGKILLed, the API server throttles the operator;
+    /// after each, the time to converge and whether anything was lost, orphaned, duplicated
+    /// or left with an untrue status. Ours and, with `--against go-same-work`, the Go operator,
+    /// each as two processes with leader election on a control plane of its own.
+    #[arg(long, conflicts_with = "kubeconfig")]
+    faults: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,6 +199,24 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         None => None,
     };
     let equal = Mode::Equal(args.concurrency.unwrap_or(OURS_DEFAULT_CONCURRENCY));
+    if args.faults {
+        if args.against == Some(Against::Go) {
+            anyhow::bail!(
+                "--faults compares with --against go-same-work: the tutorial's operator makes no \
+                 Service and no status.nodes, which the battery checks"
+            );
+        }
+        let rt = tokio::runtime::Runtime::new()?;
+        return rt.block_on(async {
+            tokio::select! {
+                done = faults::bench(go.as_deref(), &ours, equal, args) => done.map(|()| ExitCode::SUCCESS),
+                _ = tokio::signal::ctrl_c() => {
+                    eprintln!("interrupted: the operators and the control plane are stopped");
+                    Ok(ExitCode::from(130))
+                }
+            }
+        });
+    }
     let modes = if go.is_some() && args.equal_only {
         vec![equal]
     } else if go.is_some() {

@@ -2,7 +2,7 @@
 //! stage's cluster, its counters read, stopped; and its log's problems counted.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 
 use anyhow::{Context as _, Result};
 use operator_xtask::target_dir;
@@ -63,6 +63,41 @@ pub(super) fn spawn_operator(
         .join(format!("{ns}.log"));
     std::fs::create_dir_all(log.parent().expect("a file in a directory"))?;
     let log_file = std::fs::File::create(&log)?;
+    let mut cmd = operator_command(
+        which,
+        binary,
+        ns,
+        mode,
+        same_work,
+        metrics_port,
+        health_port,
+    );
+    // Both streams: ours logs to stdout, Go's to stderr.
+    cmd.stdout(log_file.try_clone()?).stderr(log_file);
+    if let Some(path) = &cluster.kubeconfig {
+        cmd.env("KUBECONFIG", path);
+    }
+    let operator = Operator {
+        child: cmd
+            .spawn()
+            .with_context(|| format!("starting {}", binary.display()))?,
+        metrics_port,
+        log,
+    };
+    Ok((operator, health_port))
+}
+
+/// The command line of operator `which` restricted to `ns`, its counters in plain HTTP on
+/// `metrics_port` and its probes on `health_port` (loopback), at the concurrency of `mode`.
+pub(super) fn operator_command(
+    which: Which,
+    binary: &Path,
+    ns: &str,
+    mode: Mode,
+    same_work: bool,
+    metrics_port: u16,
+    health_port: u16,
+) -> Command {
     let mut cmd = Command::new(binary);
     cmd.args([
         format!("--metrics-bind-address=127.0.0.1:{metrics_port}"),
@@ -91,21 +126,10 @@ pub(super) fn spawn_operator(
             }
         }
     }
-    cmd.stdout(Stdio::null()).stderr(log_file);
-    if let Some(path) = &cluster.kubeconfig {
-        cmd.env("KUBECONFIG", path);
-    }
-    let operator = Operator {
-        child: cmd
-            .spawn()
-            .with_context(|| format!("starting {}", binary.display()))?,
-        metrics_port,
-        log,
-    };
-    Ok((operator, health_port))
+    cmd
 }
 
-fn free_port() -> Result<u16> {
+pub(super) fn free_port() -> Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
         .port())
