@@ -211,6 +211,12 @@ where
 /// and a relist no longer has was deleted while the watch was down: a change, the one
 /// event nobody sent (kube's watcher reports none; client-go's informer reports it as
 /// `DeletedFinalStateUnknown`).
+///
+/// A list's work is told only once the list is complete. Until then the reflector's store
+/// keeps serving what it held before the list, and a reconcile started on a relisted change
+/// would read the old object, succeed, and consume the change: found by the fault battery at
+/// N = 1,000, where the relist after an expired watch takes two pages, and every Memcached
+/// resized while the watch was down was reconciled at its old size and then left alone.
 fn work_of<S>(
     events: BoxStream<'static, Result<watcher::Event<S>, watcher::Error>>,
     store: Store<S>,
@@ -223,6 +229,8 @@ where
     let mut listed = false;
     // What the cache held when a relist began, less what the relist brought back so far.
     let mut before: HashMap<Key, Arc<S>> = HashMap::new();
+    // The work of the list under way, told when it is complete.
+    let mut listing: Vec<(Key, Priority)> = Vec::new();
     let mut classify = move |event: watcher::Event<S>| -> Vec<(Key, Priority)> {
         let work = |obj: &S, priority| owner(obj).map(|key| (key, priority));
         match event {
@@ -236,6 +244,7 @@ where
                     .into_iter()
                     .map(|obj| (key_of(obj.as_ref()), obj))
                     .collect();
+                listing.clear();
                 Vec::new()
             }
             watcher::Event::InitApply(obj) => {
@@ -248,14 +257,19 @@ where
                 } else {
                     Priority::Change
                 };
-                work(&obj, priority).into_iter().collect()
+                listing.extend(work(&obj, priority));
+                Vec::new()
             }
             watcher::Event::InitDone => {
+                // The reflector has put the listed objects in the store by now.
                 listed = true;
-                std::mem::take(&mut before)
-                    .into_values()
-                    .filter_map(|gone| work(&gone, Priority::Change))
-                    .collect()
+                let mut told = std::mem::take(&mut listing);
+                told.extend(
+                    std::mem::take(&mut before)
+                        .into_values()
+                        .filter_map(|gone| work(&gone, Priority::Change)),
+                );
+                told
             }
         }
     };
@@ -415,27 +429,62 @@ mod tests {
             futures::stream::iter(events.into_iter().map(Ok::<_, watcher::Error>)),
         )
         .boxed();
-        let work: Vec<(String, Priority)> = work_of(
+        let cached = store.clone();
+        // Each item's work, and the version of each object it names as the store held it
+        // when the work was told (what a reconcile started then would read).
+        let told: Vec<Vec<(String, Priority, Option<String>)>> = work_of(
             events,
             store,
             Arc::new(|cm: &ConfigMap| Some(key_of(cm))),
             &WatchBackoff::default(),
         )
-        .flat_map(|found| futures::stream::iter(found.unwrap()))
-        .map(|((_, name), priority)| (name, priority))
+        .map(|found| {
+            found
+                .unwrap()
+                .into_iter()
+                .map(|((namespace, name), priority)| {
+                    let at =
+                        ObjectRef::<ConfigMap>::new(&name).within(namespace.as_deref().unwrap());
+                    let version = cached
+                        .get(&at)
+                        .and_then(|cm| cm.metadata.resource_version.clone());
+                    (name, priority, version)
+                })
+                .collect()
+        })
         .collect()
         .await;
-        let expected = [
-            ("a", Priority::Later),
-            ("b", Priority::Later),
-            ("a", Priority::Change),
-            ("a", Priority::Later),
-            ("c", Priority::Change),
-            ("b", Priority::Change),
-            ("c", Priority::Change),
-        ]
-        .map(|(name, priority)| (name.to_string(), priority));
-        assert_eq!(work, expected);
+        let item =
+            |work: &[(&str, Priority, Option<&str>)]| -> Vec<(String, Priority, Option<String>)> {
+                work.iter()
+                    .map(|(name, priority, version)| {
+                        (name.to_string(), *priority, version.map(str::to_string))
+                    })
+                    .collect()
+            };
+        let expected = vec![
+            // The first list: told once complete.
+            item(&[]),
+            item(&[]),
+            item(&[]),
+            item(&[
+                ("a", Priority::Later, Some("1")),
+                ("b", Priority::Later, Some("1")),
+            ]),
+            item(&[("a", Priority::Change, Some("2"))]),
+            // The relist: told once the store holds what it listed (`c` at version 3, `b`
+            // gone), not while it still serves what it held before.
+            item(&[]),
+            item(&[]),
+            item(&[]),
+            item(&[
+                ("a", Priority::Later, Some("2")),
+                ("c", Priority::Change, Some("3")),
+                ("b", Priority::Change, None),
+            ]),
+            item(&[("c", Priority::Change, None)]),
+        ];
+        assert_eq!(told, expected);
     }
 
     #[test]

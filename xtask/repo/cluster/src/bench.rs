@@ -38,16 +38,20 @@
 //! left in etcd and in the API server's memory. `--repeat K` measures all of it K times and
 //! ends with each overhead ratio's median and range over the rounds; `--timeline` prints where
 //! each phase waited (the operator sending its writes, the control plane, the status:
-//! [`timeline`]). The API server restart recovery the issue asks for is not measured: the
-//! bench does not restart an API server while an operator runs, on a plane of its own or a
-//! shared one.
+//! [`timeline`]).
+//!
+//! `--faults` measures something else: what each operator survives. Instead of the rounds,
+//! each count runs the fault battery ([`faults`]): per operator a control plane of its own,
+//! two instances with leader election, and seven faults in the middle of scale storms (the
+//! API server and etcd restarted, the watches expired, the instances and the leader
+//! SIGKILLed, the operator throttled), with a table per fault.
 //!
 //! The modules, from the bottom up: `procfs` (what `/proc` says of the operator and the
 //! control plane), `http` and `metrics` (the operators' counters, fetched and read),
 //! `process` (an operator as a child process), `stage` and `converge` (where a measurement
-//! takes place, and its phases against the API server), `floors` and `operator_run` (the
-//! measurements), `results`, `stats` and `tables` (what they give and how it is shown); this
-//! file parses the arguments and runs the rounds.
+//! takes place, and its phases against the API server), `floors`, `operator_run` and
+//! `faults` (the measurements), `results`, `stats` and `tables` (what they give and how it
+//! is shown); this file parses the arguments and runs the rounds.
 
 mod converge;
 mod faults;
@@ -135,6 +139,10 @@ pub struct BenchArgs {
     /// each as two processes with leader election on a control plane of its own.
     #[arg(long, conflicts_with = "kubeconfig")]
     faults: bool,
+    /// With --faults, only these faults, in this order (repeat the flag), instead of the
+    /// whole battery.
+    #[arg(long, value_enum, requires = "faults")]
+    fault: Vec<faults::Fault>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

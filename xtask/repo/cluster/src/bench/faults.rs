@@ -57,7 +57,7 @@ const NS: &str = "faults";
 const ACCOUNT: &str = "controller-manager";
 
 /// What goes wrong, in the battery's order ([`BATTERY`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(super) enum Fault {
     ApiServerRestarted,
     EtcdRestarted,
@@ -282,12 +282,26 @@ async fn check(client: &Client, count: usize, size: i32) -> Result<Check> {
         && without_pods.missing == 0
         && without_pods.duplicated == 0
         && without_pods.orphaned == 0;
-    let ready = deployments.iter().all(|d| {
-        let replicas = d.spec.as_ref().and_then(|s| s.replicas);
-        replicas == Some(size) && d.status.as_ref().and_then(|s| s.ready_replicas) == replicas
-    });
-    if !placed || !ready {
+    if !placed {
         return Ok(without_pods);
+    }
+    let unready = deployments.iter().find(|d| {
+        let replicas = d.spec.as_ref().and_then(|s| s.replicas);
+        replicas != Some(size) || d.status.as_ref().and_then(|s| s.ready_replicas) != replicas
+    });
+    if let Some(d) = unready {
+        return Ok(Check {
+            example: Some(format!(
+                "Deployment {}: {} of {} replicas ready, {size} wanted (pods not listed yet)",
+                d.name_any(),
+                d.status
+                    .as_ref()
+                    .and_then(|s| s.ready_replicas)
+                    .unwrap_or(0),
+                d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(0),
+            )),
+            ..without_pods
+        });
     }
     let pods = Api::<Pod>::namespaced(client.clone(), NS)
         .list(&ListParams::default())
@@ -710,7 +724,12 @@ async fn run_faults(
     );
 
     let mut rows = Vec::new();
-    for (i, &fault) in BATTERY.iter().enumerate() {
+    let battery = if args.fault.is_empty() {
+        &BATTERY[..]
+    } else {
+        &args.fault[..]
+    };
+    for (i, &fault) in battery.iter().enumerate() {
         let size = 2 + (i % 2) as i32;
         let resize = serde_json::json!({ "spec": { "size": size } });
         eprintln!("{tag} {}: resizing all to {size}", fault.label());

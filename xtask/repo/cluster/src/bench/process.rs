@@ -111,7 +111,9 @@ pub(super) fn operator_command(
             if let Mode::Equal(n) = mode {
                 cmd.arg(format!("--concurrency={n}"));
             }
-            cmd.env("RUST_LOG", "warn")
+            // OPERATOR_LOG sets ours' RUST_LOG, to see what a run did in detail.
+            let log = std::env::var("OPERATOR_LOG").unwrap_or_else(|_| "warn".into());
+            cmd.env("RUST_LOG", log)
                 // The benchmark measures the controller; admission is not in its path.
                 .env("ENABLE_WEBHOOKS", "false");
         }
