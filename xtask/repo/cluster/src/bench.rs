@@ -219,6 +219,10 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
             tokio::select! {
                 done = faults::bench(go.as_deref(), &ours, equal, args) => done.map(|()| ExitCode::SUCCESS),
                 _ = tokio::signal::ctrl_c() => {
+                    // The operators are killed as their processes are dropped; the control
+                    // plane of the battery under way is stopped here.
+                    let plane = target_dir()?.join("bench-operator").join("plane");
+                    envtest::plane::stop(&plane).await?;
                     eprintln!("interrupted: the operators and the control plane are stopped");
                     Ok(ExitCode::from(130))
                 }
@@ -455,6 +459,35 @@ mod tests {
             .expect("refused");
         assert_eq!(err.kind(), clap::error::ErrorKind::MissingRequiredArgument);
         assert!(err.to_string().contains("--against"), "{err}");
+    }
+
+    #[test]
+    fn faults_are_picked_only_for_the_battery_and_in_order() {
+        use clap::Parser as _;
+        let args = Cli::try_parse_from([
+            "bench",
+            "--faults",
+            "--fault",
+            "leader-killed",
+            "--fault",
+            "api-server-restarted",
+        ])
+        .expect("parses");
+        assert_eq!(
+            args.bench.fault,
+            [
+                faults::Fault::LeaderKilled,
+                faults::Fault::ApiServerRestarted
+            ]
+        );
+        let err = Cli::try_parse_from(["bench", "--fault", "etcd-restarted"])
+            .err()
+            .expect("refused");
+        assert_eq!(err.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+        assert!(
+            Cli::try_parse_from(["bench", "--faults", "--fault", "etcd"]).is_err(),
+            "an unknown fault is refused"
+        );
     }
 
     #[test]

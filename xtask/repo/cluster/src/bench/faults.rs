@@ -547,6 +547,8 @@ pub(super) async fn bench(
     let mut tables = Vec::new();
     for &count in &args.counts {
         let ours_rows = battery(Which::Ours, ours, count, mode, args).await?;
+        // Ours' table at once: the Go battery after it takes as long again.
+        eprintln!("{}", render(count, &ours_rows, None));
         let go_rows = match go {
             Some(go) => Some(battery(Which::Go, go, count, mode, args).await?),
             None => None,
