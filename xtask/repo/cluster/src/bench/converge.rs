@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, bail};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::Deployment;
-use kube::api::{Api, ListParams, Patch, PatchParams};
-use kube::core::DynamicObject;
+use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use kube::core::{ApiResource, DynamicObject};
 
 use super::{BenchArgs, timeline};
 
@@ -47,6 +47,24 @@ where
         .buffer_unordered(FAN_OUT)
         .try_for_each(|_| std::future::ready(Ok(())))
         .await
+}
+
+/// Creates the Memcacheds `mc-00000` to `mc-<count - 1>` of `resource`, of size 1, 32 at a
+/// time.
+pub(super) async fn create_memcacheds(
+    mcs: &Api<DynamicObject>,
+    resource: &ApiResource,
+    count: usize,
+) -> kube::Result<()> {
+    fan_out(0..count, |i| {
+        let (mcs, resource) = (mcs.clone(), resource.clone());
+        async move {
+            let mut obj = DynamicObject::new(&format!("mc-{i:05}"), &resource);
+            obj.data = serde_json::json!({ "spec": { "size": 1 } });
+            mcs.create(&PostParams::default(), &obj).await
+        }
+    })
+    .await
 }
 
 /// Sends the same merge patch to each of the `count` Memcacheds, 32 at a time.

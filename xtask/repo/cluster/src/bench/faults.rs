@@ -46,7 +46,7 @@ use operator_xtask_cluster::cluster;
 use envtest::faults::{self, Relay};
 use envtest::plane::ControlPlane;
 
-use super::converge::{fan_out, merge_all};
+use super::converge::{create_memcacheds, merge_all};
 use super::metrics::Metrics;
 use super::process::{free_port, operator_command};
 use super::{BenchArgs, Mode, Which, http};
@@ -702,16 +702,9 @@ async fn run_faults(
     let timeout = Duration::from_secs(args.timeout);
     eprintln!("{tag} creating {count} Memcacheds of size 1");
     let started = Instant::now();
-    fan_out(0..count, |i| {
-        let (mcs, resource) = (mcs.clone(), resource.clone());
-        async move {
-            let mut obj = DynamicObject::new(&format!("mc-{i:05}"), &resource);
-            obj.data = serde_json::json!({ "spec": { "size": 1 } });
-            mcs.create(&PostParams::default(), &obj).await
-        }
-    })
-    .await
-    .context("creating Memcacheds")?;
+    create_memcacheds(&mcs, &resource, count)
+        .await
+        .context("creating Memcacheds")?;
     let (_, first) = wait(tag, client, count, 1, timeout).await;
     if !first.converged() {
         bail!(

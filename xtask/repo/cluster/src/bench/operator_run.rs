@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
 use k8s_openapi::api::apps::v1::Deployment;
-use kube::api::{Api, PostParams};
+use kube::api::Api;
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 
-use super::converge::{fan_out, merge_all, record, report_timeline, wait_converged};
+use super::converge::{create_memcacheds, merge_all, record, report_timeline, wait_converged};
 use super::metrics::{diff, total, writes};
 use super::process::{count_problems, spawn_operator};
 use super::procfs::{
@@ -66,17 +66,9 @@ pub(super) async fn run(
     let cpu_start = plane.and_then(PlaneCpu::sample);
     let start = Instant::now();
     let recorder = record(args, &deployments, Some(&mcs), 1, start);
-    fan_out(0..count, |i| {
-        let mcs = mcs.clone();
-        let resource = resource.clone();
-        async move {
-            let mut obj = DynamicObject::new(&format!("mc-{i:05}"), &resource);
-            obj.data = serde_json::json!({ "spec": { "size": 1 } });
-            mcs.create(&PostParams::default(), &obj).await
-        }
-    })
-    .await
-    .context("creating Memcacheds")?;
+    create_memcacheds(&mcs, &resource, count)
+        .await
+        .context("creating Memcacheds")?;
     eprintln!("{tag} created in {:.1} s", start.elapsed().as_secs_f64());
     let converged =
         wait_converged(tag, Some(&mcs), &deployments, count, 1, start, deadline).await?;
