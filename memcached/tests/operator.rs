@@ -955,28 +955,14 @@ async fn the_operator_recovers_from_an_api_server_restart() {
     plane.stop().await.unwrap();
 }
 
-/// A plain GET on loopback: (status code, body).
+/// A plain HTTP/1.0 GET on loopback (so the answer comes whole, not in chunks): (status
+/// code, body).
 async fn http_get(port: u16, path: &str) -> Option<(u16, String)> {
-    http_request(port, "GET", path, "").await
-}
-
-/// A plain HTTP/1.0 request on loopback (so the answer comes whole, not in chunks), with a
-/// JSON body unless `body` is empty: (status code, body).
-async fn http_request(port: u16, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
         .await
         .ok()?;
-    let mut request = format!("{method} {path} HTTP/1.0\r\nHost: localhost\r\n");
-    if !body.is_empty() {
-        write!(
-            request,
-            "Content-Type: application/json\r\nContent-Length: {}\r\n",
-            body.len()
-        )
-        .unwrap();
-    }
-    write!(request, "\r\n{body}").unwrap();
+    let request = format!("GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n");
     stream.write_all(request.as_bytes()).await.ok()?;
     let mut response = String::new();
     stream.read_to_string(&mut response).await.ok()?;
