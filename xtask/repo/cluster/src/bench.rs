@@ -184,6 +184,13 @@ impl Mode {
 }
 
 pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
+    // Refused before anything is built.
+    if args.faults && args.against == Some(Against::Go) {
+        anyhow::bail!(
+            "--faults compares with --against go-same-work: the tutorial's operator makes no \
+             Service and no status.nodes, which the battery checks"
+        );
+    }
     run_step(
         "cargo build --release -p memcached",
         cargo().args([
@@ -208,12 +215,6 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     };
     let equal = Mode::Equal(args.concurrency.unwrap_or(OURS_DEFAULT_CONCURRENCY));
     if args.faults {
-        if args.against == Some(Against::Go) {
-            anyhow::bail!(
-                "--faults compares with --against go-same-work: the tutorial's operator makes no \
-                 Service and no status.nodes, which the battery checks"
-            );
-        }
         let rt = tokio::runtime::Runtime::new()?;
         return rt.block_on(async {
             tokio::select! {
@@ -221,8 +222,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
                 _ = tokio::signal::ctrl_c() => {
                     // The operators are killed as their processes are dropped; the control
                     // plane of the battery under way is stopped here.
-                    let plane = target_dir()?.join("bench-operator").join("plane");
-                    envtest::plane::stop(&plane).await?;
+                    envtest::plane::stop(&faults::plane_dir()?).await?;
                     eprintln!("interrupted: the operators and the control plane are stopped");
                     Ok(ExitCode::from(130))
                 }

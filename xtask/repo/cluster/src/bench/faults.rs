@@ -567,6 +567,11 @@ pub(super) async fn bench(
     Ok(())
 }
 
+/// Where the battery's control plane lives while it runs.
+pub(super) fn plane_dir() -> Result<PathBuf> {
+    Ok(target_dir()?.join("bench-operator").join("plane"))
+}
+
 /// The battery for operator `which`: a plane of its own, `count` Memcacheds, every fault in
 /// turn; its rows.
 pub(super) async fn battery(
@@ -577,7 +582,7 @@ pub(super) async fn battery(
     args: &BenchArgs,
 ) -> Result<Vec<FaultRow>> {
     let tag = format!("[{} faults {count}]", which.name());
-    let dir = target_dir()?.join("bench-operator").join("plane");
+    let dir = plane_dir()?;
     // One a crashed run left behind would be reused by `start`, not fresh.
     envtest::plane::stop(&dir)
         .await
