@@ -23,7 +23,8 @@
 //! - [`logging`]: text or JSON logs filtered by `RUST_LOG`;
 //! - [`connect`] and [`shutdown_on_signals`]: the client from kubectl's configuration
 //!   (`--kubeconfig`, `KUBECONFIG`, `~/.kube/config`, in-cluster) and one token cancelled by
-//!   SIGTERM or Ctrl-C.
+//!   SIGTERM or Ctrl-C; [`backpressure`]: that client's answer to an API server's 429s,
+//!   fewer requests in flight.
 //!
 //! An operator's `main` is then its own flags and the controllers it starts:
 //!
@@ -61,6 +62,7 @@
 //! }
 //! ```
 
+pub mod backpressure;
 pub mod conditions;
 pub mod controller;
 pub mod flags;

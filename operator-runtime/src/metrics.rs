@@ -100,6 +100,8 @@ pub struct Metrics {
     requests: Family<RequestLabels, Counter>,
     resource_requests: Family<ResourceRequestLabels, Counter>,
     leader: Gauge,
+    client_refused: Counter,
+    client_limit: Gauge,
     webhook_latency: Family<WebhookLabels, Histogram>,
     webhook_requests: Family<WebhookCodeLabels, Counter>,
     webhook_in_flight: Family<WebhookLabels, Gauge>,
@@ -133,6 +135,8 @@ impl Metrics {
         let requests = Family::<RequestLabels, Counter>::default();
         let resource_requests = Family::<ResourceRequestLabels, Counter>::default();
         let leader = Gauge::default();
+        let client_refused = Counter::default();
+        let client_limit = Gauge::default();
         // controller-runtime's webhook latency has Prometheus' default buckets.
         let webhook_latency = Family::<WebhookLabels, Histogram>::new_with_constructor(
             (|| {
@@ -226,6 +230,16 @@ impl Metrics {
             resource_requests.clone(),
         );
         registry.register(
+            "operator_rest_client_refused",
+            "Answers of 429 (too many requests) from the API server",
+            client_refused.clone(),
+        );
+        registry.register(
+            "operator_rest_client_in_flight_limit",
+            "The limit on requests in flight the API server's 429s have set; 0 while unlimited",
+            client_limit.clone(),
+        );
+        registry.register(
             "leader_election_master_status",
             "1 while this instance holds the leader lease",
             leader.clone(),
@@ -244,6 +258,8 @@ impl Metrics {
             requests,
             resource_requests,
             leader,
+            client_refused,
+            client_limit,
             webhook_latency,
             webhook_requests,
             webhook_in_flight,
@@ -477,14 +493,35 @@ impl Drop for WorkerGuard {
     }
 }
 
-/// A kube client that counts its requests in `metrics`.
-pub fn counting_client(config: kube::Config, metrics: Arc<Metrics>) -> kube::Result<kube::Client> {
-    let layer = tower::util::MapRequestLayer::new(move |req: http::Request<kube::client::Body>| {
+/// A kube client that counts its requests in `metrics` and, when the API server answers
+/// 429, has fewer of them in flight ([`crate::backpressure`]). Must be called inside a tokio
+/// runtime.
+///
+/// The 429s, 503s and 504s are retried as kube's client retries them when
+/// `config.default_retry` is set (the default), each attempt counted; the retries are
+/// outside the limit, so that the limit sees every refusal.
+pub fn counting_client(
+    mut config: kube::Config,
+    metrics: Arc<Metrics>,
+) -> kube::Result<kube::Client> {
+    let limit = crate::backpressure::Limit::reporting(
+        metrics.client_refused.clone(),
+        metrics.client_limit.clone(),
+    );
+    let count = tower::util::MapRequestLayer::new(move |req: http::Request<kube::client::Body>| {
         metrics.request(req.method().as_str(), req.uri().path());
         req
     });
+    let retry = std::mem::replace(&mut config.default_retry, false);
+    let retry =
+        tower::util::option_layer(retry.then(|| {
+            tower::retry::RetryLayer::new(kube::client::retry::RetryPolicy::server_retry())
+        }));
+    let backpressure = crate::backpressure::BackpressureLayer::new(Arc::new(limit));
     Ok(kube::client::ClientBuilder::try_from(config)?
-        .with_layer(&layer)
+        .with_layer(&count)
+        .with_layer(&backpressure)
+        .with_layer(&retry)
         .build())
 }
 
