@@ -501,6 +501,11 @@ impl Slot {
         self.state.lock().expect("not poisoned").total()
     }
 
+    /// The running process's own counters (zero while none runs).
+    fn current(&self) -> Counters {
+        self.state.lock().expect("not poisoned").current
+    }
+
     fn starts(&self) -> u32 {
         self.state.lock().expect("not poisoned").starts
     }
@@ -836,14 +841,23 @@ async fn kill_the_leader(tag: &str, slots: &[Slot]) -> Result<(Duration, bool)> 
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     let before: Vec<u64> = slots.iter().map(|s| s.total().reconciles).collect();
+    let starts = slots[leader].starts();
     slots[leader].kill().await;
     let killed = Instant::now();
     let deadline = killed + Duration::from_secs(180);
     loop {
         for (i, slot) in slots.iter().enumerate() {
-            let now = slot.total();
-            // The killed one's counts restart from what it had when it died.
-            if now.leader && now.reconciles > before[i] {
+            // The killed instance counts once it is started again, from its new process's
+            // own counters: until the slot sees the death, its last sample (which may have
+            // been taken after `before`) still says it leads.
+            let led = if i == leader {
+                let now = slot.current();
+                slot.starts() > starts && now.leader && now.reconciles > 0
+            } else {
+                let now = slot.total();
+                now.leader && now.reconciles > before[i]
+            };
+            if led {
                 let took = killed.elapsed();
                 let warm = i != leader;
                 eprintln!(
