@@ -553,14 +553,19 @@ pub(super) async fn bench(
     for &count in &args.counts {
         let ours_rows = battery(Which::Ours, ours, count, mode, args).await?;
         // Ours' table at once: the Go battery after it takes as long again.
-        eprintln!("{}", render(count, &ours_rows, None));
+        if go.is_some() {
+            eprintln!("{}", render(count, &ours_rows, None));
+        }
         let go_rows = match go {
             Some(go) => Some(battery(Which::Go, go, count, mode, args).await?),
             None => None,
         };
         let table = render(count, &ours_rows, go_rows.as_deref());
-        // Each count's tables as soon as they are measured, for long runs.
-        eprintln!("{table}");
+        // Each count's tables as soon as they are measured, for long runs (with one count,
+        // the end is as soon).
+        if args.counts.len() > 1 {
+            eprintln!("{table}");
+        }
         tables.push(table);
     }
     println!();
