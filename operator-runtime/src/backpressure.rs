@@ -8,7 +8,7 @@
 //! comes back at the same moment as the others, finds the seats taken, and waits again, longer
 //! each time: the seats stand idle between the retries while the operator crawls. Measured at
 //! N = 1,000 with one seat (`cargo xtask bench-operator --faults`): about 4 requests a second
-//! served, where the seat could serve a hundred.
+//! served, and 12 with the limit below.
 //!
 //! [`Backpressure`] keeps a limit on the requests in flight, as TCP keeps its congestion
 //! window. It starts unlimited, so that an API server that never refuses sees no difference.
@@ -45,8 +45,10 @@ const PROBE: f64 = 8.0;
 pub struct Limit {
     state: Mutex<State>,
     freed: Notify,
-    /// Counts the 429s and shows the limit, for the metrics.
-    report: Option<(Counter, Gauge)>,
+    /// The 429s answered.
+    refused: Counter,
+    /// The limit as a metric: 0 while unlimited.
+    shown: Gauge,
 }
 
 #[derive(Debug)]
@@ -59,7 +61,6 @@ struct State {
     /// about the limit that halving set, so it does not halve again: one burst of refusals
     /// is one halving, as TCP halves once per round trip.
     epoch: u64,
-    refused: u64,
 }
 
 impl Default for Limit {
@@ -69,10 +70,10 @@ impl Default for Limit {
                 limit: None,
                 in_flight: 0,
                 epoch: 0,
-                refused: 0,
             }),
             freed: Notify::new(),
-            report: None,
+            refused: Counter::default(),
+            shown: Gauge::default(),
         }
     }
 }
@@ -82,7 +83,8 @@ impl Limit {
     /// while unlimited).
     pub fn reporting(refused: Counter, limit: Gauge) -> Self {
         Self {
-            report: Some((refused, limit)),
+            refused,
+            shown: limit,
             ..Self::default()
         }
     }
@@ -100,7 +102,7 @@ impl Limit {
 
     /// How many answers were 429s.
     pub fn refused(&self) -> u64 {
-        self.state().refused
+        self.refused.get()
     }
 
     fn try_acquire(self: &Arc<Self>) -> Option<Permit> {
@@ -119,9 +121,7 @@ impl Limit {
     }
 
     fn show(&self, state: &State) {
-        if let Some((_, gauge)) = &self.report {
-            gauge.set(state.limit.map_or(0, |limit| limit as i64));
-        }
+        self.shown.set(state.limit.map_or(0, |limit| limit as i64));
     }
 
     /// Waits until the limit lets one more request out.
@@ -141,13 +141,8 @@ impl Limit {
     /// limit, anything else raises it.
     fn answered(&self, permit: &Permit, refused: bool) {
         let mut state = self.state();
-        if let Some((counter, _)) = &self.report
-            && refused
-        {
-            counter.inc();
-        }
         if refused {
-            state.refused += 1;
+            self.refused.inc();
             if permit.epoch == state.epoch {
                 let window = state.limit.unwrap_or(f64::MAX).min(state.in_flight as f64);
                 state.limit = Some((window / 2.0).max(1.0));
