@@ -5,6 +5,8 @@
 //! against the API server). The library holds what the tests share; see `Cargo.toml` for
 //! why these tests are not in operator-gen.
 
+pub mod outside;
+
 /// The number in the environment variable `name`, or `default` when it is not set; a value
 /// that is not a number stops the run with a message naming the variable.
 pub fn env_number(name: &str, default: u64) -> u64 {

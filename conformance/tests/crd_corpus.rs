@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use operator_gen::{CrdDocument, Options, TypesOptions, differences, read_crds, rust_types};
+use operator_gen_conformance::outside::{self, PROFILES, workspace_root};
 use serde::Deserialize as _;
 use serde_json::Value;
 
@@ -83,13 +84,6 @@ struct ExampleDifference {
     file: String,
     document: usize,
     reason: String,
-}
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
 }
 
 /// The Rust module of a project (`cert-manager` -> `cert_manager`).
@@ -488,36 +482,19 @@ fn project_types(
     (kinds, examples, tally, generation)
 }
 
-/// The `[workspace.dependencies]` line of `name`.
-fn dependency_line(manifest: &str, name: &str) -> String {
-    manifest
-        .lines()
-        .find(|l| l.starts_with(&format!("{name} = ")))
-        .unwrap_or_else(|| panic!("{name} is a workspace dependency"))
-        .to_string()
-}
-
 /// The crate's manifest, `main.rs` (the wire reader) and build; the reader's path.
 fn build_crate(dir: &Path, modules: &[String], kinds: &[&Kind], all: usize) -> PathBuf {
     let root = workspace_root();
     let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
-    let deps: Vec<String> = ["k8s-openapi", "serde", "serde_json"]
-        .iter()
-        .map(|d| dependency_line(&manifest, d))
-        .collect();
-    // The profiles and dependencies of the derive tests' crates, whose builds in the same
-    // target directory are reused.
+    // The crates the derive tests build start from the same dependencies and profiles, and
+    // share their builds in the same target directory.
     std::fs::write(
         dir.join("Cargo.toml"),
         format!(
             "[package]\nname = \"crd-corpus\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\noperator-derive = {{ path = \"{}\" }}\n{}\n\
-             kube = {{ version = \"5\", default-features = false }}\n\n\
-             [package.metadata.operator-gen]\nallow-dangerous-types = true\n\n[workspace]\n\n\
-             [profile.dev]\ndebug = \"line-tables-only\"\n\n\
-             [profile.dev.package.\"*\"]\nopt-level = 1\ndebug = false\n",
-            root.join("operator-derive").display(),
-            deps.join("\n")
+             [dependencies]\n{}\n\n\
+             [package.metadata.operator-gen]\nallow-dangerous-types = true\n\n[workspace]\n\n{PROFILES}",
+            outside::shared_dependencies(&manifest).join("\n")
         ),
     )
     .unwrap();
@@ -557,7 +534,7 @@ fn build_crate(dir: &Path, modules: &[String], kinds: &[&Kind], all: usize) -> P
         "_ => \"err\\tnot a corpus kind\".to_string(),\n};\nprintln!(\"{answer}\");\n}\n}\n",
     );
     std::fs::write(dir.join("src/main.rs"), main).unwrap();
-    let target = root.join("target/tests/trybuild");
+    let target = outside::target_dir();
     let started = std::time::Instant::now();
     let out = Command::new(env!("CARGO"))
         .args(["build", "--quiet"])

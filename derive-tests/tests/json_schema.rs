@@ -16,7 +16,8 @@ use std::process::Command;
 
 mod support;
 
-use support::{PROFILES, case_dependencies, dependency_line, workspace_root};
+use operator_gen_conformance::outside::dependency_line;
+use support::{PROFILES, case_dependencies, target_dir, workspace_root};
 
 /// A kind of a case: its path, and the paths of the types of its `spec` and `status`
 /// (inside an `Option`) where the field carries no markers of its own (so the type's
@@ -301,15 +302,11 @@ fn write_case(dir: &Path, case: &Path, deps: &str) -> Option<String> {
 fn every_parity_case_implements_json_schema_as_its_crd() {
     let root = workspace_root();
     let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
-    let deps = format!(
-        "operator-derive = {{ path = {:?} }}\n{}",
-        root.join("operator-derive").display().to_string(),
-        case_dependencies(&manifest)
-            .into_iter()
-            .chain([dependency_line(&manifest, "schemars")])
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    let deps = case_dependencies(&manifest)
+        .into_iter()
+        .chain([dependency_line(&manifest, "schemars")])
+        .collect::<Vec<_>>()
+        .join("\n");
     let dir = tempfile::tempdir().unwrap();
     let mut cases: Vec<PathBuf> = std::fs::read_dir(root.join("testdata/parity"))
         .unwrap()
@@ -332,7 +329,7 @@ fn every_parity_case_implements_json_schema_as_its_crd() {
     let out = Command::new(env!("CARGO"))
         .args(["test", "--workspace", "--quiet", "--lib", "--no-fail-fast"])
         .current_dir(dir.path())
-        .env("CARGO_TARGET_DIR", root.join("target/tests/trybuild"))
+        .env("CARGO_TARGET_DIR", target_dir())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

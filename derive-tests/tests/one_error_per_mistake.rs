@@ -9,7 +9,7 @@ use std::process::Command;
 
 mod support;
 
-use support::{PROFILES, case_dependencies, workspace_root};
+use support::{PROFILES, case_dependencies, target_dir, workspace_root};
 
 /// Builds memcached's API module with `from` replaced by `to` in `v1alpha1.rs`; returns
 /// the compiler's errors as (message, file, line).
@@ -35,9 +35,7 @@ fn build_api(from: &str, to: &str, extra_manifest: &str) -> Vec<(String, String,
         dir.path().join("Cargo.toml"),
         format!(
             "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
-             [dependencies]\noperator-derive = {{ path = {:?} }}\n{}\n\n[workspace]\n\n\
-             {PROFILES}\n{extra_manifest}",
-            root.join("operator-derive").display().to_string(),
+             [dependencies]\n{}\n\n[workspace]\n\n{PROFILES}\n{extra_manifest}",
             deps.join("\n")
         ),
     )
@@ -59,7 +57,7 @@ fn build_api(from: &str, to: &str, extra_manifest: &str) -> Vec<(String, String,
     let out = Command::new(env!("CARGO"))
         .args(["build", "--quiet", "--message-format=json"])
         .current_dir(dir.path())
-        .env("CARGO_TARGET_DIR", root.join("target/tests/trybuild"))
+        .env("CARGO_TARGET_DIR", target_dir())
         .output()
         .unwrap();
     let mut errors = Vec::new();

@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use operator_gen_conformance::outside::{self, PROFILES, workspace_root};
 use serde_json::{Value, json};
 use vocabulary::Case;
 
@@ -103,22 +104,6 @@ fn every_case_is_written() {
     }
 }
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// The `[workspace.dependencies]` line of `name`.
-fn dependency_line(manifest: &str, name: &str) -> String {
-    manifest
-        .lines()
-        .find(|l| l.starts_with(&format!("{name} = ")))
-        .unwrap_or_else(|| panic!("{name} is a workspace dependency"))
-        .to_string()
-}
-
 /// Compiles the cases with plain serde into a program that reads `kind<TAB>spec` lines and
 /// answers `ok<TAB>spec as serde writes it back` or `err<TAB>serde's message`.
 fn build_reader(cases: &[Case]) -> PathBuf {
@@ -129,43 +114,32 @@ fn build_reader(cases: &[Case]) -> PathBuf {
     let package = format!("wire-cases-{seed}-{count}");
     let dir = root.join("target/tests").join(&package);
     std::fs::create_dir_all(dir.join("src")).unwrap();
-    let mut deps: Vec<String> = [
-        "serde",
-        "serde_json",
-        "serde_repr",
-        "k8s-openapi",
-        "uuid",
-        "humantime-serde",
-        "chrono",
-        "semver",
-        "time",
-    ]
-    .iter()
-    .map(|d| dependency_line(&manifest, d))
-    .collect();
-    // kube for its `Duration`, without the client (as the derive tests build it).
-    let kube = dependency_line(&manifest, "kube");
-    let version = kube
-        .split("version = \"")
-        .nth(1)
-        .and_then(|v| v.split('"').next())
-        .expect("kube's version");
-    deps.push(format!(
-        "kube = {{ version = \"{version}\", default-features = false }}"
-    ));
+    // The dependencies the derive tests' crates start from (with kube for its `Duration`,
+    // without the client), and the profiles, so those builds in the same target directory
+    // are reused; then the crates of the vocabulary's field types.
+    let mut deps = outside::shared_dependencies(&manifest);
+    deps.extend(
+        [
+            "serde_repr",
+            "uuid",
+            "humantime-serde",
+            "chrono",
+            "semver",
+            "time",
+        ]
+        .iter()
+        .map(|d| outside::dependency_line(&manifest, d)),
+    );
     // ipnet with its serde impl, which the workspace leaves out for operator-gen's sake.
     deps.push(
-        dependency_line(&manifest, "ipnet")
+        outside::dependency_line(&manifest, "ipnet")
             .replace("features = [\"std\"]", "features = [\"std\", \"serde\"]"),
     );
-    // The profiles of the workspace, so the dependencies built for the derive tests in the
-    // same target directory are reused.
     std::fs::write(
         dir.join("Cargo.toml"),
         format!(
             "[package]\nname = \"{package}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\n{}\n\n[workspace]\n\n[profile.dev]\ndebug = \"line-tables-only\"\n\n\
-             [profile.dev.package.\"*\"]\nopt-level = 1\ndebug = false\n",
+             [dependencies]\n{}\n\n[workspace]\n\n{PROFILES}",
             deps.join("\n")
         ),
     )
@@ -194,7 +168,7 @@ fn build_reader(cases: &[Case]) -> PathBuf {
     }
     main.push_str("_ => unreachable!(),\n};\nprintln!(\"{answer}\");\n}\n}\n");
     std::fs::write(dir.join("src/main.rs"), main).unwrap();
-    let target = root.join("target/tests/trybuild");
+    let target = outside::target_dir();
     let out = Command::new(env!("CARGO"))
         .args(["build", "--quiet"])
         .current_dir(&dir)

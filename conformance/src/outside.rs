@@ -1,0 +1,124 @@
+//! The crates that tests build outside the workspace, in one shared target directory
+//! ([`target_dir`]): the derive tests' cases (operator-derive-tests' `json_schema` and
+//! `one_error_per_mistake`) and the readers of `crd_corpus` and `wire_contract`.
+//!
+//! cargo reuses a build only when the whole unit is the same: the package, its features,
+//! its profile and every unit below it. Each of these crates resolves features over its own
+//! dependencies, so each used to build its own k8s-openapi, kube-core, serde and serde_json
+//! (serde's `alloc` on in one crate and off in another; syn's features, and with them
+//! serde_derive and so serde, set by operator-derive in some crates and not in others).
+//! Every crate built here starts from [`shared_dependencies`] and [`PROFILES`], so that tree
+//! is built once, whichever test builds first; what a crate adds on top is its own.
+
+use std::path::{Path, PathBuf};
+
+/// The workspace's root directory.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the conformance crate is in the workspace")
+        .to_path_buf()
+}
+
+/// The target directory the crates are built in (trybuild's, where the derive's UI cases
+/// are built too).
+pub fn target_dir() -> PathBuf {
+    workspace_root().join("target/tests/trybuild")
+}
+
+/// The profiles of every crate built here, as the workspace's: dependencies optimised a
+/// little and without debug info, line tables for the crate itself.
+pub const PROFILES: &str = "[profile.dev]\ndebug = \"line-tables-only\"\n\n\
+                            [profile.dev.package.\"*\"]\nopt-level = 1\ndebug = false\n";
+
+/// The `[workspace.dependencies]` line of `name` in the workspace's manifest (its text).
+pub fn dependency_line(workspace_manifest: &str, name: &str) -> String {
+    workspace_manifest
+        .lines()
+        .find(|l| l.starts_with(&format!("{name} = ")))
+        .unwrap_or_else(|| panic!("{name} is a workspace dependency"))
+        .to_string()
+}
+
+/// `dependency_line` of `name` with the feature `alloc` added.
+fn with_alloc(workspace_manifest: &str, name: &str) -> String {
+    let line = dependency_line(workspace_manifest, name);
+    let (key, value) = line.split_once(" = ").expect("a dependency line");
+    if let Some(version) = value.strip_prefix('"') {
+        format!("{key} = {{ version = \"{version}, features = [\"alloc\"] }}")
+    } else if value.contains("features = [") {
+        line.replacen("features = [", "features = [\"alloc\", ", 1)
+    } else {
+        let inner = value.trim_end().strip_suffix('}').expect("an inline table");
+        format!("{key} = {}, features = [\"alloc\"] }}", inner.trim_end())
+    }
+}
+
+/// The version of kube in the workspace's manifest.
+pub fn kube_version(workspace_manifest: &str) -> String {
+    let line = dependency_line(workspace_manifest, "kube");
+    line.split("version = \"")
+        .nth(1)
+        .and_then(|v| v.split('"').next())
+        .expect("kube's version")
+        .to_string()
+}
+
+/// The dependency lines every crate built here starts from: operator-derive (by path), and
+/// k8s-openapi, serde and serde_json with `alloc` (schemars, which some cases use, turns it
+/// on), and kube without its client and runtime (the derives' code uses `kube::core`), all
+/// at the workspace's versions. A crate that does not use the derive still depends on it:
+/// it sets the host's syn features, on which serde's derive, and so serde, depend.
+pub fn shared_dependencies(workspace_manifest: &str) -> Vec<String> {
+    let derive = workspace_root().join("operator-derive");
+    vec![
+        format!(
+            "operator-derive = {{ path = {:?} }}",
+            derive.display().to_string()
+        ),
+        dependency_line(workspace_manifest, "k8s-openapi"),
+        with_alloc(workspace_manifest, "serde"),
+        with_alloc(workspace_manifest, "serde_json"),
+        format!(
+            "kube = {{ version = \"{}\", default-features = false }}",
+            kube_version(workspace_manifest)
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alloc_is_added_to_each_form_of_dependency_line() {
+        let manifest =
+            "a = \"1\"\nb = { version = \"2\", features = [\"x\"] }\nc = { version = \"3\" }\n";
+        assert_eq!(
+            with_alloc(manifest, "a"),
+            "a = { version = \"1\", features = [\"alloc\"] }"
+        );
+        assert_eq!(
+            with_alloc(manifest, "b"),
+            "b = { version = \"2\", features = [\"alloc\", \"x\"] }"
+        );
+        assert_eq!(
+            with_alloc(manifest, "c"),
+            "c = { version = \"3\", features = [\"alloc\"] }"
+        );
+    }
+
+    #[test]
+    fn every_crate_starts_from_the_workspace_versions() {
+        let manifest = std::fs::read_to_string(workspace_root().join("Cargo.toml")).unwrap();
+        let deps = shared_dependencies(&manifest);
+        assert!(
+            deps[0].starts_with("operator-derive = { path = "),
+            "{deps:?}"
+        );
+        assert!(deps.iter().any(|d| d.starts_with("k8s-openapi = ")));
+        let kube = deps.iter().find(|d| d.starts_with("kube = ")).unwrap();
+        assert!(kube.contains("default-features = false"), "{kube}");
+        assert!(kube.contains(&format!("\"{}\"", kube_version(&manifest))));
+    }
+}
