@@ -40,6 +40,17 @@ pub fn dependency_line(workspace_manifest: &str, name: &str) -> String {
         .to_string()
 }
 
+/// The manifest of a crate built here: `package` with `dependencies` (one line each), then
+/// `tables` (whole TOML tables, such as `[package.metadata.operator-gen]`), a workspace of
+/// its own and [`PROFILES`].
+pub fn manifest(package: &str, dependencies: &[String], tables: &str) -> String {
+    format!(
+        "[package]\nname = \"{package}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [dependencies]\n{}\n\n{tables}\n[workspace]\n\n{PROFILES}",
+        dependencies.join("\n")
+    )
+}
+
 /// `dependency_line` of `name` with the feature `alloc` added.
 fn with_alloc(workspace_manifest: &str, name: &str) -> String {
     let line = dependency_line(workspace_manifest, name);
@@ -105,6 +116,22 @@ mod tests {
         assert_eq!(
             with_alloc(manifest, "c"),
             "c = { version = \"3\", features = [\"alloc\"] }"
+        );
+    }
+
+    #[test]
+    fn a_manifest_has_its_dependencies_tables_own_workspace_and_profiles() {
+        let text = manifest(
+            "case",
+            &["a = \"1\"".to_string(), "b = \"2\"".to_string()],
+            "[package.metadata.x]\ny = true\n",
+        );
+        assert_eq!(
+            text,
+            format!(
+                "[package]\nname = \"case\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+                 [dependencies]\na = \"1\"\nb = \"2\"\n\n[package.metadata.x]\ny = true\n\n[workspace]\n\n{PROFILES}"
+            )
         );
     }
 

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use operator_gen::{CrdDocument, Options, TypesOptions, differences, read_crds, rust_types};
-use operator_gen_conformance::outside::{self, PROFILES, workspace_root};
+use operator_gen_conformance::outside::{self, workspace_root};
 use serde::Deserialize as _;
 use serde_json::Value;
 
@@ -490,11 +490,10 @@ fn build_crate(dir: &Path, modules: &[String], kinds: &[&Kind], all: usize) -> P
     // share their builds in the same target directory.
     std::fs::write(
         dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"crd-corpus\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\n{}\n\n\
-             [package.metadata.operator-gen]\nallow-dangerous-types = true\n\n[workspace]\n\n{PROFILES}",
-            outside::shared_dependencies(&manifest).join("\n")
+        outside::manifest(
+            "crd-corpus",
+            &outside::shared_dependencies(&manifest),
+            "[package.metadata.operator-gen]\nallow-dangerous-types = true\n",
         ),
     )
     .unwrap();

@@ -16,8 +16,8 @@ use std::process::Command;
 
 mod support;
 
-use operator_gen_conformance::outside::dependency_line;
-use support::{PROFILES, case_dependencies, target_dir, workspace_root};
+use operator_gen_conformance::outside::{PROFILES, dependency_line};
+use support::{case_dependencies, target_dir, workspace_root};
 
 /// A kind of a case: its path, and the paths of the types of its `spec` and `status`
 /// (inside an `Option`) where the field carries no markers of its own (so the type's

@@ -9,7 +9,8 @@ use std::process::Command;
 
 mod support;
 
-use support::{PROFILES, case_dependencies, target_dir, workspace_root};
+use operator_gen_conformance::outside;
+use support::{case_dependencies, target_dir, workspace_root};
 
 /// Builds memcached's API module with `from` replaced by `to` in `v1alpha1.rs`; returns
 /// the compiler's errors as (message, file, line).
@@ -33,11 +34,7 @@ fn build_api(from: &str, to: &str, extra_manifest: &str) -> Vec<(String, String,
     let deps = case_dependencies(&manifest);
     std::fs::write(
         dir.path().join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
-             [dependencies]\n{}\n\n[workspace]\n\n{PROFILES}\n{extra_manifest}",
-            deps.join("\n")
-        ),
+        outside::manifest(&name, &deps, extra_manifest),
     )
     .unwrap();
     std::fs::copy(root.join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();

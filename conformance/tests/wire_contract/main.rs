@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use operator_gen_conformance::outside::{self, PROFILES, workspace_root};
+use operator_gen_conformance::outside::{self, workspace_root};
 use serde_json::{Value, json};
 use vocabulary::Case;
 
@@ -115,8 +115,8 @@ fn build_reader(cases: &[Case]) -> PathBuf {
     let dir = root.join("target/tests").join(&package);
     std::fs::create_dir_all(dir.join("src")).unwrap();
     // The dependencies the derive tests' crates start from (with kube for its `Duration`,
-    // without the client), and the profiles, so those builds in the same target directory
-    // are reused; then the crates of the vocabulary's field types.
+    // without the client), so those builds in the same target directory are reused; then the
+    // crates of the vocabulary's field types.
     let mut deps = outside::shared_dependencies(&manifest);
     deps.extend(
         [
@@ -137,11 +137,7 @@ fn build_reader(cases: &[Case]) -> PathBuf {
     );
     std::fs::write(
         dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"{package}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\n{}\n\n[workspace]\n\n{PROFILES}",
-            deps.join("\n")
-        ),
+        outside::manifest(&package, &deps, ""),
     )
     .unwrap();
     std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();

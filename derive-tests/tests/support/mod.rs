@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-pub use operator_gen_conformance::outside::{PROFILES, target_dir, workspace_root};
+pub use operator_gen_conformance::outside::{target_dir, workspace_root};
 
 /// The dependency lines every crate these tests build starts from
 /// (`outside::shared_dependencies`: operator-derive, k8s-openapi, serde, serde_json and
