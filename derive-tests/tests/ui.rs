@@ -1,14 +1,39 @@
 //! Compile-time behaviour of the derives: one file per error message, grouped by topic
 //! (`tests/ui/<topic>/`), with the exact compiler output next to it. `pass/` must compile
-//! and run. Regenerate outputs with `TRYBUILD=overwrite cargo test -p operator-derive-tests --test ui`.
+//! and run. Regenerate outputs with `TRYBUILD=overwrite cargo test -p operator-derive-tests --test ui`;
+//! run some cases with `cargo test -p operator-derive-tests --test ui -- ui trybuild=<part of the name>`.
+//!
+//! trybuild runs in a child of this test, whose `CARGO` is `src/bin/trybuild-cargo.rs`: that
+//! gives trybuild's two builds of the project the same rustflags, so the project's
+//! dependencies are compiled once (see the binary's documentation).
+
+use std::process::Command;
+
+/// Set in the child, which runs the cases.
+const CHILD: &str = "OPERATOR_DERIVE_UI_CHILD";
 
 #[test]
 fn ui() {
-    let t = trybuild::TestCases::new();
-    t.pass("tests/ui/pass/*.rs");
-    t.compile_fail("tests/ui/validation/*.rs");
-    t.compile_fail("tests/ui/schema/*.rs");
-    t.compile_fail("tests/ui/resource/*.rs");
-    t.compile_fail("tests/ui/rbac/*.rs");
-    t.compile_fail("tests/ui/webhook/*.rs");
+    if std::env::var_os(CHILD).is_some() {
+        let t = trybuild::TestCases::new();
+        t.pass("tests/ui/pass/*.rs");
+        t.compile_fail("tests/ui/validation/*.rs");
+        t.compile_fail("tests/ui/schema/*.rs");
+        t.compile_fail("tests/ui/resource/*.rs");
+        t.compile_fail("tests/ui/rbac/*.rs");
+        t.compile_fail("tests/ui/webhook/*.rs");
+        return;
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    // trybuild's own filter (`trybuild=<part of a file name>`) goes to the child.
+    let filters = std::env::args().filter(|a| a.starts_with("trybuild="));
+    let status = Command::new(std::env::current_exe().expect("the test's own executable"))
+        .args(["ui", "--exact", "--nocapture"])
+        .args(filters)
+        .env(CHILD, "1")
+        .env("TRYBUILD_REAL_CARGO", cargo)
+        .env("CARGO", env!("CARGO_BIN_EXE_trybuild-cargo"))
+        .status()
+        .expect("running the UI cases in a child of this test");
+    assert!(status.success(), "the UI cases failed (above)");
 }

@@ -90,18 +90,31 @@ pub fn fresh_project_passes_its_tests(plane: &TestPlane) -> Result<()> {
         .version;
     let started = Instant::now();
     let installed = scratch.path().join("installed");
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml"))
+        .context("reading the workspace's Cargo.toml")?;
+    let mut install = cargo();
+    install
+        .args([
+            "install",
+            "--quiet",
+            "--debug",
+            // The versions of the package's Cargo.lock (the workspace's): without it, cargo
+            // resolves the newest, and every crate with a newer release is a build of its own.
+            "--locked",
+            "--registry",
+            SOURCE,
+            "--config",
+        ])
+        .arg(&config);
+    // `cargo install` builds the package alone, with cargo's default dev profile: given the
+    // workspace's instead, the crates.io dependencies it shares with the workspace are the
+    // workspace's builds in the same target directory, not a second build of the kube stack.
+    for setting in profile_settings(&manifest)? {
+        install.arg("--config").arg(setting);
+    }
     run_step(
         "cargo install cargo-operator (from the packaged crates)",
-        cargo()
-            .args([
-                "install",
-                "--quiet",
-                "--debug",
-                "--registry",
-                SOURCE,
-                "--config",
-            ])
-            .arg(&config)
+        install
             .args(["--root"])
             .arg(&installed)
             .arg(format!("cargo-operator@={version}"))
@@ -646,6 +659,42 @@ fn nothing_from_this_repository(project: &Path, repository: &Path) -> Result<()>
     Ok(())
 }
 
+/// The workspace's `[profile.dev]` (from its manifest's text), as `--config` settings:
+/// `profile.dev.debug="line-tables-only"`, `profile.dev.package."*".opt-level=1`, ...
+fn profile_settings(workspace_manifest: &str) -> Result<Vec<String>> {
+    fn key(part: &str) -> String {
+        let bare = !part.is_empty()
+            && part
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if bare {
+            part.to_string()
+        } else {
+            toml::Value::String(part.to_string()).to_string()
+        }
+    }
+    fn flatten(prefix: &str, table: &toml::Table, out: &mut Vec<String>) {
+        for (name, value) in table {
+            let path = format!("{prefix}.{}", key(name));
+            match value {
+                toml::Value::Table(inner) => flatten(&path, inner, out),
+                leaf => out.push(format!("{path}={leaf}")),
+            }
+        }
+    }
+    let manifest: toml::Table = workspace_manifest
+        .parse()
+        .context("parsing the workspace's Cargo.toml")?;
+    let dev = manifest
+        .get("profile")
+        .and_then(|p| p.get("dev"))
+        .and_then(toml::Value::as_table)
+        .context("the workspace's Cargo.toml has no [profile.dev]")?;
+    let mut settings = Vec::new();
+    flatten("profile.dev", dev, &mut settings);
+    Ok(settings)
+}
+
 /// Runs `cmd`, its standard output shown as it comes and returned; fails if it fails.
 fn passed_through(mut cmd: Command) -> Result<String> {
     use std::io::{BufRead as _, BufReader};
@@ -669,7 +718,39 @@ fn passed_through(mut cmd: Command) -> Result<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::contents_are_fit_to_publish;
+    use super::{contents_are_fit_to_publish, profile_settings};
+
+    #[test]
+    fn the_install_gets_the_workspace_profile_as_config() {
+        let manifest = "[package]\nname = \"x\"\n\n[profile.dev]\ndebug = \"line-tables-only\"\n\n\
+                        [profile.dev.package.\"*\"]\nopt-level = 1\ndebug = false\n\n\
+                        [profile.dev.package.operator-derive]\ndebug = false\n\n\
+                        [profile.release]\nlto = \"fat\"\n";
+        assert_eq!(
+            profile_settings(manifest).unwrap(),
+            [
+                "profile.dev.debug=\"line-tables-only\"",
+                "profile.dev.package.\"*\".debug=false",
+                "profile.dev.package.\"*\".opt-level=1",
+                "profile.dev.package.operator-derive.debug=false",
+            ]
+        );
+        let err = profile_settings("[profile.release]\nlto = true\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the workspace's Cargo.toml has no [profile.dev]"
+        );
+    }
+
+    #[test]
+    fn the_workspace_profile_is_read_whole() {
+        let manifest = std::fs::read_to_string(operator_xtask::root().join("Cargo.toml")).unwrap();
+        let settings = profile_settings(&manifest).unwrap();
+        assert!(
+            settings.contains(&"profile.dev.package.\"*\".opt-level=1".to_string()),
+            "{settings:?}"
+        );
+    }
 
     #[test]
     fn a_package_needs_its_readme_and_license_and_no_tests() {
