@@ -249,9 +249,8 @@ async fn rbac_is_enforced_for_service_accounts() {
 #[tokio::test]
 #[ignore = "needs the control plane binaries: run by `cargo xtask test`"]
 async fn up_then_down_leaves_no_process_and_no_state() {
-    use nix::errno::Errno;
-    use nix::sys::signal::kill;
-    use nix::unistd::Pid;
+    use rustix::io::Errno;
+    use rustix::process::{Pid, test_kill_process};
 
     let scratch = tempfile::tempdir().unwrap();
     let state_dir = scratch.path().join("plane");
@@ -273,8 +272,8 @@ async fn up_then_down_leaves_no_process_and_no_state() {
     plane.stop().await.unwrap();
     for pid in pids {
         assert_eq!(
-            kill(Pid::from_raw(pid), None),
-            Err(Errno::ESRCH),
+            test_kill_process(Pid::from_raw(pid).expect("a process's pid")),
+            Err(Errno::SRCH),
             "process {pid} is still there"
         );
     }

@@ -5,10 +5,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use nix::errno::Errno;
-use nix::sys::signal::{Signal, kill};
-use nix::sys::wait::{WaitPidFlag, waitpid};
-use nix::unistd::Pid;
+use rustix::io::Errno;
+use rustix::process::{Pid, Signal, WaitOptions, kill_process, test_kill_process, waitpid};
 
 use super::ComponentState;
 use crate::Error;
@@ -80,7 +78,7 @@ pub(super) async fn stop_components(
 
 async fn stop_together(alive: &[&ComponentState], grace: Duration) -> Result<(), Error> {
     for c in alive {
-        let _ = kill(Pid::from_raw(c.pid), Signal::SIGTERM);
+        signal(c.pid, Signal::TERM);
     }
     let deadline = Instant::now() + grace;
     loop {
@@ -90,7 +88,7 @@ async fn stop_together(alive: &[&ComponentState], grace: Duration) -> Result<(),
         }
         if Instant::now() > deadline {
             for c in &left {
-                let _ = kill(Pid::from_raw(c.pid), Signal::SIGKILL);
+                signal(c.pid, Signal::KILL);
             }
             let hard_deadline = Instant::now() + Duration::from_secs(5);
             while left.iter().any(|c| !gone(c.pid)) {
@@ -109,6 +107,13 @@ async fn stop_together(alive: &[&ComponentState], grace: Duration) -> Result<(),
     }
 }
 
+/// Sends `signal` to `pid`, if it is a process's (not 0); a process already gone is no error.
+fn signal(pid: i32, signal: Signal) {
+    if let Some(pid) = Pid::from_raw(pid) {
+        let _ = kill_process(pid, signal);
+    }
+}
+
 /// True when the recorded pid is still the recorded binary (a reused pid is not ours).
 pub(super) fn is_running(c: &ComponentState) -> bool {
     match std::fs::read_link(format!("/proc/{}/exe", c.pid)) {
@@ -121,13 +126,14 @@ pub(super) fn is_running(c: &ComponentState) -> bool {
 /// exited: components started by another process (`up`, then `down`) are the init process's
 /// children by then, and it may take a second or two to reap them.
 pub(super) fn gone(pid: i32) -> bool {
-    let raw = pid;
-    let pid = Pid::from_raw(pid);
-    let _ = waitpid(pid, Some(WaitPidFlag::WNOHANG));
-    if matches!(kill(pid, None), Err(Errno::ESRCH)) {
+    let Some(process) = Pid::from_raw(pid) else {
+        return true;
+    };
+    let _ = waitpid(Some(process), WaitOptions::NOHANG);
+    if matches!(test_kill_process(process), Err(Errno::SRCH)) {
         return true;
     }
-    std::fs::read_to_string(format!("/proc/{raw}/stat")).map_or(true, |stat| exited(&stat))
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| exited(&stat))
 }
 
 /// Whether a `/proc/<pid>/stat` line is of a process that has exited (a zombie, or one being

@@ -653,10 +653,9 @@ impl Manager {
     /// SIGTERM, and the exit status within the grace period the Deployment gives it.
     fn terminate(&mut self, grace: Duration) -> std::process::ExitStatus {
         let mut child = self.child.take().expect("running");
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(child.id() as i32),
-            nix::sys::signal::Signal::SIGTERM,
-        );
+        if let Some(pid) = rustix::process::Pid::from_raw(child.id() as i32) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+        }
         let deadline = std::time::Instant::now() + grace;
         loop {
             if let Some(status) = child.try_wait().unwrap() {

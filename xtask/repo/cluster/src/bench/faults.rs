@@ -520,11 +520,9 @@ impl Slot {
     /// SIGKILLs its process (it is started again a second later).
     async fn kill(&self) {
         self.sample().await;
-        if let Some(pid) = self.state.lock().expect("not poisoned").pid {
-            let _ = nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(pid),
-                nix::sys::signal::Signal::SIGKILL,
-            );
+        let pid = self.state.lock().expect("not poisoned").pid;
+        if let Some(pid) = pid.and_then(rustix::process::Pid::from_raw) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
         }
     }
 
