@@ -7,7 +7,7 @@
 //! gives trybuild's two builds of the project the same rustflags, so the project's
 //! dependencies are compiled once (see the binary's documentation).
 
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 /// Set in the child, which runs the cases.
 const CHILD: &str = "OPERATOR_DERIVE_UI_CHILD";
@@ -27,13 +27,17 @@ fn ui() {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     // trybuild's own filter (`trybuild=<part of a file name>`) goes to the child.
     let filters = std::env::args().filter(|a| a.starts_with("trybuild="));
-    let status = Command::new(std::env::current_exe().expect("the test's own executable"))
+    // trybuild reports on standard error, shown as it comes; the child's own test summary
+    // (standard output) goes into this test's output, so a run lists the UI test once.
+    let child = Command::new(std::env::current_exe().expect("the test's own executable"))
         .args(["ui", "--exact", "--nocapture"])
         .args(filters)
         .env(CHILD, "1")
         .env("TRYBUILD_REAL_CARGO", cargo)
         .env("CARGO", env!("CARGO_BIN_EXE_trybuild-cargo"))
-        .status()
+        .stderr(Stdio::inherit())
+        .output()
         .expect("running the UI cases in a child of this test");
-    assert!(status.success(), "the UI cases failed (above)");
+    print!("{}", String::from_utf8_lossy(&child.stdout));
+    assert!(child.status.success(), "the UI cases failed (above)");
 }
