@@ -1432,9 +1432,10 @@ async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
         // Generous: after the third or fourth restart in a few minutes, the control plane's
         // own clients (kube-controller-manager's watches) come back after backoffs of up to
         // a minute, and a busy machine stretches them. Passing runs take a fraction of it.
-        converge(size, Duration::from_secs(300) + slack)
-            .await
-            .unwrap_or_else(|why| panic!("after {fault:?}: not converged: {why}"));
+        if let Err(why) = converge(size, Duration::from_secs(300) + slack).await {
+            let state = plane_report(&client, ns, &plane.state).await;
+            panic!("after {fault:?}: not converged: {why}\n{state}");
+        }
         let took = injected.elapsed();
         let reconciles = counted(&instances) + killed_reconciles - reconciles_before;
         let exited = exits.load(std::sync::atomic::Ordering::SeqCst) - exits_before;
@@ -1496,4 +1497,57 @@ async fn nothing_is_lost_orphaned_or_duplicated_through_a_battery_of_faults() {
     }
     drop(bound);
     plane.stop().await.unwrap();
+}
+
+/// What the control plane was doing when a fault did not converge, for the failure message:
+/// whether each component still runs with the end of its log, and the namespace's pods (a
+/// Deployment without ready pods waits on the scheduler, kwok or kube-controller-manager,
+/// not on the operator).
+async fn plane_report(client: &Client, ns: &str, state: &envtest::plane::State) -> String {
+    let mut report = String::from("control plane:\n");
+    for c in envtest::plane::component_status(state) {
+        let _ = writeln!(
+            report,
+            "  {} (pid {}): {}",
+            c.name,
+            c.pid,
+            if c.running { "running" } else { "NOT RUNNING" }
+        );
+        for line in envtest::plane::log_tail(&c.log, 3).lines() {
+            let _ = writeln!(report, "    {}", line.chars().take(300).collect::<String>());
+        }
+    }
+    report.push_str("pods:\n");
+    match Api::<Pod>::namespaced(client.clone(), ns)
+        .list(&ListParams::default())
+        .await
+    {
+        Ok(pods) => {
+            for pod in pods {
+                let status = pod.status.clone().unwrap_or_default();
+                let ready = status
+                    .conditions
+                    .unwrap_or_default()
+                    .into_iter()
+                    .find(|c| c.type_ == "Ready")
+                    .map_or("-".to_string(), |c| c.status);
+                let _ = writeln!(
+                    report,
+                    "  {}: phase {}, node {}, ready {ready}{}",
+                    pod.name_any(),
+                    status.phase.unwrap_or_default(),
+                    pod.spec.and_then(|s| s.node_name).unwrap_or_default(),
+                    if pod.metadata.deletion_timestamp.is_some() {
+                        ", being deleted"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        }
+        Err(err) => {
+            let _ = writeln!(report, "  listing them failed: {err}");
+        }
+    }
+    report
 }
