@@ -468,7 +468,8 @@ async fn wait_through_signals(cmd: Command) -> Result<std::process::ExitStatus> 
             status = child.wait() => return Ok(status?),
             _ = interrupts.recv() => {}
             _ = terminations.recv() => {
-                if let Some(pid) = child.id().and_then(|id| rustix::process::Pid::from_raw(id as i32)) {
+                let pid = child.id().and_then(|id| rustix::process::Pid::from_raw(id as i32));
+                if let Some(pid) = pid {
                     let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
                 }
             }
