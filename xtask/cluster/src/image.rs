@@ -7,7 +7,7 @@
 //! `docker save` (Docker 25 and later write both), so that `docker load`, `podman load`,
 //! `kind load image-archive` and `crane push` take it. Nothing of the machine or the clock gets
 //! in: the same sources give the same digest. `--push REGISTRY/REPO:TAG` pushes it over the
-//! registry HTTP API ([`push`]).
+//! registry HTTP API with oci-client ([`push`]).
 
 pub mod elf;
 pub mod gzip;
@@ -186,7 +186,7 @@ pub struct ImageArgs {
     /// The cargo profile the operator's binary is built with.
     #[arg(long, value_name = "PROFILE", default_value = DEFAULT_PROFILE)]
     pub profile: String,
-    /// Push the image to REGISTRY/REPO:TAG over the registry HTTP API.
+    /// Push the image to REGISTRY/REPO:TAG over the registry HTTP API (oci-client).
     #[arg(long, value_name = "REGISTRY/REPO:TAG")]
     pub push: Option<String>,
     /// The registry user (default: $REGISTRY_USERNAME, else ~/.docker/config.json).

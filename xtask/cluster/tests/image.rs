@@ -101,7 +101,7 @@ fn the_image_is_reproducible_and_round_trips_through_a_real_registry() {
         image.digest
     );
 
-    // Pushed with our client to a real registry.
+    // Pushed with oci-client (`push::push`) to a real registry.
     let registry = envtest::registry::Registry::start().unwrap();
     let port = registry.port();
     let target: Reference = format!("{}/memcached-operator:test", registry.host())

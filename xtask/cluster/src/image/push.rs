@@ -1,23 +1,21 @@
-//! Pushing an image over the registry HTTP API (the OCI distribution spec, "v2"): for each
-//! blob a `HEAD` to see whether the registry has it, else a `POST` to start an upload and one
-//! `PUT` with the whole blob and its digest; then the manifest `PUT` under the tag, with its
-//! media type. A `401` answer says how to authenticate in `WWW-Authenticate`: `Basic` (the
-//! credentials on each request) or `Bearer realm=…,service=…,scope=…` (a token fetched from
-//! the realm, with the credentials as basic auth when there are any). Plain HTTP only to
-//! registries on the loopback interface or with `insecure`.
+//! Pushing an image over the registry HTTP API (the OCI distribution spec, "v2") with
+//! [oci-client](https://docs.rs/oci-client): it authenticates as the registry's `/v2/`
+//! challenge asks (`Basic`, or a `Bearer` token from the realm, with the credentials as basic
+//! auth when there are any), uploads each blob (in chunks, falling back to one piece for
+//! registries that refuse chunks) and puts the manifest. The manifest goes up as the bytes of
+//! the layout, so the pushed digest is the built one; a tag that already names that digest is
+//! left alone and nothing is uploaded. Plain HTTP only to registries on the loopback interface
+//! or with `insecure`.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context as _, Result, bail, ensure};
 use base64::Engine as _;
-use bytes::Bytes;
-use http::{HeaderMap, Method, StatusCode, header};
-use http_body_util::{BodyExt as _, Full};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
+use oci_client::client::{ClientConfig, ClientProtocol};
+use oci_client::errors::OciDistributionError;
+use oci_client::secrets::RegistryAuth;
+use oci_client::{Client, RegistryOperation};
 use serde_json::Value;
 
 use super::Reference;
@@ -36,16 +34,6 @@ impl std::fmt::Debug for Credentials {
             .field("username", &self.username)
             .field("password", &"<hidden>")
             .finish()
-    }
-}
-
-impl Credentials {
-    fn basic(&self) -> String {
-        let pair = format!("{}:{}", self.username, self.password);
-        format!(
-            "Basic {}",
-            base64::engine::general_purpose::STANDARD.encode(pair)
-        )
     }
 }
 
@@ -142,430 +130,98 @@ pub fn docker_config_credentials(config: &str, registry: &str) -> Result<Option<
     }))
 }
 
-/// A `WWW-Authenticate` challenge: its scheme (lowercase) and parameters (keys lowercase).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Challenge {
-    pub scheme: String,
-    pub params: BTreeMap<String, String>,
+/// The scheme for `host` (`host[:port]`): plain HTTP on loopback or when asked, else HTTPS.
+pub fn plain_http(host: &str, insecure: bool) -> bool {
+    let name = match host.rsplit_once(':') {
+        Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
+        _ => host,
+    };
+    insecure || matches!(name, "localhost" | "127.0.0.1" | "[::1]" | "::1")
 }
 
-/// Parses the first challenge of a `WWW-Authenticate` value:
-/// `Bearer realm="https://auth.example/token",service="registry.example",scope="repository:a/b:pull,push"`.
-pub fn parse_challenge(value: &str) -> Result<Challenge> {
-    let value = value.trim();
-    let (scheme, mut rest) = value.split_once(' ').unwrap_or((value, ""));
-    ensure!(!scheme.is_empty(), "an empty WWW-Authenticate header");
-    let mut params = BTreeMap::new();
-    loop {
-        rest = rest.trim_start_matches([' ', ',']);
-        if rest.is_empty() {
-            break;
-        }
-        let Some((key, after)) = rest.split_once('=') else {
-            bail!("WWW-Authenticate {value:?}: expected key=value at {rest:?}");
-        };
-        let key = key.trim().to_ascii_lowercase();
-        let after = after.trim_start();
-        let (val, next) = if let Some(quoted) = after.strip_prefix('"') {
-            let mut val = String::new();
-            let mut chars = quoted.char_indices();
-            let mut end = None;
-            while let Some((i, c)) = chars.next() {
-                match c {
-                    '\\' => {
-                        if let Some((_, escaped)) = chars.next() {
-                            val.push(escaped);
-                        }
-                    }
-                    '"' => {
-                        end = Some(i + 1);
-                        break;
-                    }
-                    c => val.push(c),
-                }
-            }
-            let end = end.with_context(|| format!("WWW-Authenticate {value:?}: unclosed quote"))?;
-            (val, &quoted[end..])
-        } else {
-            let end = after.find(',').unwrap_or(after.len());
-            (after[..end].trim().to_string(), &after[end..])
-        };
-        params.insert(key, val);
-        rest = next;
-    }
-    Ok(Challenge {
-        scheme: scheme.to_ascii_lowercase(),
-        params,
-    })
+/// How long a connection may take to open, and the registry to answer any one read.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+const READ_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// An oci-client for `target`, the reference as it knows it, and the credentials as it takes
+/// them.
+fn client(
+    target: &Reference,
+    options: &PushOptions,
+) -> (Client, oci_client::Reference, RegistryAuth) {
+    let host = target.registry_host().to_string();
+    let protocol = if options.insecure {
+        ClientProtocol::Http
+    } else if plain_http(&host, false) {
+        ClientProtocol::HttpsExcept(vec![host.clone()])
+    } else {
+        ClientProtocol::Https
+    };
+    let client = Client::new(ClientConfig {
+        protocol,
+        connect_timeout: Some(CONNECT_TIMEOUT),
+        read_timeout: Some(READ_TIMEOUT),
+        user_agent: concat!("operator-xtask-cluster/", env!("CARGO_PKG_VERSION")),
+        ..ClientConfig::default()
+    });
+    let reference =
+        oci_client::Reference::with_tag(host, target.remote_repository(), target.tag.clone());
+    let auth = match &options.credentials {
+        Some(c) => RegistryAuth::Basic(c.username.clone(), c.password.clone()),
+        None => RegistryAuth::Anonymous,
+    };
+    (client, reference, auth)
 }
 
-/// Percent-encodes a query value.
-fn query_escape(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~:/,".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-type HttpsClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<Bytes>>;
-
-/// A response, read whole.
-#[derive(Debug)]
-pub struct Response {
-    pub status: StatusCode,
-    pub headers: HeaderMap,
-    pub body: Bytes,
-}
-
-impl Response {
-    fn header(&self, name: header::HeaderName) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
-    }
-
-    /// The body as text for an error message, shortened.
-    fn text(&self) -> String {
-        let text = String::from_utf8_lossy(&self.body);
-        let text = text.trim();
-        if text.len() > 500 {
-            let mut end = 500;
-            while !text.is_char_boundary(end) {
-                end -= 1;
-            }
-            format!("{}…", &text[..end])
-        } else {
-            text.to_string()
-        }
-    }
-}
-
-/// A client of one repository of one registry, which authenticates when asked to.
-#[derive(Debug)]
-pub struct Registry {
-    http: HttpsClient,
-    /// `http://host:port` or `https://host`.
-    base: String,
-    repository: String,
-    credentials: Option<Credentials>,
-    /// The `Authorization` value that the last challenge asked for.
-    authorization: Option<String>,
-}
-
-const TIMEOUT: Duration = Duration::from_secs(300);
-
-impl Registry {
-    /// A client of `reference`'s repository.
-    pub fn new(reference: &Reference, options: &PushOptions) -> Result<Registry> {
-        let host = reference.registry_host();
-        let host = if host == "docker.io" {
-            "registry-1.docker.io"
-        } else {
-            host
-        };
-        let name = host.rsplit_once(':').map_or(host, |(h, port)| {
-            if port.bytes().all(|b| b.is_ascii_digit()) {
-                h
-            } else {
-                host
-            }
-        });
-        let loopback = matches!(name, "localhost" | "127.0.0.1" | "[::1]" | "::1");
-        let scheme = if loopback || options.insecure {
-            "http"
-        } else {
-            "https"
-        };
-        let builder = hyper_rustls::HttpsConnectorBuilder::new();
-        let connector = match builder.with_provider_and_native_roots(std::sync::Arc::new(
-            rustls::crypto::ring::default_provider(),
-        )) {
-            Ok(b) => b.https_or_http().enable_http1().build(),
-            // No system roots: fine for plain HTTP, which never uses them.
-            Err(_) if scheme == "http" => {
-                let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
-                    rustls::crypto::ring::default_provider(),
-                ))
-                .with_safe_default_protocol_versions()?
-                .with_root_certificates(rustls::RootCertStore::empty())
-                .with_no_client_auth();
-                hyper_rustls::HttpsConnectorBuilder::new()
-                    .with_tls_config(config)
-                    .https_or_http()
-                    .enable_http1()
-                    .build()
-            }
-            Err(err) => return Err(err).context("loading the system's root certificates"),
-        };
-        Ok(Registry {
-            http: Client::builder(TokioExecutor::new()).build(connector),
-            base: format!("{scheme}://{host}"),
-            repository: reference.remote_repository(),
-            credentials: options.credentials.clone(),
-            authorization: None,
-        })
-    }
-
-    /// `path` (starting with `/`) or an absolute URL, as a URL.
-    fn url(&self, path_or_url: &str) -> String {
-        if path_or_url.starts_with("http://") || path_or_url.starts_with("https://") {
-            path_or_url.to_string()
-        } else {
-            format!("{}{path_or_url}", self.base)
-        }
-    }
-
-    async fn send_once(
-        &self,
-        method: &Method,
-        url: &str,
-        headers: &[(header::HeaderName, String)],
-        body: &Bytes,
-        authorization: Option<&str>,
-    ) -> Result<Response> {
-        let mut request = http::Request::builder().method(method.clone()).uri(url);
-        for (name, value) in headers {
-            request = request.header(name, value);
-        }
-        if let Some(auth) = authorization {
-            request = request.header(header::AUTHORIZATION, auth);
-        }
-        let request = request
-            .body(Full::new(body.clone()))
-            .with_context(|| format!("{method} {url}"))?;
-        let response = tokio::time::timeout(TIMEOUT, async {
-            let response = self.http.request(request).await?;
-            let (parts, body) = response.into_parts();
-            let body = body.collect().await?.to_bytes();
-            anyhow::Ok(Response {
-                status: parts.status,
-                headers: parts.headers,
-                body,
-            })
-        })
-        .await
-        .with_context(|| format!("{method} {url}: no answer in {} s", TIMEOUT.as_secs()))?
-        .with_context(|| format!("{method} {url}"))?;
-        Ok(response)
-    }
-
-    /// Sends a request; on `401`, authenticates as the challenge asks and sends it again.
-    pub async fn send(
-        &mut self,
-        method: Method,
-        path_or_url: &str,
-        headers: &[(header::HeaderName, String)],
-        body: Bytes,
-    ) -> Result<Response> {
-        let url = self.url(path_or_url);
-        let response = self
-            .send_once(&method, &url, headers, &body, self.authorization.as_deref())
-            .await?;
-        if response.status != StatusCode::UNAUTHORIZED {
-            return Ok(response);
-        }
-        let challenge = response
-            .header(header::WWW_AUTHENTICATE)
-            .with_context(|| {
-                format!("{method} {url}: 401 Unauthorized without a WWW-Authenticate header")
-            })
-            .and_then(parse_challenge)?;
-        self.authorization = Some(self.authorize(&challenge).await?);
-        let response = self
-            .send_once(&method, &url, headers, &body, self.authorization.as_deref())
-            .await?;
-        if response.status == StatusCode::UNAUTHORIZED {
-            bail!(
-                "{method} {url}: the registry refused the {} ({}): {}",
-                match &self.credentials {
-                    Some(c) => format!("credentials of {}", c.username),
-                    None => "anonymous token; give credentials with --username and \
-                             --password-stdin, REGISTRY_USERNAME/REGISTRY_PASSWORD or \
-                             `docker login`"
-                        .to_string(),
-                },
-                response.status,
-                response.text()
-            );
-        }
-        Ok(response)
-    }
-
-    /// The `Authorization` value for `challenge`.
-    async fn authorize(&self, challenge: &Challenge) -> Result<String> {
-        match challenge.scheme.as_str() {
-            "basic" => match &self.credentials {
-                Some(c) => Ok(c.basic()),
-                None => bail!(
-                    "{} asks for a user and password (basic auth): give them with --username \
-                     and --password-stdin, REGISTRY_USERNAME/REGISTRY_PASSWORD or `docker login`",
-                    self.base
-                ),
-            },
-            "bearer" => self.token(challenge).await.map(|t| format!("Bearer {t}")),
-            other => bail!(
-                "{} asks for {other} authentication, which is not supported (only Basic and Bearer)",
-                self.base
+/// What to tell the user when the registry refuses: who was refused and how to give
+/// credentials, instead of a bare status.
+fn explain(err: OciDistributionError, options: &PushOptions, what: &str) -> anyhow::Error {
+    const HOW: &str = "give credentials with --username and --password-stdin, \
+                       REGISTRY_USERNAME/REGISTRY_PASSWORD or `docker login`";
+    let who = match &options.credentials {
+        Some(c) => format!("the credentials of {}", c.username),
+        None => "an anonymous client (no credentials given)".to_string(),
+    };
+    let context = match &err {
+        OciDistributionError::AuthenticationFailure(_) => match &options.credentials {
+            Some(c) => format!(
+                "{what}: the registry's token service refused a token for user {}",
+                c.username
             ),
-        }
-    }
-
-    /// Fetches a token from the challenge's realm for its scope and ours (pull and push on
-    /// the repository), with the credentials as basic auth when there are any.
-    async fn token(&self, challenge: &Challenge) -> Result<String> {
-        let realm = challenge
-            .params
-            .get("realm")
-            .context("a Bearer challenge without a realm")?;
-        let mut query = Vec::new();
-        if let Some(service) = challenge.params.get("service") {
-            query.push(format!("service={}", query_escape(service)));
-        }
-        let ours = format!("repository:{}:pull,push", self.repository);
-        let mut scopes: Vec<&str> = challenge
-            .params
-            .get("scope")
-            .map(|s| s.split(' ').collect())
-            .unwrap_or_default();
-        if !scopes.contains(&ours.as_str()) {
-            scopes.push(&ours);
-        }
-        for scope in scopes {
-            query.push(format!("scope={}", query_escape(scope)));
-        }
-        let url = if query.is_empty() {
-            realm.clone()
-        } else {
-            let sep = if realm.contains('?') { '&' } else { '?' };
-            format!("{realm}{sep}{}", query.join("&"))
-        };
-        let basic = self.credentials.as_ref().map(Credentials::basic);
-        let response = self
-            .send_once(&Method::GET, &url, &[], &Bytes::new(), basic.as_deref())
-            .await
-            .context("fetching a registry token")?;
-        if !response.status.is_success() {
-            let who = match &self.credentials {
-                Some(c) => format!("for user {}", c.username),
-                None => "without credentials (none given)".to_string(),
-            };
-            bail!(
-                "the token service {realm} refused a token {who} ({}): {}",
-                response.status,
-                response.text()
-            );
-        }
-        let body: Value = serde_json::from_slice(&response.body)
-            .with_context(|| format!("the token service {realm} answered no JSON"))?;
-        body["token"]
-            .as_str()
-            .or_else(|| body["access_token"].as_str())
-            .filter(|t| !t.is_empty())
-            .map(str::to_string)
-            .with_context(|| format!("the token service {realm} answered no token"))
-    }
-
-    fn repo_path(&self, rest: &str) -> String {
-        format!("/v2/{}/{rest}", self.repository)
-    }
-
-    /// Whether the registry has the blob `digest`.
-    pub async fn has_blob(&mut self, digest: &str) -> Result<bool> {
-        let path = self.repo_path(&format!("blobs/{digest}"));
-        let response = self.send(Method::HEAD, &path, &[], Bytes::new()).await?;
-        match response.status {
-            StatusCode::OK => Ok(true),
-            StatusCode::NOT_FOUND => Ok(false),
-            status => bail!("HEAD {path}: {status}: {}", response.text()),
-        }
-    }
-
-    /// Uploads `bytes` as the blob `digest` in one piece.
-    pub async fn upload_blob(&mut self, digest: &str, bytes: Bytes) -> Result<()> {
-        let path = self.repo_path("blobs/uploads/");
-        let started = self.send(Method::POST, &path, &[], Bytes::new()).await?;
-        ensure!(
-            started.status == StatusCode::ACCEPTED,
-            "POST {path}: {} (expected 202 Accepted): {}",
-            started.status,
-            started.text()
-        );
-        let location = started
-            .header(header::LOCATION)
-            .with_context(|| format!("POST {path}: 202 without a Location"))?;
-        let sep = if location.contains('?') { '&' } else { '?' };
-        let url = format!("{location}{sep}digest={}", query_escape(digest));
-        let len = bytes.len().to_string();
-        let done = self
-            .send(
-                Method::PUT,
-                &url,
-                &[
-                    (header::CONTENT_TYPE, "application/octet-stream".into()),
-                    (header::CONTENT_LENGTH, len),
-                ],
-                bytes,
-            )
-            .await?;
-        ensure!(
-            done.status == StatusCode::CREATED,
-            "uploading {digest}: {} (expected 201 Created): {}",
-            done.status,
-            done.text()
-        );
-        Ok(())
-    }
-
-    /// Puts the manifest `bytes` of `media_type` under `tag`; returns the digest the registry
-    /// reports (or ours when it reports none).
-    pub async fn put_manifest(
-        &mut self,
-        tag: &str,
-        media_type: &str,
-        bytes: Bytes,
-    ) -> Result<String> {
-        let ours = oci::digest(&bytes);
-        let path = self.repo_path(&format!("manifests/{tag}"));
-        let response = self
-            .send(
-                Method::PUT,
-                &path,
-                &[(header::CONTENT_TYPE, media_type.to_string())],
-                bytes,
-            )
-            .await?;
-        ensure!(
-            response.status == StatusCode::CREATED,
-            "PUT {path}: {} (expected 201 Created): {}",
-            response.status,
-            response.text()
-        );
-        if let Some(theirs) =
-            response.header(http::HeaderName::from_static("docker-content-digest"))
+            None => format!(
+                "{what}: the registry's token service refused a token without credentials (none given); {HOW}"
+            ),
+        },
+        OciDistributionError::UnauthorizedError { .. }
+        | OciDistributionError::ServerError {
+            code: 401 | 403, ..
+        } => match &options.credentials {
+            Some(_) => format!("{what}: the registry refused {who}"),
+            None => format!("{what}: the registry wants a user and password; {HOW}"),
+        },
+        OciDistributionError::RegistryError { envelope, .. }
+            if envelope.errors.iter().any(|e| {
+                matches!(
+                    e.code,
+                    oci_client::errors::OciErrorCode::Unauthorized
+                        | oci_client::errors::OciErrorCode::Denied
+                )
+            }) =>
         {
-            ensure!(
-                theirs == ours,
-                "the registry stored the manifest as {theirs}, not {ours}"
-            );
+            format!("{what}: the registry refused {who}")
         }
-        Ok(ours)
-    }
+        _ => what.to_string(),
+    };
+    anyhow::Error::new(err).context(context)
+}
 
-    /// `GET` of `path` under the repository (`manifests/<tag>`, `blobs/<digest>`), with
-    /// `accept`.
-    pub async fn get(&mut self, rest: &str, accept: &str) -> Result<Response> {
-        let path = self.repo_path(rest);
-        self.send(
-            Method::GET,
-            &path,
-            &[(header::ACCEPT, accept.to_string())],
-            Bytes::new(),
-        )
+/// Whether the registry has the blob `digest`: the first byte of it reads back. (oci-client
+/// has no `HEAD` of a blob; the stream is dropped unread.) Any error counts as no.
+async fn has_blob(client: &Client, reference: &oci_client::Reference, digest: &str) -> bool {
+    client
+        .pull_blob_stream_partial(reference, digest, 0, Some(1))
         .await
-    }
+        .is_ok()
 }
 
 /// [`push`] inside a runtime.
@@ -582,7 +238,7 @@ pub async fn push_async(
         .as_str()
         .context("index.json lists no manifest")?
         .to_string();
-    let read_blob = |digest: &str| -> Result<Bytes> {
+    let read_blob = |digest: &str| -> Result<Vec<u8>> {
         let path = layout.join(oci::blob_path(digest));
         let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
         ensure!(
@@ -590,7 +246,7 @@ pub async fn push_async(
             "{} is damaged",
             path.display()
         );
-        Ok(Bytes::from(bytes))
+        Ok(bytes)
     };
     let manifest_bytes = read_blob(&manifest_digest)?;
     let manifest: Value = serde_json::from_slice(&manifest_bytes)?;
@@ -612,33 +268,82 @@ pub async fn push_async(
         .collect::<Result<_>>()?;
     blobs.dedup();
 
-    let mut registry = Registry::new(target, options)?;
-    eprintln!("==> pushing to {} ({})", target, registry.base);
+    let (client, reference, auth) = client(target, options);
+    let scheme = if plain_http(target.registry_host(), options.insecure) {
+        "http"
+    } else {
+        "https"
+    };
+    eprintln!(
+        "==> pushing to {target} ({scheme}://{})",
+        reference.resolve_registry()
+    );
+    client
+        .auth(&reference, &auth, RegistryOperation::Push)
+        .await
+        .map_err(|e| {
+            explain(
+                e,
+                options,
+                &format!("authenticating to {}", reference.resolve_registry()),
+            )
+        })?;
+    // The same image pushed again: the tag names it already, nothing to upload. Any error
+    // here (no such tag, no pull access) just means pushing.
+    if let Ok(theirs) = client.fetch_manifest_digest(&reference, &auth).await
+        && theirs == manifest_digest
+    {
+        eprintln!("    {}: already {manifest_digest}", target.tag);
+        return Ok(Pushed {
+            reference: target.to_string(),
+            digest: manifest_digest,
+        });
+    }
     for digest in &blobs {
-        if registry.has_blob(digest).await? {
+        if has_blob(&client, &reference, digest).await {
             eprintln!("    {digest}: already there");
             continue;
         }
         let bytes = read_blob(digest)?;
-        let size = bytes.len();
-        registry.upload_blob(digest, bytes).await?;
-        eprintln!("    {digest}: uploaded ({size} bytes)");
+        match client.push_blob(&reference, &bytes, digest).await {
+            Ok(_) => {}
+            // The closing PUT answered 201 Created without the Location the spec asks for
+            // (go-containerregistry's registry, which crane and ko serve, does that), and
+            // oci-client takes that for a failure. The blob is stored if it reads back.
+            Err(OciDistributionError::RegistryNoLocationError)
+                if has_blob(&client, &reference, digest).await => {}
+            Err(e) => return Err(explain(e, options, &format!("uploading {digest}"))),
+        }
+        eprintln!("    {digest}: uploaded ({} bytes)", bytes.len());
     }
-    let digest = registry
-        .put_manifest(&target.tag, &media_type, manifest_bytes)
-        .await?;
-    ensure!(
-        digest == manifest_digest,
-        "pushed {digest}, expected {manifest_digest}"
-    );
+    let content_type = media_type
+        .parse()
+        .with_context(|| format!("the manifest's media type {media_type:?}"))?;
+    client
+        .push_manifest_raw(&reference, manifest_bytes, content_type)
+        .await
+        .map_err(|e| {
+            explain(
+                e,
+                options,
+                &format!("putting the manifest under {}", target.tag),
+            )
+        })?;
+    // A registry that stored something else (a converted manifest) under the tag.
+    if let Ok(theirs) = client.fetch_manifest_digest(&reference, &auth).await {
+        ensure!(
+            theirs == manifest_digest,
+            "the registry stored the manifest as {theirs}, not {manifest_digest}"
+        );
+    }
     Ok(Pushed {
         reference: target.to_string(),
-        digest,
+        digest: manifest_digest,
     })
 }
 
 /// Pushes the image of the OCI layout `layout` (as [`super::build`] writes it) to `target`:
-/// the blobs the registry does not have, then the manifest under the tag.
+/// its blobs, then the manifest under the tag.
 pub fn push(layout: &Path, target: &Reference, options: &PushOptions) -> Result<Pushed> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -651,33 +356,14 @@ mod tests {
     use std::collections::HashMap;
     use std::sync::{Arc, Mutex};
 
-    use http_body_util::BodyExt as _;
+    use bytes::Bytes;
+    use http::{Method, header};
+    use http_body_util::{BodyExt as _, Full};
     use hyper::service::service_fn;
     use hyper_util::rt::TokioIo;
 
     use super::*;
     use crate::image::oci::{Metadata, assemble, write_layout};
-
-    #[test]
-    fn parses_challenges() {
-        let c = parse_challenge(
-            r#"Bearer realm="https://auth.docker.io/token",service="registry.docker.io",scope="repository:samalba/my-app:pull,push""#,
-        )
-        .unwrap();
-        assert_eq!(c.scheme, "bearer");
-        assert_eq!(c.params["realm"], "https://auth.docker.io/token");
-        assert_eq!(c.params["service"], "registry.docker.io");
-        assert_eq!(c.params["scope"], "repository:samalba/my-app:pull,push");
-
-        let c = parse_challenge(r#"Basic realm="Registry \"x\" realm", charset=UTF-8"#).unwrap();
-        assert_eq!(c.scheme, "basic");
-        assert_eq!(c.params["realm"], r#"Registry "x" realm"#);
-        assert_eq!(c.params["charset"], "UTF-8");
-
-        assert_eq!(parse_challenge("Bearer").unwrap().params.len(), 0);
-        assert!(parse_challenge(r#"Bearer realm="open"#).is_err());
-        assert!(parse_challenge("Bearer realm").is_err());
-    }
 
     #[test]
     fn reads_docker_config_auths() {
@@ -700,33 +386,75 @@ mod tests {
     }
 
     /// How the fake registry wants to be talked to.
-    #[derive(Clone, Copy, Debug)]
+    #[derive(Clone, Copy, Debug, PartialEq)]
     enum Scheme {
         /// Bearer tokens from `/token`, which wants basic auth as alice:wonderland.
         Bearer,
-        /// Basic auth as alice:wonderland on every request.
+        /// Basic auth as alice:wonderland on every request, and an upload's closing `PUT`
+        /// answered without a `Location`, as go-containerregistry's registry answers it.
         Basic,
     }
 
     #[derive(Default, Debug)]
     struct State {
         blobs: HashMap<String, Vec<u8>>,
+        /// upload id -> the bytes so far
+        uploads_open: HashMap<usize, Vec<u8>>,
         /// tag -> (content type, bytes)
         manifests: HashMap<String, (String, Vec<u8>)>,
+        /// Blobs completed.
         uploads: usize,
-        tokens: usize,
+        /// Tokens given, by the scope asked for.
+        tokens: Vec<String>,
     }
 
     const GOOD_TOKEN: &str = "t0ken-for-alice";
 
     fn basic_of(user: &str, pass: &str) -> String {
-        Credentials {
-            username: user.into(),
-            password: pass.into(),
-        }
-        .basic()
+        let pair = format!("{user}:{pass}");
+        format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(pair)
+        )
     }
 
+    /// A query's parameters, percent-decoded.
+    fn query_params(query: &str) -> HashMap<String, String> {
+        let decode = |s: &str| {
+            let bytes = s.as_bytes();
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i < bytes.len() {
+                match bytes[i] {
+                    b'%' => {
+                        out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
+                        i += 3;
+                    }
+                    b'+' => {
+                        out.push(b' ');
+                        i += 1;
+                    }
+                    b => {
+                        out.push(b);
+                        i += 1;
+                    }
+                }
+            }
+            String::from_utf8(out).unwrap()
+        };
+        query
+            .split('&')
+            .filter(|kv| !kv.is_empty())
+            .map(|kv| {
+                let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+                (decode(k), decode(v))
+            })
+            .collect()
+    }
+
+    /// The distribution API as the spec has it (and as far as a push needs it): `/v2/`
+    /// challenges, uploads started with `POST`, chunks `PATCH`ed, closed with `PUT ?digest=`,
+    /// manifests `PUT` and `HEAD`.
     async fn handle(
         scheme: Scheme,
         port: u16,
@@ -742,7 +470,7 @@ mod tests {
             .unwrap_or("")
             .to_string();
         let path = parts.uri.path().to_string();
-        let query = parts.uri.query().unwrap_or("").to_string();
+        let query = query_params(parts.uri.query().unwrap_or(""));
         let reply = |status: u16, headers: &[(&str, String)], body: Vec<u8>| {
             let mut r = http::Response::builder().status(status);
             for (k, v) in headers {
@@ -759,12 +487,10 @@ mod tests {
                     b"{\"details\":\"incorrect username or password\"}".to_vec(),
                 );
             }
-            assert!(
-                query.contains("scope=repository:team/op:pull,push"),
-                "{query}"
-            );
-            assert!(query.contains("service=fake"), "{query}");
-            state.lock().unwrap().tokens += 1;
+            assert_eq!(query["service"], "fake");
+            let scope = query["scope"].clone();
+            assert!(scope.starts_with("repository:team/op:pull"), "{scope}");
+            state.lock().unwrap().tokens.push(scope);
             return reply(
                 200,
                 &[],
@@ -784,50 +510,95 @@ mod tests {
             return reply(
                 401,
                 &[("www-authenticate", challenge)],
-                b"{\"errors\":[{\"code\":\"UNAUTHORIZED\"}]}".to_vec(),
+                b"{\"errors\":[{\"code\":\"UNAUTHORIZED\",\"message\":\"authentication required\"}]}"
+                    .to_vec(),
             );
+        }
+        if path == "/v2/" {
+            return reply(200, &[], b"{}".to_vec());
         }
         let mut state = state.lock().unwrap();
         let method = parts.method.clone();
-        if let Some(digest) = path.strip_prefix("/v2/team/op/blobs/")
-            && method == Method::HEAD
-        {
-            let status = if state.blobs.contains_key(digest) {
-                200
-            } else {
-                404
-            };
-            return reply(status, &[], Vec::new());
-        }
         if path == "/v2/team/op/blobs/uploads/" && method == Method::POST {
-            return reply(202, &[("location", "/upload/1?state=x".into())], Vec::new());
+            let id = state.uploads_open.len() + state.uploads + 1;
+            state.uploads_open.insert(id, Vec::new());
+            return reply(
+                202,
+                &[(
+                    "location",
+                    format!("/v2/team/op/blobs/uploads/{id}?state=x"),
+                )],
+                Vec::new(),
+            );
         }
-        if path == "/upload/1" && method == Method::PUT {
-            let digest = query
-                .split('&')
-                .find_map(|kv| kv.strip_prefix("digest="))
-                .unwrap()
-                .to_string();
-            assert!(query.contains("state=x"), "{query}");
-            if oci::digest(&body) != digest {
+        if let Some(id) = path.strip_prefix("/v2/team/op/blobs/uploads/") {
+            let id: usize = id.parse().unwrap();
+            assert_eq!(query["state"], "x", "the upload's location is kept whole");
+            let Some(so_far) = state.uploads_open.get_mut(&id) else {
+                return reply(404, &[], b"BLOB_UPLOAD_UNKNOWN".to_vec());
+            };
+            so_far.extend_from_slice(&body);
+            let location = format!("/v2/team/op/blobs/uploads/{id}?state=x");
+            if method == Method::PATCH {
+                let range = format!("0-{}", so_far.len().saturating_sub(1));
+                return reply(202, &[("location", location), ("range", range)], Vec::new());
+            }
+            assert_eq!(method, Method::PUT);
+            let digest = query["digest"].clone();
+            let bytes = state.uploads_open.remove(&id).unwrap();
+            if oci::digest(&bytes) != digest {
                 return reply(400, &[], b"DIGEST_INVALID".to_vec());
             }
             state.uploads += 1;
-            state.blobs.insert(digest, body.to_vec());
-            return reply(201, &[], Vec::new());
+            state.blobs.insert(digest.clone(), bytes);
+            let location = match scheme {
+                Scheme::Bearer => vec![("location", format!("/v2/team/op/blobs/{digest}"))],
+                Scheme::Basic => vec![],
+            };
+            return reply(201, &location, Vec::new());
         }
-        if let Some(tag) = path.strip_prefix("/v2/team/op/manifests/")
-            && method == Method::PUT
+        if let Some(digest) = path.strip_prefix("/v2/team/op/blobs/")
+            && method == Method::GET
         {
-            let content_type = parts.headers[header::CONTENT_TYPE]
-                .to_str()
-                .unwrap()
-                .to_string();
-            let digest = oci::digest(&body);
-            state
-                .manifests
-                .insert(tag.to_string(), (content_type, body.to_vec()));
-            return reply(201, &[("docker-content-digest", digest)], Vec::new());
+            return match state.blobs.get(digest) {
+                Some(bytes) => reply(200, &[], bytes.clone()),
+                None => reply(404, &[], b"BLOB_UNKNOWN".to_vec()),
+            };
+        }
+        if let Some(tag) = path.strip_prefix("/v2/team/op/manifests/") {
+            if method == Method::PUT {
+                let content_type = parts.headers[header::CONTENT_TYPE]
+                    .to_str()
+                    .unwrap()
+                    .to_string();
+                let digest = oci::digest(&body);
+                state
+                    .manifests
+                    .insert(tag.to_string(), (content_type, body.to_vec()));
+                return reply(
+                    201,
+                    &[
+                        ("docker-content-digest", digest.clone()),
+                        ("location", format!("/v2/team/op/manifests/{digest}")),
+                    ],
+                    Vec::new(),
+                );
+            }
+            return match state.manifests.get(tag) {
+                Some((content_type, bytes)) => reply(
+                    200,
+                    &[
+                        ("docker-content-digest", oci::digest(bytes)),
+                        ("content-type", content_type.clone()),
+                    ],
+                    if method == Method::HEAD {
+                        Vec::new()
+                    } else {
+                        bytes.clone()
+                    },
+                ),
+                None => reply(404, &[], b"MANIFEST_UNKNOWN".to_vec()),
+            };
         }
         reply(404, &[], format!("no route {method} {path}").into_bytes())
     }
@@ -880,8 +651,9 @@ mod tests {
     }
 
     /// A registry that wants a bearer token, which its token service gives for basic
-    /// credentials: the push gets one, uploads both blobs and puts the manifest with its
-    /// media type; a second push finds the blobs there.
+    /// credentials: the push gets one for pushing, uploads both blobs and puts the manifest,
+    /// byte for byte, with its media type; a second push of the same image finds the tag
+    /// naming it and uploads nothing.
     #[tokio::test]
     async fn pushes_with_a_bearer_token_obtained_with_basic_credentials() {
         let (port, state) = fake_registry(Scheme::Bearer).await;
@@ -894,7 +666,13 @@ mod tests {
         {
             let state = state.lock().unwrap();
             assert_eq!(state.uploads, 2);
-            assert_eq!(state.tokens, 1, "one token for the whole push");
+            assert!(
+                state
+                    .tokens
+                    .contains(&"repository:team/op:pull,push".to_string()),
+                "{:?}",
+                state.tokens
+            );
             assert_eq!(state.blobs[&image.layer.digest], image.layer.bytes);
             assert_eq!(state.blobs[&image.config.digest], image.config.bytes);
             let (content_type, bytes) = &state.manifests["v1"];
@@ -920,7 +698,6 @@ mod tests {
                 .unwrap_err()
         );
         assert!(err.contains("refused a token for user alice"), "{err}");
-        assert!(err.contains("401"), "{err}");
         assert!(err.contains("incorrect username or password"), "{err}");
         let err = format!(
             "{:#}",
@@ -929,11 +706,13 @@ mod tests {
                 .unwrap_err()
         );
         assert!(err.contains("without credentials"), "{err}");
+        assert!(err.contains("--password-stdin"), "{err}");
         assert!(state.lock().unwrap().manifests.is_empty());
     }
 
-    /// A registry that wants basic auth gets the credentials; without any it is an error
-    /// that says how to give them.
+    /// A registry that wants basic auth gets the credentials (and an upload closed without a
+    /// `Location` is taken once the blob reads back); without any it is an error that says
+    /// how to give them.
     #[tokio::test]
     async fn pushes_with_basic_auth() {
         let (port, state) = fake_registry(Scheme::Basic).await;
@@ -944,45 +723,54 @@ mod tests {
             .unwrap();
         assert_eq!(pushed.digest, image.manifest.digest);
         assert!(state.lock().unwrap().manifests.contains_key("v2"));
+        assert_eq!(state.lock().unwrap().uploads, 2);
+        // The same image under another tag: the blobs are there, only the manifest goes up.
+        let again: Reference = format!("localhost:{port}/team/op:v2-again")
+            .parse()
+            .unwrap();
+        push_async(dir.path(), &again, &alice("wonderland"))
+            .await
+            .unwrap();
+        assert_eq!(state.lock().unwrap().uploads, 2, "nothing uploaded twice");
+        assert_eq!(
+            state.lock().unwrap().manifests["v2-again"].1,
+            image.manifest.bytes
+        );
+        let other: Reference = format!("localhost:{port}/team/op:v3").parse().unwrap();
         let err = format!(
             "{:#}",
-            push_async(dir.path(), &target, &PushOptions::default())
+            push_async(dir.path(), &other, &PushOptions::default())
                 .await
                 .unwrap_err()
         );
         assert!(
-            err.contains("basic auth") && err.contains("--password-stdin"),
+            err.contains("wants a user and password") && err.contains("--password-stdin"),
             "{err}"
         );
         let err = format!(
             "{:#}",
-            push_async(dir.path(), &target, &alice("nope"))
+            push_async(dir.path(), &other, &alice("nope"))
                 .await
                 .unwrap_err()
         );
         assert!(err.contains("refused the credentials of alice"), "{err}");
+        assert!(!state.lock().unwrap().manifests.contains_key("v3"));
     }
 
     /// Plain HTTP only on loopback, unless asked for.
     #[test]
     fn https_unless_loopback_or_insecure() {
-        let base = |r: &str, insecure: bool| {
-            let options = PushOptions {
-                insecure,
-                ..PushOptions::default()
-            };
-            Registry::new(&r.parse().unwrap(), &options).unwrap().base
-        };
-        assert_eq!(base("127.0.0.1:5000/a:1", false), "http://127.0.0.1:5000");
-        assert_eq!(base("localhost:5000/a:1", false), "http://localhost:5000");
-        assert_eq!(
-            base("registry.example:5000/a:1", false),
-            "https://registry.example:5000"
-        );
-        assert_eq!(
-            base("registry.example/a:1", true),
-            "http://registry.example"
-        );
-        assert_eq!(base("a:1", false), "https://registry-1.docker.io");
+        assert!(plain_http("127.0.0.1:5000", false));
+        assert!(plain_http("localhost:5000", false));
+        assert!(plain_http("localhost", false));
+        assert!(plain_http("[::1]:5000", false));
+        assert!(!plain_http("registry.example:5000", false));
+        assert!(!plain_http("localhost.example", false));
+        assert!(plain_http("registry.example", true));
+        let target: Reference = "a:1".parse().unwrap();
+        let (_, reference, _) = client(&target, &PushOptions::default());
+        assert_eq!(reference.resolve_registry(), "index.docker.io");
+        assert_eq!(reference.repository(), "library/a");
+        assert_eq!(reference.tag(), Some("1"));
     }
 }
