@@ -1,14 +1,21 @@
-//! The image itself: its one layer, its config, its OCI manifest and index, and the two forms
-//! it is written in (an OCI image layout directory and one archive holding that layout plus
-//! the `manifest.json` of `docker save`). Every byte is a function of the binary, the labels
-//! and the time given: nothing of the machine, the clock or the user leaks in.
+//! The image itself: its one layer, its config, its OCI manifest and index (oci-spec's
+//! types, written as canonical JSON), and the two forms it is written in (an OCI image layout
+//! directory and one archive holding that layout plus the `manifest.json` of `docker save`).
+//! Every byte is a function of the binary, the labels and the time given: nothing of the
+//! machine, the clock or the user leaks in.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::{Context as _, Result};
-use serde_json::{Value, json};
+use oci_spec::image::{
+    ConfigBuilder, Descriptor, DescriptorBuilder, Digest, HistoryBuilder,
+    ImageConfigurationBuilder, ImageIndexBuilder, ImageManifestBuilder, MediaType, Os,
+    RootFsBuilder,
+};
+use serde::Serialize;
+use serde_json::json;
 
 use super::{gzip, tar};
 
@@ -72,13 +79,26 @@ impl Blob {
         }
     }
 
-    pub fn descriptor(&self) -> Value {
-        json!({
-            "mediaType": self.media_type,
-            "digest": self.digest,
-            "size": self.bytes.len(),
-        })
+    /// Its descriptor, as the manifest and the index refer to it.
+    pub fn descriptor(&self) -> Result<Descriptor> {
+        let digest: Digest = self.digest.parse()?;
+        Ok(DescriptorBuilder::default()
+            .media_type(MediaType::from(self.media_type))
+            .digest(digest)
+            .size(self.bytes.len() as u64)
+            .build()?)
     }
+}
+
+/// The canonical JSON of `value` (keys sorted at every level, no spaces), as the image spec
+/// recommends: oci-spec keeps labels and annotations in hash maps, and the bytes, so the
+/// digests, must not depend on the order those iterate in.
+pub fn canonical_json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut ser =
+        serde_json::Serializer::with_formatter(&mut out, olpc_cjson::CanonicalFormatter::new());
+    value.serialize(&mut ser)?;
+    Ok(out)
 }
 
 /// The assembled image.
@@ -149,37 +169,46 @@ pub fn assemble(binary: &[u8], meta: &Metadata) -> Result<Image> {
     let diff_id = digest(&layer_tar);
     let layer = Blob::new(LAYER_MEDIA_TYPE, gzip::compress(&layer_tar));
     let created = rfc3339(meta.epoch);
-    let config = json!({
-        "architecture": meta.architecture,
-        "os": "linux",
-        "created": created,
-        "config": {
-            "User": format!("{NONROOT}:{NONROOT}"),
-            "Entrypoint": [ENTRYPOINT],
-            "WorkingDir": "/",
-            "Labels": labels(meta),
-        },
-        "rootfs": {
-            "type": "layers",
-            "diff_ids": [diff_id],
-        },
-        "history": [{
-            "created": created,
-            "created_by": "cargo xtask image",
-            "comment": format!("{ENTRYPOINT}: the operator's static release binary"),
-        }],
-    });
-    let config = Blob::new(CONFIG_MEDIA_TYPE, serde_json::to_vec(&config)?);
-    let manifest = json!({
-        "schemaVersion": 2,
-        "mediaType": MANIFEST_MEDIA_TYPE,
-        "config": config.descriptor(),
-        "layers": [layer.descriptor()],
-        "annotations": {
-            "org.opencontainers.image.created": created,
-        },
-    });
-    let manifest = Blob::new(MANIFEST_MEDIA_TYPE, serde_json::to_vec(&manifest)?);
+    let config = ImageConfigurationBuilder::default()
+        .architecture(meta.architecture.as_str())
+        .os(Os::Linux)
+        .created(created.clone())
+        .config(
+            ConfigBuilder::default()
+                .user(format!("{NONROOT}:{NONROOT}"))
+                .entrypoint(vec![ENTRYPOINT.to_string()])
+                .working_dir("/")
+                .labels(labels(meta).into_iter().collect::<HashMap<_, _>>())
+                .build()?,
+        )
+        .rootfs(
+            RootFsBuilder::default()
+                .typ("layers")
+                .diff_ids(vec![diff_id.clone()])
+                .build()?,
+        )
+        .history(vec![
+            HistoryBuilder::default()
+                .created(created.clone())
+                .created_by("cargo xtask image")
+                .comment(format!(
+                    "{ENTRYPOINT}: the operator's static release binary"
+                ))
+                .build()?,
+        ])
+        .build()?;
+    let config = Blob::new(CONFIG_MEDIA_TYPE, canonical_json(&config)?);
+    let manifest = ImageManifestBuilder::default()
+        .schema_version(2u32)
+        .media_type(MediaType::ImageManifest)
+        .config(config.descriptor()?)
+        .layers(vec![layer.descriptor()?])
+        .annotations(HashMap::from([(
+            "org.opencontainers.image.created".to_string(),
+            created,
+        )]))
+        .build()?;
+    let manifest = Blob::new(MANIFEST_MEDIA_TYPE, canonical_json(&manifest)?);
     Ok(Image {
         layer,
         diff_id,
@@ -192,16 +221,23 @@ pub fn assemble(binary: &[u8], meta: &Metadata) -> Result<Image> {
 /// `org.opencontainers.image.ref.name` says) and by its whole reference (containerd's
 /// `io.containerd.image.name`, what `docker load` and `ctr import` name the image after).
 pub fn index_json(image: &Image, reference: &super::Reference) -> Result<Vec<u8>> {
-    let mut desc = image.manifest.descriptor();
-    desc["annotations"] = json!({
-        "io.containerd.image.name": reference.full_name(),
-        "org.opencontainers.image.ref.name": reference.tag,
-    });
-    Ok(serde_json::to_vec(&json!({
-        "schemaVersion": 2,
-        "mediaType": INDEX_MEDIA_TYPE,
-        "manifests": [desc],
-    }))?)
+    let mut desc = image.manifest.descriptor()?;
+    desc.set_annotations(Some(HashMap::from([
+        (
+            "io.containerd.image.name".to_string(),
+            reference.full_name(),
+        ),
+        (
+            "org.opencontainers.image.ref.name".to_string(),
+            reference.tag.clone(),
+        ),
+    ])));
+    let index = ImageIndexBuilder::default()
+        .schema_version(2u32)
+        .media_type(MediaType::ImageIndex)
+        .manifests(vec![desc])
+        .build()?;
+    canonical_json(&index)
 }
 
 /// `oci-layout`.
@@ -322,6 +358,7 @@ pub fn write_layout(dir: &Path, image: &Image, reference: &super::Reference) -> 
 mod tests {
     use super::*;
     use crate::image::Reference;
+    use serde_json::Value;
 
     pub(crate) fn meta() -> Metadata {
         Metadata {
@@ -344,6 +381,24 @@ mod tests {
         assert_eq!(a.manifest.bytes, b.manifest.bytes);
         assert_eq!(a.layer.bytes, b.layer.bytes);
         assert_eq!(a.manifest.digest, b.manifest.digest);
+        // oci-spec's labels and annotations are hash maps, each seeded anew: the bytes are
+        // the same whatever order they iterate in, because they are canonical (keys sorted at
+        // every level, as a BTreeMap-backed `Value` writes them back).
+        for _ in 0..20 {
+            assert_eq!(
+                assemble(&binary, &meta()).unwrap().config.bytes,
+                a.config.bytes
+            );
+        }
+        let reference: Reference = "op:1".parse().unwrap();
+        for bytes in [
+            &a.config.bytes,
+            &a.manifest.bytes,
+            &index_json(&a, &reference).unwrap(),
+        ] {
+            let value: Value = serde_json::from_slice(bytes).unwrap();
+            assert_eq!(&serde_json::to_vec(&value).unwrap(), bytes);
+        }
 
         // gzip header: magic, deflate, no flags (no name), mtime 0, OS unknown.
         let gz = &a.layer.bytes;
