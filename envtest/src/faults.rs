@@ -231,6 +231,67 @@ pub async fn throttled_requests(client: &Client) -> Result<(u64, u64), Error> {
     Ok(count_throttled(&text))
 }
 
+/// API Priority and Fairness as the API server saw it since it started, one line per priority
+/// level: its current limit in seats, the requests it dispatched and rejected, and the time
+/// they waited in its queues. It says whether the control plane's own clients (the
+/// controller manager at `workload-high`, the scheduler at `system`, ...) were held back.
+pub async fn flow_control_report(client: &Client) -> Result<String, Error> {
+    let text = client
+        .request_text(
+            http::Request::get("/metrics")
+                .body(Vec::new())
+                .expect("a valid request"),
+        )
+        .await?;
+    Ok(flow_control_lines(&text))
+}
+
+fn flow_control_lines(metrics: &str) -> String {
+    use std::collections::BTreeMap;
+    #[derive(Default)]
+    struct Level {
+        limit: f64,
+        dispatched: f64,
+        rejected: f64,
+        waited: f64,
+    }
+    let mut levels: BTreeMap<String, Level> = BTreeMap::new();
+    for line in metrics.lines().filter(|l| !l.starts_with('#')) {
+        let Some((series, value)) = line.rsplit_once(' ') else {
+            continue;
+        };
+        let Ok(value) = value.parse::<f64>() else {
+            continue;
+        };
+        let Some(level) = series
+            .split_once("priority_level=\"")
+            .and_then(|(_, rest)| rest.split_once('"'))
+            .map(|(level, _)| level.to_string())
+        else {
+            continue;
+        };
+        let name = series.split('{').next().unwrap_or_default();
+        let entry = levels.entry(level).or_default();
+        match name {
+            "apiserver_flowcontrol_current_limit_seats" => entry.limit = value,
+            "apiserver_flowcontrol_dispatched_requests_total" => entry.dispatched += value,
+            "apiserver_flowcontrol_rejected_requests_total" => entry.rejected += value,
+            "apiserver_flowcontrol_request_wait_duration_seconds_sum" => entry.waited += value,
+            _ => {}
+        }
+    }
+    levels
+        .into_iter()
+        .filter(|(_, l)| l.limit > 0.0 || l.dispatched > 0.0 || l.rejected > 0.0)
+        .map(|(name, l)| {
+            format!(
+                "{name}: limit {} seats, {} dispatched, {} rejected, {:.1} s waited in queues\n",
+                l.limit, l.dispatched, l.rejected, l.waited
+            )
+        })
+        .collect()
+}
+
 fn count_throttled(metrics: &str) -> (u64, u64) {
     let level = format!("priority_level=\"{THROTTLED}\"");
     let sum = |family: &str| -> u64 {
@@ -260,6 +321,26 @@ apiserver_flowcontrol_rejected_requests_total{flow_schema=\"operator-throttled\"
 apiserver_flowcontrol_rejected_requests_total{flow_schema=\"operator-throttled\",priority_level=\"operator-throttled\",reason=\"queue-full\"} 2
 ";
         assert_eq!(count_throttled(text), (12, 5));
+    }
+
+    #[test]
+    fn flow_control_is_reported_by_level() {
+        let text = "\
+# HELP apiserver_flowcontrol_current_limit_seats x
+apiserver_flowcontrol_current_limit_seats{priority_level=\"workload-high\"} 11
+apiserver_flowcontrol_current_limit_seats{priority_level=\"operator-throttled\"} 1
+apiserver_flowcontrol_current_limit_seats{priority_level=\"exempt\"} 0
+apiserver_flowcontrol_dispatched_requests_total{flow_schema=\"kube-system-service-accounts\",priority_level=\"workload-high\"} 40
+apiserver_flowcontrol_dispatched_requests_total{flow_schema=\"other\",priority_level=\"workload-high\"} 2
+apiserver_flowcontrol_rejected_requests_total{flow_schema=\"kube-system-service-accounts\",priority_level=\"workload-high\",reason=\"time-out\"} 7
+apiserver_flowcontrol_request_wait_duration_seconds_sum{execute=\"true\",flow_schema=\"x\",priority_level=\"workload-high\"} 12.25
+apiserver_flowcontrol_request_wait_duration_seconds_bucket{execute=\"true\",flow_schema=\"x\",priority_level=\"workload-high\",le=\"1\"} 3
+";
+        assert_eq!(
+            flow_control_lines(text),
+            "operator-throttled: limit 1 seats, 0 dispatched, 0 rejected, 0.0 s waited in queues\n\
+             workload-high: limit 11 seats, 42 dispatched, 7 rejected, 12.2 s waited in queues\n"
+        );
     }
 
     #[tokio::test]

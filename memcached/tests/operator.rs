@@ -1517,6 +1517,43 @@ async fn plane_report(client: &Client, ns: &str, state: &envtest::plane::State) 
             let _ = writeln!(report, "    {}", line.chars().take(300).collect::<String>());
         }
     }
+    report.push_str("API priority and fairness since the API server started:\n");
+    match envtest::faults::flow_control_report(client).await {
+        Ok(lines) => {
+            for line in lines.lines() {
+                let _ = writeln!(report, "  {line}");
+            }
+        }
+        Err(err) => {
+            let _ = writeln!(report, "  reading /metrics failed: {err}");
+        }
+    }
+    report.push_str("deployments:\n");
+    match Api::<Deployment>::namespaced(client.clone(), ns)
+        .list(&ListParams::default())
+        .await
+    {
+        Ok(deployments) => {
+            for d in deployments {
+                let status = d.status.clone().unwrap_or_default();
+                let _ = writeln!(
+                    report,
+                    "  {} (uid {}, generation {:?}): observed {:?}, {:?} wanted, {:?} replicas, {:?} updated, {:?} ready",
+                    d.name_any(),
+                    d.metadata.uid.clone().unwrap_or_default(),
+                    d.metadata.generation,
+                    status.observed_generation,
+                    d.spec.as_ref().and_then(|s| s.replicas),
+                    status.replicas,
+                    status.updated_replicas,
+                    status.ready_replicas,
+                );
+            }
+        }
+        Err(err) => {
+            let _ = writeln!(report, "  listing them failed: {err}");
+        }
+    }
     report.push_str("pods:\n");
     match Api::<Pod>::namespaced(client.clone(), ns)
         .list(&ListParams::default())
