@@ -221,14 +221,19 @@ pub async fn unthrottle(client: &Client) -> Result<(), Error> {
 /// How many requests the API server has served and rejected at [`THROTTLED`]'s priority
 /// level since it started, from its metrics: `(served, rejected)`.
 pub async fn throttled_requests(client: &Client) -> Result<(u64, u64), Error> {
-    let text = client
+    let text = api_server_metrics(client).await?;
+    Ok(count_throttled(&text))
+}
+
+/// The API server's `/metrics` text.
+async fn api_server_metrics(client: &Client) -> Result<String, Error> {
+    Ok(client
         .request_text(
             http::Request::get("/metrics")
                 .body(Vec::new())
                 .expect("a valid request"),
         )
-        .await?;
-    Ok(count_throttled(&text))
+        .await?)
 }
 
 /// API Priority and Fairness as the API server saw it since it started, one line per priority
@@ -236,13 +241,7 @@ pub async fn throttled_requests(client: &Client) -> Result<(u64, u64), Error> {
 /// they waited in its queues. It says whether the control plane's own clients (the
 /// controller manager at `workload-high`, the scheduler at `system`, ...) were held back.
 pub async fn flow_control_report(client: &Client) -> Result<String, Error> {
-    let text = client
-        .request_text(
-            http::Request::get("/metrics")
-                .body(Vec::new())
-                .expect("a valid request"),
-        )
-        .await?;
+    let text = api_server_metrics(client).await?;
     Ok(flow_control_lines(&text))
 }
 
