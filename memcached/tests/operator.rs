@@ -1528,63 +1528,71 @@ async fn plane_report(client: &Client, ns: &str, state: &envtest::plane::State) 
             let _ = writeln!(report, "  reading /metrics failed: {err}");
         }
     }
-    report.push_str("deployments:\n");
-    match Api::<Deployment>::namespaced(client.clone(), ns)
-        .list(&ListParams::default())
-        .await
-    {
-        Ok(deployments) => {
-            for d in deployments {
-                let status = d.status.clone().unwrap_or_default();
-                let _ = writeln!(
-                    report,
-                    "  {} (uid {}, generation {:?}): observed {:?}, {:?} wanted, {:?} replicas, {:?} updated, {:?} ready",
-                    d.name_any(),
-                    d.metadata.uid.clone().unwrap_or_default(),
-                    d.metadata.generation,
-                    status.observed_generation,
-                    d.spec.as_ref().and_then(|s| s.replicas),
-                    status.replicas,
-                    status.updated_replicas,
-                    status.ready_replicas,
-                );
+    list_report(&mut report, client, ns, "deployments", |d: Deployment| {
+        let status = d.status.clone().unwrap_or_default();
+        format!(
+            "{} (uid {}, generation {:?}): observed {:?}, {:?} wanted, {:?} replicas, {:?} updated, {:?} ready",
+            d.name_any(),
+            d.metadata.uid.clone().unwrap_or_default(),
+            d.metadata.generation,
+            status.observed_generation,
+            d.spec.as_ref().and_then(|s| s.replicas),
+            status.replicas,
+            status.updated_replicas,
+            status.ready_replicas,
+        )
+    })
+    .await;
+    list_report(&mut report, client, ns, "pods", |pod: Pod| {
+        let status = pod.status.clone().unwrap_or_default();
+        let ready = status
+            .conditions
+            .unwrap_or_default()
+            .into_iter()
+            .find(|c| c.type_ == "Ready")
+            .map_or("-".to_string(), |c| c.status);
+        format!(
+            "{}: phase {}, node {}, ready {ready}{}",
+            pod.name_any(),
+            status.phase.unwrap_or_default(),
+            pod.spec.and_then(|s| s.node_name).unwrap_or_default(),
+            if pod.metadata.deletion_timestamp.is_some() {
+                ", being deleted"
+            } else {
+                ""
             }
-        }
-        Err(err) => {
-            let _ = writeln!(report, "  listing them failed: {err}");
-        }
-    }
-    report.push_str("pods:\n");
-    match Api::<Pod>::namespaced(client.clone(), ns)
-        .list(&ListParams::default())
-        .await
-    {
-        Ok(pods) => {
-            for pod in pods {
-                let status = pod.status.clone().unwrap_or_default();
-                let ready = status
-                    .conditions
-                    .unwrap_or_default()
-                    .into_iter()
-                    .find(|c| c.type_ == "Ready")
-                    .map_or("-".to_string(), |c| c.status);
-                let _ = writeln!(
-                    report,
-                    "  {}: phase {}, node {}, ready {ready}{}",
-                    pod.name_any(),
-                    status.phase.unwrap_or_default(),
-                    pod.spec.and_then(|s| s.node_name).unwrap_or_default(),
-                    if pod.metadata.deletion_timestamp.is_some() {
-                        ", being deleted"
-                    } else {
-                        ""
-                    }
-                );
-            }
-        }
-        Err(err) => {
-            let _ = writeln!(report, "  listing them failed: {err}");
-        }
-    }
+        )
+    })
+    .await;
     report
+}
+
+/// `heading:`, then a line per object of `ns` as `line` writes it (or why listing failed).
+async fn list_report<K>(
+    report: &mut String,
+    client: &Client,
+    ns: &str,
+    heading: &str,
+    line: impl Fn(K) -> String,
+) where
+    K: kube::Resource<Scope = kube::core::NamespaceResourceScope>
+        + Clone
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug,
+    K::DynamicType: Default,
+{
+    let _ = writeln!(report, "{heading}:");
+    match Api::<K>::namespaced(client.clone(), ns)
+        .list(&ListParams::default())
+        .await
+    {
+        Ok(objects) => {
+            for object in objects {
+                let _ = writeln!(report, "  {}", line(object));
+            }
+        }
+        Err(err) => {
+            let _ = writeln!(report, "  listing them failed: {err}");
+        }
+    }
 }

@@ -93,7 +93,7 @@ impl Blob {
 /// The canonical JSON of `value` (keys sorted at every level, no spaces), as the image spec
 /// recommends: oci-spec keeps labels and annotations in hash maps, and the bytes, so the
 /// digests, must not depend on the order those iterate in.
-pub fn canonical_json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
+fn canonical_json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     let mut ser =
         serde_json::Serializer::with_formatter(&mut out, olpc_cjson::CanonicalFormatter::new());

@@ -16,6 +16,7 @@ use oci_client::client::{ClientConfig, ClientProtocol};
 use oci_client::errors::OciDistributionError;
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, RegistryOperation};
+use oci_spec::image::{ImageIndex, ImageManifest, MediaType};
 use serde_json::Value;
 
 use super::Reference;
@@ -230,13 +231,14 @@ pub async fn push_async(
     target: &Reference,
     options: &PushOptions,
 ) -> Result<Pushed> {
-    let index: Value = serde_json::from_slice(
-        &std::fs::read(layout.join("index.json"))
-            .with_context(|| format!("reading {}/index.json", layout.display()))?,
-    )?;
-    let manifest_digest = index["manifests"][0]["digest"]
-        .as_str()
+    let index_path = layout.join("index.json");
+    let index = ImageIndex::from_file(&index_path)
+        .with_context(|| format!("reading {}", index_path.display()))?;
+    let manifest_digest = index
+        .manifests()
+        .first()
         .context("index.json lists no manifest")?
+        .digest()
         .to_string();
     let read_blob = |digest: &str| -> Result<Vec<u8>> {
         let path = layout.join(oci::blob_path(digest));
@@ -249,23 +251,19 @@ pub async fn push_async(
         Ok(bytes)
     };
     let manifest_bytes = read_blob(&manifest_digest)?;
-    let manifest: Value = serde_json::from_slice(&manifest_bytes)?;
-    let media_type = manifest["mediaType"]
-        .as_str()
-        .unwrap_or(oci::MANIFEST_MEDIA_TYPE)
+    let manifest = ImageManifest::from_reader(manifest_bytes.as_slice())
+        .with_context(|| format!("the manifest {manifest_digest}"))?;
+    let media_type = manifest
+        .media_type()
+        .clone()
+        .unwrap_or(MediaType::ImageManifest)
         .to_string();
-    let mut blobs: Vec<String> = manifest["layers"]
-        .as_array()
-        .context("the manifest has no layers")?
+    let mut blobs: Vec<String> = manifest
+        .layers()
         .iter()
-        .chain(std::iter::once(&manifest["config"]))
-        .map(|d| {
-            d["digest"]
-                .as_str()
-                .map(str::to_string)
-                .context("a descriptor without a digest")
-        })
-        .collect::<Result<_>>()?;
+        .chain(std::iter::once(manifest.config()))
+        .map(|d| d.digest().to_string())
+        .collect();
     blobs.dedup();
 
     let (client, reference, auth) = client(target, options);
