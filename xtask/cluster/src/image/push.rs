@@ -363,6 +363,15 @@ mod tests {
     use super::*;
     use crate::image::oci::{Metadata, assemble, write_layout};
 
+    /// idna's Unicode back end is unicode-rs (idna_adapter 1.1, chosen in Cargo.toml), not
+    /// the stub of 1.0 that refuses every host name outside ASCII: a registry's
+    /// internationalised name still goes out as punycode.
+    #[test]
+    fn internationalised_registry_hosts_become_punycode() {
+        let url = url::Url::parse("https://bücher.example:5000/v2/").unwrap();
+        assert_eq!(url.host_str(), Some("xn--bcher-kva.example"));
+    }
+
     #[test]
     fn reads_docker_config_auths() {
         let auth = base64::engine::general_purpose::STANDARD.encode("bob:s3:cret");
