@@ -8,19 +8,26 @@
 //! the sum. The plane's lane prints as it goes; this lane's output goes to a log file, and
 //! only each test binary's result line is echoed (with the whole failing binary's output
 //! when one fails), so the two do not interleave line by line.
+//!
+//! When both pass, the lane goes on with the part of [`AfterTests`](super::AfterTests) that
+//! needs no control plane (this repository's scaffold test packs its crates and installs
+//! cargo-operator there): the cluster tests mostly wait on the API server and the
+//! controllers, and the lane would otherwise end minutes before them with a core left idle.
 
 use std::fs::File;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
 
 use operator_xtask::cargo;
+
+use super::Prepare;
 
 /// How this lane's lines are marked in the terminal.
 const MARK: &str = "[beside the plane]";
@@ -30,78 +37,97 @@ pub type Timed = (&'static str, Duration, Result<()>);
 
 /// The lane while it runs.
 #[derive(Debug)]
-pub struct Beside {
-    thread: JoinHandle<Vec<Timed>>,
-    state: Arc<AtomicU8>,
+pub struct Beside<P> {
+    thread: JoinHandle<(Vec<Timed>, Option<P>)>,
+    /// Set when the lane is done.
+    ended: Arc<AtomicBool>,
     log: PathBuf,
 }
 
-const RUNNING: u8 = 0;
-const PASSED: u8 = 1;
-const FAILED: u8 = 2;
-
-impl Beside {
+impl<P: Send + 'static> Beside<P> {
     /// Starts `cargo test` (filters and test arguments from `extra`) then `cargo test --doc`,
-    /// logging to `log`.
-    pub fn start(extra: &[String], log: PathBuf) -> Result<Self> {
-        if let Some(dir) = log.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        let state = Arc::new(AtomicU8::new(RUNNING));
-        let extra = extra.to_vec();
-        let (thread_state, thread_log) = (state.clone(), log.clone());
+    /// logging to `log`; when both pass, `prepare`.
+    pub fn start(extra: &[String], log: PathBuf, prepare: Option<Prepare<P>>) -> Result<Self> {
         eprintln!(
             "==> cargo test (the tests that need no control plane) and cargo test --doc, beside \
              the cluster tests: output in {}, each test binary's result below marked {MARK}",
             log.display()
         );
+        let mut tests = cargo();
+        tests.args(["test", "--workspace", "--all-targets", "--"]);
+        tests.args(extra);
+        let mut doc = cargo();
+        doc.args(["test", "--workspace", "--doc"]);
+        let commands = vec![
+            ("tests without the plane", "cargo test", tests),
+            ("doc tests", "cargo test --doc", doc),
+        ];
+        Self::lane(commands, log, prepare)
+    }
+
+    /// Runs `commands` (their step's name, what they are called in messages, the command) one
+    /// after another while each passes, logging to `log`; when all passed, `prepare`.
+    fn lane(
+        commands: Vec<(&'static str, &'static str, Command)>,
+        log: PathBuf,
+        prepare: Option<Prepare<P>>,
+    ) -> Result<Self> {
+        if let Some(dir) = log.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let ended = Arc::new(AtomicBool::new(false));
+        let (thread_ended, thread_log) = (ended.clone(), log.clone());
         let thread = std::thread::Builder::new()
             .name("tests-beside".into())
             .spawn(move || {
                 let mut done = Vec::new();
-                let started = Instant::now();
-                let mut tests = cargo();
-                tests.args(["test", "--workspace", "--all-targets", "--"]);
-                tests.args(&extra);
-                let result = run_logged("cargo test", &mut tests, &thread_log, false);
-                let passed = result.is_ok();
-                done.push(("tests without the plane", started.elapsed(), result));
-                if passed {
+                for (i, (step, name, mut command)) in commands.into_iter().enumerate() {
                     let started = Instant::now();
-                    let mut doc = cargo();
-                    doc.args(["test", "--workspace", "--doc"]);
-                    let result = run_logged("cargo test --doc", &mut doc, &thread_log, true);
-                    done.push(("doc tests", started.elapsed(), result));
+                    let result = run_logged(name, &mut command, &thread_log, i > 0);
+                    let passed = result.is_ok();
+                    done.push((step, started.elapsed(), result));
+                    if !passed {
+                        break;
+                    }
                 }
-                let ok = done.iter().all(|(_, _, r)| r.is_ok());
-                thread_state.store(if ok { PASSED } else { FAILED }, Ordering::SeqCst);
-                done
+                let mut prepared = None;
+                let passed = done.iter().all(|(_, _, r)| r.is_ok());
+                if let Some((name, prepare)) = prepare.filter(|_| passed) {
+                    // Its commands print to the terminal as they go, between the cluster
+                    // tests' lines.
+                    eprintln!("{MARK} ==> {name}, while the cluster tests run");
+                    let started = Instant::now();
+                    let result = prepare().map(|made| prepared = Some(made));
+                    if let Err(err) = &result {
+                        eprintln!("{MARK} {name} failed: {err:#}");
+                    }
+                    done.push((name, started.elapsed(), result));
+                }
+                thread_ended.store(true, Ordering::SeqCst);
+                (done, prepared)
             })
             .context("starting the thread of the tests beside the plane")?;
-        Ok(Self { thread, state, log })
+        Ok(Self { thread, ended, log })
     }
 
-    /// Whether the lane has already failed (it may still be running, or have passed).
-    pub fn failed(&self) -> bool {
-        self.state.load(Ordering::SeqCst) == FAILED
-    }
-
-    /// Waits for the lane (saying so when it is not done yet) and returns its steps.
-    pub fn finish(self) -> Vec<Timed> {
-        if self.state.load(Ordering::SeqCst) == RUNNING {
+    /// Waits for the lane (saying so when it is not done yet) and returns its steps, with
+    /// what the preparation made when it ran and passed.
+    pub fn finish(self) -> (Vec<Timed>, Option<P>) {
+        if !self.ended.load(Ordering::SeqCst) {
             eprintln!(
                 "==> waiting for the tests beside the plane (output in {})",
                 self.log.display()
             );
         }
         self.thread.join().unwrap_or_else(|_| {
-            vec![(
+            let panicked = (
                 "tests without the plane",
                 Duration::ZERO,
                 Err(anyhow::anyhow!(
                     "the thread of the tests beside the plane panicked"
                 )),
-            )]
+            );
+            (vec![panicked], None)
         })
     }
 }
@@ -317,6 +343,58 @@ mod tests {
             "{text}"
         );
         assert_eq!(text.matches("to-stderr").count(), 2, "{text}");
+    }
+
+    fn sh(script: &str) -> Command {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg(script);
+        cmd
+    }
+
+    /// The preparation runs once every command of the lane passed, and what it made comes
+    /// back with the lane's steps; after a failing command, neither the next command nor
+    /// the preparation runs.
+    #[test]
+    fn the_lane_prepares_only_after_its_tests_passed() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("lane.log");
+        let prepare =
+            |made: u32| -> Option<Prepare<u32>> { Some(("preparing", Box::new(move || Ok(made)))) };
+        let passing = vec![
+            ("first", "first", sh("echo one")),
+            ("second", "second", sh("echo two")),
+        ];
+        let (steps, prepared) = Beside::lane(passing, log.clone(), prepare(7))
+            .unwrap()
+            .finish();
+        let names: Vec<_> = steps.iter().map(|(n, _, r)| (*n, r.is_ok())).collect();
+        assert_eq!(
+            names,
+            [("first", true), ("second", true), ("preparing", true)]
+        );
+        assert_eq!(prepared, Some(7));
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), "one\ntwo\n");
+
+        let failing = vec![
+            ("first", "first", sh("exit 3")),
+            ("second", "second", sh("echo two")),
+        ];
+        let (steps, prepared) = Beside::lane(failing, log.clone(), prepare(7))
+            .unwrap()
+            .finish();
+        let names: Vec<_> = steps.iter().map(|(n, _, r)| (*n, r.is_ok())).collect();
+        assert_eq!(names, [("first", false)]);
+        assert_eq!(prepared, None);
+
+        // A failed preparation is a failed step of the lane, and hands nothing on.
+        let refused: Option<Prepare<u32>> = Some(("preparing", Box::new(|| bail!("no registry"))));
+        let (steps, prepared) = Beside::lane(vec![("first", "first", sh("true"))], log, refused)
+            .unwrap()
+            .finish();
+        let last = steps.last().unwrap();
+        assert_eq!(last.0, "preparing");
+        assert_eq!(last.2.as_ref().unwrap_err().to_string(), "no registry");
+        assert_eq!(prepared, None);
     }
 
     #[test]
