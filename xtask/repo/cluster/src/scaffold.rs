@@ -96,7 +96,7 @@ struct Timings {
     namespaced: Duration,
 }
 
-/// Steps 1 to 4 up to the new project's `cargo xtask test`: none needs the control plane.
+/// Steps 1 to 5 up to the two projects' `cargo xtask test`: none needs the control plane.
 pub fn prepare() -> Result<Prepared> {
     let root = root();
     let target = target_dir()?;
@@ -281,7 +281,8 @@ pub fn prepare() -> Result<Prepared> {
     })
 }
 
-/// Steps 4 (the new project's `cargo xtask test`) and 5, on the control plane that is up.
+/// The two projects' `cargo xtask test` (the rest of steps 4 and 5), on the control plane
+/// that is up.
 pub fn fresh_project_passes_its_tests(plane: &TestPlane, prepared: Prepared) -> Result<()> {
     let Prepared {
         scratch,
