@@ -345,56 +345,58 @@ mod tests {
         assert_eq!(text.matches("to-stderr").count(), 2, "{text}");
     }
 
-    fn sh(script: &str) -> Command {
-        let mut cmd = Command::new("sh");
-        cmd.arg("-c").arg(script);
-        cmd
+    /// Runs a lane of `sh` scripts to its end: each step's name and whether it passed, with
+    /// what the preparation made.
+    fn lane(
+        scripts: &[(&'static str, &str)],
+        log: &Path,
+        prepare: Option<Prepare<u32>>,
+    ) -> (Vec<(&'static str, bool)>, Option<u32>) {
+        let commands = scripts
+            .iter()
+            .map(|(name, script)| {
+                let mut cmd = Command::new("sh");
+                cmd.arg("-c").arg(script);
+                (*name, *name, cmd)
+            })
+            .collect();
+        let (steps, prepared) = Beside::lane(commands, log.to_path_buf(), prepare)
+            .unwrap()
+            .finish();
+        let steps = steps.iter().map(|(n, _, r)| (*n, r.is_ok())).collect();
+        (steps, prepared)
     }
 
     /// The preparation runs once every command of the lane passed, and what it made comes
     /// back with the lane's steps; after a failing command, neither the next command nor
-    /// the preparation runs.
+    /// the preparation runs; a failed preparation is a failed step, and hands nothing on.
     #[test]
     fn the_lane_prepares_only_after_its_tests_passed() {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("lane.log");
         let prepare =
             |made: u32| -> Option<Prepare<u32>> { Some(("preparing", Box::new(move || Ok(made)))) };
-        let passing = vec![
-            ("first", "first", sh("echo one")),
-            ("second", "second", sh("echo two")),
-        ];
-        let (steps, prepared) = Beside::lane(passing, log.clone(), prepare(7))
-            .unwrap()
-            .finish();
-        let names: Vec<_> = steps.iter().map(|(n, _, r)| (*n, r.is_ok())).collect();
+        let passing = [("first", "echo one"), ("second", "echo two")];
         assert_eq!(
-            names,
-            [("first", true), ("second", true), ("preparing", true)]
+            lane(&passing, &log, prepare(7)),
+            (
+                vec![("first", true), ("second", true), ("preparing", true)],
+                Some(7)
+            )
         );
-        assert_eq!(prepared, Some(7));
         assert_eq!(std::fs::read_to_string(&log).unwrap(), "one\ntwo\n");
 
-        let failing = vec![
-            ("first", "first", sh("exit 3")),
-            ("second", "second", sh("echo two")),
-        ];
-        let (steps, prepared) = Beside::lane(failing, log.clone(), prepare(7))
-            .unwrap()
-            .finish();
-        let names: Vec<_> = steps.iter().map(|(n, _, r)| (*n, r.is_ok())).collect();
-        assert_eq!(names, [("first", false)]);
-        assert_eq!(prepared, None);
+        let failing = [("first", "exit 3"), ("second", "echo two")];
+        assert_eq!(
+            lane(&failing, &log, prepare(7)),
+            (vec![("first", false)], None)
+        );
 
-        // A failed preparation is a failed step of the lane, and hands nothing on.
         let refused: Option<Prepare<u32>> = Some(("preparing", Box::new(|| bail!("no registry"))));
-        let (steps, prepared) = Beside::lane(vec![("first", "first", sh("true"))], log, refused)
-            .unwrap()
-            .finish();
-        let last = steps.last().unwrap();
-        assert_eq!(last.0, "preparing");
-        assert_eq!(last.2.as_ref().unwrap_err().to_string(), "no registry");
-        assert_eq!(prepared, None);
+        assert_eq!(
+            lane(&[("first", "true")], &log, refused),
+            (vec![("first", true), ("preparing", false)], None)
+        );
     }
 
     #[test]
