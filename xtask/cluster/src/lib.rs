@@ -102,7 +102,7 @@ pub fn run(command: Standard) -> Result<ExitCode> {
         Standard::Test {
             strict_rbac,
             test_args,
-        } => test::test(&test_args, strict_rbac, ()),
+        } => test::test(&test_args, strict_rbac, |_| Ok(())),
         Standard::Image(args) => image::command(&args),
         Standard::Deploy(args) => deploy::deploy_command(&args),
         Standard::Undeploy(args) => deploy::undeploy_command(&args),

@@ -17,39 +17,16 @@ const FMT_HINT: &str = "the files above are not formatted: run `cargo fmt`, then
 const CLIPPY_HINT: &str = "clippy found the problems above (warnings count as errors here): fix them, `cargo clippy --fix --workspace --all-targets --allow-dirty` fixes some, then test again";
 const MANIFESTS_HINT: &str = "the generated files under config/ are not what the sources say: run `cargo xtask manifests`, then test again";
 
-/// Work that needs no control plane, with its name in the table of steps; it makes a `P`.
-pub type Prepare<P> = (&'static str, Box<dyn FnOnce() -> Result<P> + Send>);
-
-/// More work for `cargo xtask test` once the project's own tests passed, on the same control
-/// plane: `()` for none, as a project's own run has; this repository proves a freshly
-/// scaffolded project there.
-pub trait AfterTests {
-    /// What [`prepare`](Self::prepare)'s work hands to [`run`](Self::run).
-    type Prepared: Send + 'static;
-    /// The part that needs no control plane, with its step's name: it runs in the lane beside
-    /// the cluster tests once the tests there passed, on the core that the cluster tests
-    /// (which mostly wait on the API server) leave idle. `None`: nothing to prepare.
-    fn prepare(&mut self) -> Option<Prepare<Self::Prepared>>;
-    /// The rest, on the control plane, after every test passed: with what was prepared, or
-    /// `None` when there was nothing to prepare.
-    fn run(self, plane: &TestPlane, prepared: Option<Self::Prepared>) -> Result<()>;
-}
-
-impl AfterTests for () {
-    type Prepared = ();
-    fn prepare(&mut self) -> Option<Prepare<()>> {
-        None
-    }
-    fn run(self, _: &TestPlane, _: Option<()>) -> Result<()> {
-        Ok(())
-    }
-}
-
-/// Runs every check and test, then `after` (its preparation beside the cluster tests). Ends
-/// with the time of each step, also when one fails.
-pub fn test(extra: &[String], strict_rbac: bool, after: impl AfterTests) -> Result<ExitCode> {
+/// Runs every check and test; `more` runs on the control plane after the project's own tests
+/// passed (this repository proves a fresh scaffold there). Ends with the time of each step,
+/// also when one fails.
+pub fn test(
+    extra: &[String],
+    strict_rbac: bool,
+    more: impl FnOnce(&TestPlane) -> Result<()>,
+) -> Result<ExitCode> {
     let mut steps = Steps::default();
-    let result = run(&mut steps, extra, strict_rbac, after);
+    let result = run(&mut steps, extra, strict_rbac, more);
     eprint!("{}", steps.table());
     result
 }
@@ -58,7 +35,7 @@ fn run(
     steps: &mut Steps,
     extra: &[String],
     strict_rbac: bool,
-    mut after: impl AfterTests,
+    more: impl FnOnce(&TestPlane) -> Result<()>,
 ) -> Result<ExitCode> {
     steps.time("cargo fmt --check", || {
         run_step("cargo fmt --check", cargo().args(["fmt", "--check"]))
@@ -118,8 +95,7 @@ fn run(
         envtest::audit::log_beside(&plane.kubeconfig).map_or(0, |log| envtest::audit::mark(&log));
     // Cluster tests are #[ignore]d for plain `cargo test`; here they run too, in the calling
     // thread, while the others (and the doc tests) run beside them in a thread of their own.
-    let beside =
-        beside::Beside::start(extra, beside_log(&target_dir()?, &root()), after.prepare())?;
+    let beside = beside::Beside::start(extra, beside_log(&target_dir()?, &root()))?;
     let tests = steps.time("cluster tests (the #[ignore]d)", || {
         run_step(
             "cargo test --ignored (the cluster tests)",
@@ -134,9 +110,15 @@ fn run(
             rbac_report(&root(), &plane, audit_from, strict_rbac)
         })
     });
+    // What runs after the tests needs them passed: those beside may still be running, and
+    // are waited for below.
+    let more = match (&tests, beside.failed()) {
+        (Ok(()), false) => Some(steps.time("after the tests", || more(&plane))),
+        _ => None,
+    };
     let waited = Instant::now();
-    let (beside, prepared) = beside.finish();
-    steps.record("waiting for the lane beside", waited.elapsed(), true);
+    let beside = beside.finish();
+    steps.record("waiting for the tests beside", waited.elapsed(), true);
     let mut beside_failed = None;
     for (name, took, result) in beside {
         steps.record(&format!("{name} (beside)"), took, result.is_ok());
@@ -144,11 +126,6 @@ fn run(
             beside_failed.get_or_insert(err);
         }
     }
-    // What runs after the tests needs every one of them passed (and its preparation).
-    let more = match (&tests, &beside_failed) {
-        (Ok(()), None) => Some(steps.time("after the tests", || after.run(&plane, prepared))),
-        _ => None,
-    };
     let down = steps.time("control plane down", || {
         eprintln!("==> envtest down");
         plane.down()

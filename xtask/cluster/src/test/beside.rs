@@ -8,26 +8,19 @@
 //! the sum. The plane's lane prints as it goes; this lane's output goes to a log file, and
 //! only each test binary's result line is echoed (with the whole failing binary's output
 //! when one fails), so the two do not interleave line by line.
-//!
-//! When both pass, the lane goes on with the part of [`AfterTests`](super::AfterTests) that
-//! needs no control plane (this repository's scaffold test packs its crates and installs
-//! cargo-operator there): the cluster tests mostly wait on the API server and the
-//! controllers, and the lane would otherwise end minutes before them with a core left idle.
 
 use std::fs::File;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
 
 use operator_xtask::cargo;
-
-use super::Prepare;
 
 /// How this lane's lines are marked in the terminal.
 const MARK: &str = "[beside the plane]";
@@ -37,97 +30,78 @@ pub type Timed = (&'static str, Duration, Result<()>);
 
 /// The lane while it runs.
 #[derive(Debug)]
-pub struct Beside<P> {
-    thread: JoinHandle<(Vec<Timed>, Option<P>)>,
-    /// Set when the lane is done.
-    ended: Arc<AtomicBool>,
+pub struct Beside {
+    thread: JoinHandle<Vec<Timed>>,
+    state: Arc<AtomicU8>,
     log: PathBuf,
 }
 
-impl<P: Send + 'static> Beside<P> {
+const RUNNING: u8 = 0;
+const PASSED: u8 = 1;
+const FAILED: u8 = 2;
+
+impl Beside {
     /// Starts `cargo test` (filters and test arguments from `extra`) then `cargo test --doc`,
-    /// logging to `log`; when both pass, `prepare`.
-    pub fn start(extra: &[String], log: PathBuf, prepare: Option<Prepare<P>>) -> Result<Self> {
+    /// logging to `log`.
+    pub fn start(extra: &[String], log: PathBuf) -> Result<Self> {
+        if let Some(dir) = log.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let state = Arc::new(AtomicU8::new(RUNNING));
+        let extra = extra.to_vec();
+        let (thread_state, thread_log) = (state.clone(), log.clone());
         eprintln!(
             "==> cargo test (the tests that need no control plane) and cargo test --doc, beside \
              the cluster tests: output in {}, each test binary's result below marked {MARK}",
             log.display()
         );
-        let mut tests = cargo();
-        tests.args(["test", "--workspace", "--all-targets", "--"]);
-        tests.args(extra);
-        let mut doc = cargo();
-        doc.args(["test", "--workspace", "--doc"]);
-        let commands = vec![
-            ("tests without the plane", "cargo test", tests),
-            ("doc tests", "cargo test --doc", doc),
-        ];
-        Self::lane(commands, log, prepare)
-    }
-
-    /// Runs `commands` (their step's name, what they are called in messages, the command) one
-    /// after another while each passes, logging to `log`; when all passed, `prepare`.
-    fn lane(
-        commands: Vec<(&'static str, &'static str, Command)>,
-        log: PathBuf,
-        prepare: Option<Prepare<P>>,
-    ) -> Result<Self> {
-        if let Some(dir) = log.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        let ended = Arc::new(AtomicBool::new(false));
-        let (thread_ended, thread_log) = (ended.clone(), log.clone());
         let thread = std::thread::Builder::new()
             .name("tests-beside".into())
             .spawn(move || {
                 let mut done = Vec::new();
-                for (i, (step, name, mut command)) in commands.into_iter().enumerate() {
+                let started = Instant::now();
+                let mut tests = cargo();
+                tests.args(["test", "--workspace", "--all-targets", "--"]);
+                tests.args(&extra);
+                let result = run_logged("cargo test", &mut tests, &thread_log, false);
+                let passed = result.is_ok();
+                done.push(("tests without the plane", started.elapsed(), result));
+                if passed {
                     let started = Instant::now();
-                    let result = run_logged(name, &mut command, &thread_log, i > 0);
-                    let passed = result.is_ok();
-                    done.push((step, started.elapsed(), result));
-                    if !passed {
-                        break;
-                    }
+                    let mut doc = cargo();
+                    doc.args(["test", "--workspace", "--doc"]);
+                    let result = run_logged("cargo test --doc", &mut doc, &thread_log, true);
+                    done.push(("doc tests", started.elapsed(), result));
                 }
-                let mut prepared = None;
-                let passed = done.iter().all(|(_, _, r)| r.is_ok());
-                if let Some((name, prepare)) = prepare.filter(|_| passed) {
-                    // Its commands print to the terminal as they go, between the cluster
-                    // tests' lines.
-                    eprintln!("{MARK} ==> {name}, while the cluster tests run");
-                    let started = Instant::now();
-                    let result = prepare().map(|made| prepared = Some(made));
-                    if let Err(err) = &result {
-                        eprintln!("{MARK} {name} failed: {err:#}");
-                    }
-                    done.push((name, started.elapsed(), result));
-                }
-                thread_ended.store(true, Ordering::SeqCst);
-                (done, prepared)
+                let ok = done.iter().all(|(_, _, r)| r.is_ok());
+                thread_state.store(if ok { PASSED } else { FAILED }, Ordering::SeqCst);
+                done
             })
             .context("starting the thread of the tests beside the plane")?;
-        Ok(Self { thread, ended, log })
+        Ok(Self { thread, state, log })
     }
 
-    /// Waits for the lane (saying so when it is not done yet) and returns its steps, with
-    /// what the preparation made when it ran and passed.
-    pub fn finish(self) -> (Vec<Timed>, Option<P>) {
-        if !self.ended.load(Ordering::SeqCst) {
+    /// Whether the lane has already failed (it may still be running, or have passed).
+    pub fn failed(&self) -> bool {
+        self.state.load(Ordering::SeqCst) == FAILED
+    }
+
+    /// Waits for the lane (saying so when it is not done yet) and returns its steps.
+    pub fn finish(self) -> Vec<Timed> {
+        if self.state.load(Ordering::SeqCst) == RUNNING {
             eprintln!(
                 "==> waiting for the tests beside the plane (output in {})",
                 self.log.display()
             );
         }
         self.thread.join().unwrap_or_else(|_| {
-            let panicked = (
+            vec![(
                 "tests without the plane",
                 Duration::ZERO,
                 Err(anyhow::anyhow!(
                     "the thread of the tests beside the plane panicked"
                 )),
-            );
-            (vec![panicked], None)
+            )]
         })
     }
 }
@@ -343,60 +317,6 @@ mod tests {
             "{text}"
         );
         assert_eq!(text.matches("to-stderr").count(), 2, "{text}");
-    }
-
-    /// Runs a lane of `sh` scripts to its end: each step's name and whether it passed, with
-    /// what the preparation made.
-    fn lane(
-        scripts: &[(&'static str, &str)],
-        log: &Path,
-        prepare: Option<Prepare<u32>>,
-    ) -> (Vec<(&'static str, bool)>, Option<u32>) {
-        let commands = scripts
-            .iter()
-            .map(|(name, script)| {
-                let mut cmd = Command::new("sh");
-                cmd.arg("-c").arg(script);
-                (*name, *name, cmd)
-            })
-            .collect();
-        let (steps, prepared) = Beside::lane(commands, log.to_path_buf(), prepare)
-            .unwrap()
-            .finish();
-        let steps = steps.iter().map(|(n, _, r)| (*n, r.is_ok())).collect();
-        (steps, prepared)
-    }
-
-    /// The preparation runs once every command of the lane passed, and what it made comes
-    /// back with the lane's steps; after a failing command, neither the next command nor
-    /// the preparation runs; a failed preparation is a failed step, and hands nothing on.
-    #[test]
-    fn the_lane_prepares_only_after_its_tests_passed() {
-        let dir = tempfile::tempdir().unwrap();
-        let log = dir.path().join("lane.log");
-        let prepare =
-            |made: u32| -> Option<Prepare<u32>> { Some(("preparing", Box::new(move || Ok(made)))) };
-        let passing = [("first", "echo one"), ("second", "echo two")];
-        assert_eq!(
-            lane(&passing, &log, prepare(7)),
-            (
-                vec![("first", true), ("second", true), ("preparing", true)],
-                Some(7)
-            )
-        );
-        assert_eq!(std::fs::read_to_string(&log).unwrap(), "one\ntwo\n");
-
-        let failing = [("first", "exit 3"), ("second", "echo two")];
-        assert_eq!(
-            lane(&failing, &log, prepare(7)),
-            (vec![("first", false)], None)
-        );
-
-        let refused: Option<Prepare<u32>> = Some(("preparing", Box::new(|| bail!("no registry"))));
-        assert_eq!(
-            lane(&[("first", "true")], &log, refused),
-            (vec![("first", true), ("preparing", false)], None)
-        );
     }
 
     #[test]

@@ -64,7 +64,11 @@ fn main() -> ExitCode {
         Cmd::Standard(Standard::Test {
             strict_rbac,
             test_args,
-        }) => test::test(&test_args, strict_rbac, scaffold::AfterTests),
+        }) => test::test(
+            &test_args,
+            strict_rbac,
+            scaffold::fresh_project_passes_its_tests,
+        ),
         Cmd::Standard(command) => operator_xtask_cluster::run(command),
         Cmd::BenchOperator(args) => bench::bench(&args),
         Cmd::BenchGen(args) => bench_gen::bench_gen(&args).map(|()| ExitCode::SUCCESS),

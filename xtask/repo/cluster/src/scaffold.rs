@@ -23,23 +23,17 @@
 //!    test` too: its controllers and its whole manager run as the operator's service account
 //!    under the Roles it generated, and the audit log shows every request granted by them.
 //!
-//! Everything before the two projects' `cargo xtask test` needs no control plane
-//! ([`prepare`]): in this repository's `cargo xtask test` it runs in the lane beside the
-//! cluster tests once the tests there passed, and only the projects' own tests run after them
-//! ([`fresh_project_passes_its_tests`]).
-//!
 //! It shares this workspace's target directory and lock file, so the crates.io dependencies'
 //! builds are the workspace's, and the project builds only operator-rs's crates (from their
 //! packages) and its own.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context as _, Result, bail};
 use operator_xtask::{cargo, root, run_step, target_dir};
 use operator_xtask_cluster::cluster::{self, TestPlane};
-use operator_xtask_cluster::test::Prepare;
 
 /// cert-manager's Certificate CRD, in its release's `deploy/crds`: the external kind of the
 /// new project.
@@ -51,53 +45,7 @@ const SOURCE: &str = "operator-rs-packages";
 mod registry;
 mod units;
 
-/// The scaffold test as the end of `cargo xtask test`: [`prepare`] beside the cluster tests,
-/// the rest on the plane after them.
-#[derive(Debug)]
-pub struct AfterTests;
-
-impl operator_xtask_cluster::test::AfterTests for AfterTests {
-    type Prepared = Prepared;
-    fn prepare(&mut self) -> Option<Prepare<Prepared>> {
-        Some((
-            "the scaffold's packages, install and projects",
-            Box::new(prepare),
-        ))
-    }
-    fn run(self, plane: &TestPlane, prepared: Option<Prepared>) -> Result<()> {
-        fresh_project_passes_its_tests(plane, prepared.context("the scaffold was not prepared")?)
-    }
-}
-
-/// What [`prepare`] made and timed, for the steps on the control plane.
-#[derive(Debug)]
-pub struct Prepared {
-    /// Holds the registry, the installed scaffolder and the projects; removed when dropped.
-    scratch: tempfile::TempDir,
-    target: PathBuf,
-    crates: Vec<Publishable>,
-    project: PathBuf,
-    /// What the unit comparison found.
-    shared: String,
-    /// The namespace-scoped project.
-    namespaced: PathBuf,
-    timings: Timings,
-}
-
-#[derive(Debug)]
-struct Timings {
-    packaged: Duration,
-    registry_made: Duration,
-    install: Duration,
-    scaffolded: Duration,
-    external_made: Duration,
-    aligned: Duration,
-    manifests: Duration,
-    namespaced: Duration,
-}
-
-/// Steps 1 to 5 up to the two projects' `cargo xtask test`: none needs the control plane.
-pub fn prepare() -> Result<Prepared> {
+pub fn fresh_project_passes_its_tests(plane: &TestPlane) -> Result<()> {
     let root = root();
     let target = target_dir()?;
     let scratch = tempfile::tempdir().context("a temporary directory")?;
@@ -135,12 +83,11 @@ pub fn prepare() -> Result<Prepared> {
     std::fs::write(&config, text).context("writing the scratch cargo configuration")?;
     let registry_made = started.elapsed();
 
-    let version = crates
+    let version = &crates
         .iter()
         .find(|c| c.name == "cargo-operator")
         .context("cargo-operator is not among the publishable crates")?
-        .version
-        .clone();
+        .version;
     let started = Instant::now();
     let installed = scratch.path().join("installed");
     let manifest = std::fs::read_to_string(root.join("Cargo.toml"))
@@ -184,7 +131,7 @@ pub fn prepare() -> Result<Prepared> {
         Command::new(&scaffolder)
             .args(["operator", "init"])
             .arg(&project)
-            .args(["--domain", "example.com", "--operator-rs-version", &version])
+            .args(["--domain", "example.com", "--operator-rs-version", version])
             .current_dir(scratch.path()),
     )?;
     for api in cargo_operator::EXAMPLE_APIS {
@@ -198,7 +145,10 @@ pub fn prepare() -> Result<Prepared> {
     }
     // The example's webhooks, then every other kind: this project's own `cargo xtask test`
     // is where they are built, linted and tested.
-    for webhook in webhooks() {
+    let webhooks = cargo_operator::EXAMPLE_WEBHOOKS
+        .iter()
+        .chain(cargo_operator::MORE_WEBHOOKS);
+    for webhook in webhooks.clone() {
         run_step(
             &format!("cargo operator create webhook {}", webhook.join(" ")),
             Command::new(&scaffolder)
@@ -258,44 +208,8 @@ pub fn prepare() -> Result<Prepared> {
         }
     }
     let started = Instant::now();
-    let namespaced =
-        prepare_namespaced_project(&scaffolder, scratch.path(), &version, &root, &target)?;
-    let namespaced_made = started.elapsed();
-    Ok(Prepared {
-        namespaced,
-        scratch,
-        target,
-        crates,
-        project,
-        shared,
-        timings: Timings {
-            packaged,
-            registry_made,
-            install,
-            scaffolded,
-            external_made,
-            aligned,
-            manifests,
-            namespaced: namespaced_made,
-        },
-    })
-}
-
-/// The two projects' `cargo xtask test` (the rest of steps 4 and 5), on the control plane
-/// that is up.
-pub fn fresh_project_passes_its_tests(plane: &TestPlane, prepared: Prepared) -> Result<()> {
-    let Prepared {
-        scratch,
-        target,
-        crates,
-        project,
-        shared,
-        namespaced,
-        timings,
-    } = prepared;
-    let started = Instant::now();
     eprintln!("==> the new project's cargo xtask test");
-    let output = passed_through(in_project(&project, &target, &["xtask", "test"]))?;
+    let output = passed_through(in_project(&["xtask", "test"]))?;
     let tested = started.elapsed();
     // Its controllers' cluster tests ran (not skipped) and passed, and so did its webhooks'
     // unit tests (run beside the plane: their output is in that lane's log).
@@ -322,38 +236,34 @@ pub fn fresh_project_passes_its_tests(plane: &TestPlane, prepared: Prepared) -> 
         }
     }
     let started = Instant::now();
-    namespaced_project_passes_its_tests(plane, &namespaced, &target)?;
-    let namespaced_tested = started.elapsed();
-    // The projects live in it until here.
-    drop(scratch);
+    namespaced_project_passes_its_tests(
+        plane,
+        &scaffolder,
+        scratch.path(),
+        version,
+        &root,
+        &target,
+    )?;
+    let namespaced = started.elapsed();
     eprintln!(
         "scaffold from the packages: cargo package ({} crates) {:.1}s, registry {:.1}s, \
          cargo install cargo-operator {:.0}s; init + {} create api + {} create webhook in \
          {:.2}s, create api --external (cert-manager's Certificate) {:.2}s; units compared and aligned in {:.1}s ({shared}); its cargo xtask manifests \
-         --check {:.1}s, cargo xtask test {:.0}s; the namespace-scoped project made in {:.0}s, its cargo xtask test {:.0}s",
+         --check {:.1}s, cargo xtask test {:.0}s; the namespace-scoped project in {:.0}s",
         crates.len(),
-        timings.packaged.as_secs_f64(),
-        timings.registry_made.as_secs_f64(),
-        timings.install.as_secs_f64(),
+        packaged.as_secs_f64(),
+        registry_made.as_secs_f64(),
+        install.as_secs_f64(),
         cargo_operator::EXAMPLE_APIS.len(),
-        webhooks().count(),
-        timings.scaffolded.as_secs_f64(),
-        timings.external_made.as_secs_f64(),
-        timings.aligned.as_secs_f64(),
-        timings.manifests.as_secs_f64(),
+        webhooks.count(),
+        scaffolded.as_secs_f64(),
+        external_made.as_secs_f64(),
+        aligned.as_secs_f64(),
+        manifests.as_secs_f64(),
         tested.as_secs_f64(),
-        timings.namespaced.as_secs_f64(),
-        namespaced_tested.as_secs_f64()
+        namespaced.as_secs_f64()
     );
     Ok(())
-}
-
-/// The example's webhooks, then every other kind: the new project's own `cargo xtask test`
-/// is where they are built, linted and tested.
-fn webhooks() -> impl Iterator<Item = &'static &'static [&'static str]> {
-    cargo_operator::EXAMPLE_WEBHOOKS
-        .iter()
-        .chain(cargo_operator::MORE_WEBHOOKS)
 }
 
 /// `cargo` in `project`, as if typed there, building into `target` and using the control
@@ -369,15 +279,19 @@ fn in_project(project: &Path, target: &Path, args: &[&str]) -> Command {
 }
 
 /// A namespace-scoped project (`init --namespaced`): a kind with its controller and
-/// cert-manager's Certificate with one, every rule in Roles, made up to its tests (which
-/// [`namespaced_project_passes_its_tests`] runs). Returns its directory.
-fn prepare_namespaced_project(
+/// cert-manager's Certificate with one, every rule in Roles. Its own `cargo xtask test`
+/// passes with its controllers and its whole manager (the binary, with leader election and
+/// `--watch-namespace`; `scaffold/namespaced_manager_test.rs`) running as the operator's
+/// service account under those Roles only, and the audit log showing every request of it
+/// granted by a Role.
+fn namespaced_project_passes_its_tests(
+    plane: &TestPlane,
     scaffolder: &Path,
     scratch: &Path,
     version: &str,
     root: &Path,
     target: &Path,
-) -> Result<PathBuf> {
+) -> Result<()> {
     let project = scratch.join("tenant-operator");
     run_step(
         "cargo operator init --namespaced (a second project, namespace-scoped)",
@@ -428,25 +342,11 @@ fn prepare_namespaced_project(
     if role.contains("kind: ClusterRole") || !role.contains("kind: Role") {
         bail!("the namespace-scoped project's role.yaml should hold Roles only:\n{role}");
     }
-    Ok(project)
-}
-
-/// The namespace-scoped project's own `cargo xtask test` passes with its controllers and its
-/// whole manager (the binary, with leader election and `--watch-namespace`;
-/// `scaffold/namespaced_manager_test.rs`) running as the operator's service account under
-/// its Roles only, and the audit log shows every request of it granted by a Role.
-fn namespaced_project_passes_its_tests(
-    plane: &TestPlane,
-    project: &Path,
-    target: &Path,
-) -> Result<()> {
-    let role = std::fs::read_to_string(project.join("config/rbac/role.yaml"))
-        .context("reading the namespace-scoped project's config/rbac/role.yaml")?;
     let log = envtest::audit::log_beside(&plane.kubeconfig)
         .context("the control plane has no audit log to prove the Roles with")?;
     let from = envtest::audit::mark(&log);
     eprintln!("==> the namespace-scoped project's cargo xtask test");
-    let output = passed_through(in_project(project, target, &["xtask", "test"]))?;
+    let output = passed_through(in_project(&project, target, &["xtask", "test"]))?;
     for test in [
         "a_new_memcached_becomes_ready_and_its_deletion_completes",
         "a_new_certificate_is_observed",
@@ -590,12 +490,11 @@ fn host_triple() -> Result<String> {
         .context("rustc -vV names no host")
 }
 
-/// `cargo xtask scaffold-test`: [`prepare`], then [`fresh_project_passes_its_tests`] with
-/// the control plane brought up (or reused) around it.
+/// `cargo xtask scaffold-test`: [`fresh_project_passes_its_tests`] with the control plane
+/// brought up (or reused) around it.
 pub fn on_its_own() -> Result<()> {
-    let prepared = prepare()?;
     let plane = cluster::test_plane_up()?;
-    let result = fresh_project_passes_its_tests(&plane, prepared);
+    let result = fresh_project_passes_its_tests(&plane);
     let down = plane.down();
     result.and(down)
 }
