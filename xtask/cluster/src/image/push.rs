@@ -372,6 +372,20 @@ mod tests {
         assert_eq!(url.host_str(), Some("xn--bcher-kva.example"));
     }
 
+    /// The pin holds: the workspace's lock file (which every scaffolded project starts from)
+    /// has no ICU4X crate, which idna_adapter 1.2 would bring back (18 crates).
+    #[test]
+    fn the_lock_file_has_no_icu4x() {
+        let lock = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.lock");
+        let lock = std::fs::read_to_string(&lock).unwrap();
+        let icu: Vec<&str> = lock
+            .lines()
+            .filter_map(|l| l.strip_prefix("name = \"")?.strip_suffix('"'))
+            .filter(|name| name.starts_with("icu_"))
+            .collect();
+        assert!(icu.is_empty(), "ICU4X is back in Cargo.lock: {icu:?}");
+    }
+
     #[test]
     fn reads_docker_config_auths() {
         let auth = base64::engine::general_purpose::STANDARD.encode("bob:s3:cret");
