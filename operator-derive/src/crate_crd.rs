@@ -357,6 +357,33 @@ fn paths_text(paths: &[PathBuf]) -> String {
 mod tests {
     use super::*;
 
+    /// A directory of its own under the system's temporary directory, removed on drop. (Not
+    /// the tempfile crate: a proc-macro's dev-dependencies are built for the host, and
+    /// tempfile's rustix there differed from the workspace's, one more build of four crates.)
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new() -> Self {
+            static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let dir = std::env::temp_dir()
+                .join(format!("operator-derive-test-{}-{n}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+
+        fn path(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
     /// How many generator runs scanned `dir`'s sources.
     fn runs_over(dir: &Path) -> usize {
         let src = dir.join("src");
@@ -382,7 +409,7 @@ mod tests {
     /// again and see it; the files to track are handed out once per run.
     #[test]
     fn kinds_of_a_crate_share_one_run_until_a_file_changes() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = TempDir::new();
         std::fs::create_dir(dir.path().join("src")).unwrap();
         let lib = dir.path().join("src/lib.rs");
         std::fs::write(&lib, format!("{}{}", kind("Alpha"), kind("Beta"))).unwrap();
@@ -425,7 +452,7 @@ mod tests {
     /// ask), found by file and line, or by name when that is unique.
     #[test]
     fn type_schemas_share_the_run_of_the_crds() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = TempDir::new();
         std::fs::create_dir(dir.path().join("src")).unwrap();
         let lib = dir.path().join("src/lib.rs");
         std::fs::write(&lib, format!("{}{}", kind("Alpha"), kind("Beta"))).unwrap();
@@ -453,7 +480,7 @@ mod tests {
     /// A failed run is shared too: its errors reach every kind without running again.
     #[test]
     fn a_failed_run_is_shared() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = TempDir::new();
         std::fs::create_dir(dir.path().join("src")).unwrap();
         std::fs::write(
             dir.path().join("src/lib.rs"),
