@@ -5,7 +5,9 @@
 //!
 //! trybuild runs in a child of this test, whose `CARGO` is `src/bin/trybuild-cargo.rs`: that
 //! gives trybuild's two builds of the project the same rustflags, so the project's
-//! dependencies are compiled once (see the binary's documentation).
+//! dependencies are compiled once, and the profiles of the crates the other tests build
+//! outside the workspace, so its builds for the host are theirs (see the binary's
+//! documentation).
 
 use std::process::{Command, Stdio};
 
@@ -34,6 +36,10 @@ fn ui() {
         .args(filters)
         .env(CHILD, "1")
         .env("TRYBUILD_REAL_CARGO", cargo)
+        .env(
+            "TRYBUILD_CARGO_CONFIG",
+            operator_gen_conformance::outside::profile_configs().join("\x1f"),
+        )
         .env("CARGO", env!("CARGO_BIN_EXE_trybuild-cargo"))
         .stderr(Stdio::inherit())
         .output()

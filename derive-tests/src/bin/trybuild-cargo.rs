@@ -8,6 +8,13 @@
 //! is missing, so both calls have the same flags, and runs the real cargo
 //! (`TRYBUILD_REAL_CARGO`) with the arguments otherwise as they were. Rustc's messages are
 //! unchanged: the cases are checked at the same width as before.
+//!
+//! trybuild writes no profiles into the project's manifest, so its dependencies were built
+//! with cargo's default dev profile (full debug info, the generator under the derive
+//! included). `TRYBUILD_CARGO_CONFIG` (settings separated by 0x1f) gives the profiles of the
+//! crates the other tests build in the same target directory, and each goes to cargo as a
+//! `--config`: the builds for the host (the derive, the generator, syn, serde's derive),
+//! which trybuild's rustflags do not reach, are then theirs.
 
 use std::ffi::OsString;
 use std::process::{Command, ExitCode};
@@ -18,6 +25,9 @@ const WIDTH: &str = "--diagnostic-width=140";
 /// The variable naming the cargo to run.
 const REAL_CARGO: &str = "TRYBUILD_REAL_CARGO";
 
+/// The variable with the `--config` settings to add, separated by 0x1f.
+const CONFIG: &str = "TRYBUILD_CARGO_CONFIG";
+
 fn main() -> ExitCode {
     let Some(cargo) = std::env::var_os(REAL_CARGO) else {
         eprintln!(
@@ -25,13 +35,19 @@ fn main() -> ExitCode {
         );
         return ExitCode::FAILURE;
     };
+    let config = std::env::var(CONFIG).unwrap_or_default();
     let args = std::env::args_os()
         .skip(1)
         .map(|arg| match arg.to_str().and_then(with_width) {
             Some(changed) => OsString::from(changed),
             None => arg,
         });
-    match Command::new(&cargo).args(args).status() {
+    // Before the subcommand: cargo reads `--config` there whatever the subcommand.
+    match Command::new(&cargo)
+        .args(configs(&config))
+        .args(args)
+        .status()
+    {
         Ok(status) => status
             .code()
             .and_then(|code| u8::try_from(code).ok())
@@ -41,6 +57,15 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The `--config=<setting>` arguments of [`CONFIG`]'s value.
+fn configs(value: &str) -> Vec<String> {
+    value
+        .split('\x1f')
+        .filter(|s| !s.is_empty())
+        .map(|s| format!("--config={s}"))
+        .collect()
 }
 
 /// `arg` with [`WIDTH`] added when it is a `--config=...rustflags=[...]` without a width;
@@ -57,7 +82,19 @@ fn with_width(arg: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::with_width;
+    use super::{configs, with_width};
+
+    #[test]
+    fn each_setting_becomes_a_config_argument() {
+        assert_eq!(
+            configs("profile.dev.debug = false\x1fprofile.dev.package.\"*\".opt-level = 1"),
+            [
+                "--config=profile.dev.debug = false",
+                "--config=profile.dev.package.\"*\".opt-level = 1"
+            ]
+        );
+        assert!(configs("").is_empty());
+    }
 
     #[test]
     fn the_width_is_added_to_rustflags_without_one() {
