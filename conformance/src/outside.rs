@@ -35,9 +35,8 @@ pub fn target_dir() -> PathBuf {
 pub const PROFILES: &str = "[profile.dev]\ndebug = false\n";
 
 /// [`PROFILES`] as cargo `--config` settings (`profile.dev.debug = false`), for
-/// a project whose manifest is not written here (trybuild's): with them, its builds for the
-/// host (the derive and the generator under it, syn, serde's derive) are the ones the crates
-/// here built.
+/// a project whose manifest is not written here (trybuild's), which otherwise builds with
+/// cargo's default dev profile (full debug info).
 pub fn profile_configs() -> Vec<String> {
     profile_configs_of(PROFILES)
 }

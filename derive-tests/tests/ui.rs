@@ -5,9 +5,8 @@
 //!
 //! trybuild runs in a child of this test, whose `CARGO` is `src/bin/trybuild-cargo.rs`: that
 //! gives trybuild's two builds of the project the same rustflags, so the project's
-//! dependencies are compiled once, and the profiles of the crates the other tests build
-//! outside the workspace, so its builds for the host are theirs (see the binary's
-//! documentation).
+//! dependencies are compiled once, and the cheap profile of the crates the other tests build
+//! outside the workspace (see the binary's documentation).
 
 use std::process::{Command, Stdio};
 
