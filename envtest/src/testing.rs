@@ -332,6 +332,41 @@ where
     }
 }
 
+/// The ports an operator listens on by default (controller-runtime's): the webhook server's
+/// 9443, secure metrics' 8443 and the health probes' 8081.
+pub const OPERATOR_PORTS: [u16; 3] = [9443, 8443, 8081];
+
+/// Held while a test runs an operator on [`OPERATOR_PORTS`] on this machine (`cargo xtask
+/// run`, a manager run as in the cluster): another test that would bind them waits for the
+/// hold to drop, whichever process it runs in (`cargo xtask test` runs the cluster tests of
+/// two packages at once). A lock on a file in the system's temporary directory, released
+/// when dropped or when the process ends.
+#[derive(Debug)]
+pub struct OperatorPorts {
+    _lock: std::fs::File,
+}
+
+impl OperatorPorts {
+    /// Waits until no other test holds the ports (saying so on stderr), then holds them.
+    pub fn hold() -> Result<Self, Error> {
+        let path = std::env::temp_dir().join("operator-rs-operator-ports.lock");
+        let file = std::fs::File::create(&path).map_err(|e| Error::io(&path, e))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                eprintln!(
+                    "waiting for another test running an operator on ports {OPERATOR_PORTS:?} \
+                     (it holds {})",
+                    path.display()
+                );
+                file.lock().map_err(|e| Error::io(&path, e))?;
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&path, e)),
+        }
+        Ok(Self { _lock: file })
+    }
+}
+
 /// `<prefix>-<suffix>`, unique across processes and calls, a valid DNS label.
 pub fn unique_name(prefix: &str) -> String {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
@@ -355,6 +390,22 @@ pub fn unique_name(prefix: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A second hold waits for the first to drop.
+    #[test]
+    fn the_operator_ports_are_held_by_one_at_a_time() {
+        let first = OperatorPorts::hold().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let second = std::thread::spawn(move || {
+            let hold = OperatorPorts::hold().unwrap();
+            tx.send(()).unwrap();
+            hold
+        });
+        assert!(rx.recv_timeout(Duration::from_millis(300)).is_err());
+        drop(first);
+        rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        drop(second.join().unwrap());
+    }
 
     #[test]
     fn unique_names_are_dns_labels_and_differ() {

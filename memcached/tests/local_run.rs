@@ -94,6 +94,12 @@ async fn xtask_run_serves_the_webhooks_on_the_local_plane() {
     let namespace = ns.name().to_string();
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("xtask-run.log");
+    // The operator binds its default ports on this machine, as the xtask's in-cluster tests'
+    // manager does, which may run at the same time.
+    let _ports = tokio::task::spawn_blocking(envtest::testing::OperatorPorts::hold)
+        .await
+        .unwrap()
+        .expect("holding the operator's ports");
     let mut child = xtask_run(&log);
     let outcome = std::panic::AssertUnwindSafe(exercise(&client, &namespace, &mut child, &log))
         .catch_unwind()

@@ -57,6 +57,11 @@ pub enum Standard {
         /// those grants either way).
         #[arg(long)]
         strict_rbac: bool,
+        /// How many packages' cluster tests run at the same time on the control plane, each
+        /// package's test binaries one after another (as `go test ./...` runs packages side by
+        /// side); 1 runs every binary one after another.
+        #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
+        lanes: u16,
         /// Arguments for the test binaries (after `--`), e.g. a name filter: `-- lifecycle`.
         #[arg(last = true)]
         test_args: Vec<String>,
@@ -101,8 +106,16 @@ pub fn run(command: Standard) -> Result<ExitCode> {
         } => cluster::run(&target, &operator_args),
         Standard::Test {
             strict_rbac,
+            lanes,
             test_args,
-        } => test::test(&test_args, strict_rbac, |_| Ok(())),
+        } => test::test(
+            &test::Options {
+                extra: test_args,
+                strict_rbac,
+                lanes: lanes.into(),
+            },
+            |_| Ok(()),
+        ),
         Standard::Image(args) => image::command(&args),
         Standard::Deploy(args) => deploy::deploy_command(&args),
         Standard::Undeploy(args) => deploy::undeploy_command(&args),

@@ -11,32 +11,40 @@ use operator_xtask::{cargo, manifests, root, run_step, target_dir};
 use crate::cluster::{self, TestPlane};
 
 mod beside;
+mod lanes;
 
 /// What to do when a check before the tests fails (said under the error).
 const FMT_HINT: &str = "the files above are not formatted: run `cargo fmt`, then test again";
 const CLIPPY_HINT: &str = "clippy found the problems above (warnings count as errors here): fix them, `cargo clippy --fix --workspace --all-targets --allow-dirty` fixes some, then test again";
 const MANIFESTS_HINT: &str = "the generated files under config/ are not what the sources say: run `cargo xtask manifests`, then test again";
 
+/// How `cargo xtask test` runs: what the command line asked.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Arguments for the test binaries (a name filter, ...).
+    pub extra: Vec<String>,
+    /// Fail on grants no test used.
+    pub strict_rbac: bool,
+    /// How many packages' cluster tests run at the same time.
+    pub lanes: usize,
+}
+
 /// Runs every check and test; `more` runs on the control plane after the project's own tests
 /// passed (this repository proves a fresh scaffold there). Ends with the time of each step,
 /// also when one fails.
-pub fn test(
-    extra: &[String],
-    strict_rbac: bool,
-    more: impl FnOnce(&TestPlane) -> Result<()>,
-) -> Result<ExitCode> {
+pub fn test(options: &Options, more: impl FnOnce(&TestPlane) -> Result<()>) -> Result<ExitCode> {
     let mut steps = Steps::default();
-    let result = run(&mut steps, extra, strict_rbac, more);
+    let result = run(&mut steps, options, more);
     eprint!("{}", steps.table());
     result
 }
 
 fn run(
     steps: &mut Steps,
-    extra: &[String],
-    strict_rbac: bool,
+    options: &Options,
     more: impl FnOnce(&TestPlane) -> Result<()>,
 ) -> Result<ExitCode> {
+    let (extra, strict_rbac) = (&options.extra[..], options.strict_rbac);
     steps.time("cargo fmt --check", || {
         run_step("cargo fmt --check", cargo().args(["fmt", "--check"]))
             .map_err(|e| anyhow::anyhow!("{e}: {FMT_HINT}"))
@@ -79,11 +87,9 @@ fn run(
     });
     // Compile everything before the control plane starts, so a compile error does not wait for
     // it, and the plane does not sit idle through a long build.
-    steps.time("compile the tests", || {
-        run_step(
-            "cargo test --no-run",
-            cargo().args(["test", "--workspace", "--all-targets", "--no-run"]),
-        )
+    let packages = steps.time("compile the tests", || {
+        eprintln!("==> cargo test --no-run");
+        lanes::binaries().map(lanes::by_package)
     })?;
     let plane = steps.time("control plane up", || {
         eprintln!("==> envtest up");
@@ -93,16 +99,32 @@ fn run(
     // control plane before).
     let audit_from =
         envtest::audit::log_beside(&plane.kubeconfig).map_or(0, |log| envtest::audit::mark(&log));
-    // Cluster tests are #[ignore]d for plain `cargo test`; here they run too, in the calling
-    // thread, while the others (and the doc tests) run beside them in a thread of their own.
-    let beside = beside::Beside::start(extra, beside_log(&target_dir()?, &root()))?;
+    // Cluster tests are #[ignore]d for plain `cargo test`; here they run too, a package per
+    // lane, while the others (and the doc tests) run beside them in a thread of their own.
+    let target = target_dir()?;
+    let beside = beside::Beside::start(extra, beside_log(&target, &root()))?;
     let tests = steps.time("cluster tests (the #[ignore]d)", || {
-        run_step(
-            "cargo test --ignored (the cluster tests)",
-            cluster::with_kubeconfig(&mut cargo(), &plane)
-                .args(["test", "--workspace", "--all-targets"])
-                .args(["--", "--ignored"])
-                .args(extra),
+        // A lane log of an earlier run would pass for this run's.
+        for log in lane_logs(&target, &root()) {
+            std::fs::remove_file(&log).with_context(|| format!("removing {}", log.display()))?;
+        }
+        let lanes = options.lanes.clamp(1, packages.len().max(1));
+        let binaries: usize = packages.iter().map(Vec::len).sum();
+        eprintln!(
+            "==> the cluster tests (the #[ignore]d): {binaries} test binaries of {} packages, \
+             {lanes} package{} at a time; each lane's output in {}, its binaries' result lines \
+             below",
+            packages.len(),
+            if lanes == 1 { "" } else { "s" },
+            lane_log(&target, &root(), 1).display()
+        );
+        lanes::run(
+            packages,
+            lanes,
+            extra,
+            &[("KUBECONFIG", plane.kubeconfig.as_os_str())],
+            &root(),
+            |lane| lane_log(&target, &root(), lane),
         )
     });
     let rbac = tests.as_ref().ok().map(|_| {
@@ -338,6 +360,51 @@ fn clock(d: Duration) -> String {
     } else {
         format!("{secs:.1}s")
     }
+}
+
+/// Where `cargo xtask test` of the project at `project` writes the output of lane `lane` of
+/// the cluster tests (`<project>-cluster-tests-<lane>.log` under `target/xtask`).
+pub fn lane_log(target: &Path, project: &Path, lane: usize) -> PathBuf {
+    target.join(format!("xtask/{}{lane}.log", lane_log_prefix(project)))
+}
+
+fn lane_log_prefix(project: &Path) -> String {
+    let name = project
+        .file_name()
+        .map_or("project".into(), |n| n.to_string_lossy());
+    format!("{name}-cluster-tests-")
+}
+
+/// The lane logs of the last `cargo xtask test` of the project at `project`, lane by lane.
+fn lane_logs(target: &Path, project: &Path) -> Vec<PathBuf> {
+    let prefix = lane_log_prefix(project);
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(target.join("xtask"))
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .and_then(|n| n.strip_prefix(&prefix)?.strip_suffix(".log"))
+                        .is_some_and(|lane| lane.parse::<usize>().is_ok())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    logs.sort();
+    logs
+}
+
+/// What the cluster tests of the last `cargo xtask test` of the project at `project` printed,
+/// every lane's log one after another.
+pub fn cluster_tests_output(target: &Path, project: &Path) -> Result<String> {
+    let mut all = String::new();
+    for log in lane_logs(target, project) {
+        all.push_str(
+            &std::fs::read_to_string(&log).with_context(|| format!("reading {}", log.display()))?,
+        );
+    }
+    Ok(all)
 }
 
 /// Where `cargo xtask test` of the project at `project` writes the output of the tests it

@@ -23,7 +23,7 @@ use anyhow::{Context as _, Result, bail};
 use operator_xtask::cargo;
 
 /// How this lane's lines are marked in the terminal.
-const MARK: &str = "[beside the plane]";
+pub(super) const MARK: &str = "[beside the plane]";
 
 /// One command's outcome: its name, how long it took, and whether it passed.
 pub type Timed = (&'static str, Duration, Result<()>);
@@ -63,14 +63,21 @@ impl Beside {
                 let mut tests = cargo();
                 tests.args(["test", "--workspace", "--all-targets", "--"]);
                 tests.args(&extra);
-                let result = run_logged("cargo test", &mut tests, &thread_log, false);
+                let result =
+                    run_logged("cargo test", &mut tests, &thread_log, false, &Header::NONE);
                 let passed = result.is_ok();
                 done.push(("tests without the plane", started.elapsed(), result));
                 if passed {
                     let started = Instant::now();
                     let mut doc = cargo();
                     doc.args(["test", "--workspace", "--doc"]);
-                    let result = run_logged("cargo test --doc", &mut doc, &thread_log, true);
+                    let result = run_logged(
+                        "cargo test --doc",
+                        &mut doc,
+                        &thread_log,
+                        true,
+                        &Header::NONE,
+                    );
                     done.push(("doc tests", started.elapsed(), result));
                 }
                 let ok = done.iter().all(|(_, _, r)| r.is_ok());
@@ -106,8 +113,31 @@ impl Beside {
     }
 }
 
+/// How a command's output is introduced in its log and marked in the terminal.
+#[derive(Debug)]
+pub(super) struct Header<'a> {
+    /// The mark of the echoed lines.
+    pub mark: &'a str,
+    /// A line written to the log before the command's output (a test binary run directly
+    /// gets the `Running ...` line cargo would print).
+    pub line: Option<&'a str>,
+}
+
+impl Header<'_> {
+    const NONE: Header<'static> = Header {
+        mark: MARK,
+        line: None,
+    };
+}
+
 /// Runs `cmd` with its output appended to `log`, echoing what [`Echo`] picks, until it exits.
-fn run_logged(name: &str, cmd: &mut Command, log: &Path, append: bool) -> Result<()> {
+pub(super) fn run_logged(
+    name: &str,
+    cmd: &mut Command,
+    log: &Path,
+    append: bool,
+    header: &Header<'_>,
+) -> Result<()> {
     let file = std::fs::OpenOptions::new()
         .create(true)
         .write(true)
@@ -116,6 +146,10 @@ fn run_logged(name: &str, cmd: &mut Command, log: &Path, append: bool) -> Result
         .open(log)
         .with_context(|| format!("opening {}", log.display()))?;
     let from = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if let Some(line) = header.line {
+        use std::io::Write as _;
+        writeln!(&file, "{line}").with_context(|| format!("writing {}", log.display()))?;
+    }
     let err = file.try_clone().context("duplicating the log's handle")?;
     let mut child: Child = cmd
         .stdout(Stdio::from(file))
@@ -125,7 +159,7 @@ fn run_logged(name: &str, cmd: &mut Command, log: &Path, append: bool) -> Result
         .with_context(|| format!("starting {name}"))?;
     let mut reader = File::open(log).with_context(|| format!("reading {}", log.display()))?;
     reader.seek(SeekFrom::Start(from))?;
-    let mut echo = Echo::default();
+    let mut echo = Echo::new(header.mark);
     let status: ExitStatus = loop {
         let exited = child
             .try_wait()
@@ -141,7 +175,10 @@ fn run_logged(name: &str, cmd: &mut Command, log: &Path, append: bool) -> Result
     if !status.success() {
         let failing = echo.failing_output();
         if !failing.is_empty() {
-            eprintln!("{MARK} the output of the failing tests:\n{failing}");
+            eprintln!(
+                "{} the output of the failing tests:\n{failing}",
+                header.mark
+            );
         }
         bail!(
             "{name} failed ({status}); its whole output is in {}",
@@ -152,9 +189,12 @@ fn run_logged(name: &str, cmd: &mut Command, log: &Path, append: bool) -> Result
 }
 
 /// Picks the lines worth a terminal line out of cargo test's output: each binary's name with
-/// its result. Keeps the current binary's output for when it fails.
+/// its result, and libtest's word on a test that has run for over a minute. Keeps the current
+/// binary's output for when it fails.
 #[derive(Debug, Default)]
 struct Echo {
+    /// The mark of the echoed lines.
+    mark: String,
     partial: String,
     /// The current test binary (cargo's `Running tests/x.rs (...)` or `Doc-tests x`).
     binary: String,
@@ -165,6 +205,13 @@ struct Echo {
 }
 
 impl Echo {
+    fn new(mark: &str) -> Self {
+        Self {
+            mark: mark.to_string(),
+            ..Self::default()
+        }
+    }
+
     fn read(&mut self, reader: &mut File) -> Result<()> {
         let mut bytes = Vec::new();
         reader.read_to_end(&mut bytes)?;
@@ -195,10 +242,13 @@ impl Echo {
         }
         if trimmed.starts_with("test result:") {
             eprintln!(
-                "{MARK} {}: {}",
+                "{} {}: {}",
+                self.mark,
                 self.binary,
                 trimmed.trim_start_matches("test result: ")
             );
+        } else if trimmed.starts_with("test ") && trimmed.contains(" has been running for over ") {
+            eprintln!("{} {}: {trimmed}", self.mark, self.binary);
         }
         self.lines.push(line.to_string());
     }
@@ -240,7 +290,7 @@ mod tests {
     use super::*;
 
     fn echo(text: &str) -> Echo {
-        let mut echo = Echo::default();
+        let mut echo = Echo::new(MARK);
         for line in text.lines() {
             echo.line(line);
         }
@@ -277,7 +327,8 @@ mod tests {
     }
 
     /// The command's output lands in the log (appended to for the second command), and a
-    /// failing exit fails the step with the log's path.
+    /// failing exit fails the step with the log's path. A header line goes in before the
+    /// command's output.
     #[test]
     fn the_output_goes_to_the_log_and_the_exit_status_decides() {
         let dir = tempfile::tempdir().unwrap();
@@ -296,16 +347,18 @@ mod tests {
             ),
             &log,
             false,
+            &Header::NONE,
         )
         .unwrap();
         let err = run_logged(
             "second",
-            &mut script(
-                "     Running tests/b.rs (y)\\ntest b ... FAILED\\ntest result: FAILED. 0 passed\\n",
-                101,
-            ),
+            &mut script("test b ... FAILED\\ntest result: FAILED. 0 passed\\n", 101),
             &log,
             true,
+            &Header {
+                mark: "[lane]",
+                line: Some("     Running tests/b.rs (y)"),
+            },
         )
         .unwrap_err()
         .to_string();
@@ -313,7 +366,7 @@ mod tests {
         assert!(err.contains(&log.display().to_string()), "{err}");
         let text = std::fs::read_to_string(&log).unwrap();
         assert!(
-            text.contains("tests/a.rs") && text.contains("tests/b.rs"),
+            text.contains("tests/a.rs") && text.contains("     Running tests/b.rs (y)\ntest b"),
             "{text}"
         );
         assert_eq!(text.matches("to-stderr").count(), 2, "{text}");

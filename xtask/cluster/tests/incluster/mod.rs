@@ -274,6 +274,12 @@ pub async fn operator_runs_as_in_the_cluster(
         .find(|(k, _)| k == "MEMCACHED_IMAGE")
         .map(|(_, v)| v.clone())
         .expect("MEMCACHED_IMAGE in the Deployment");
+    // The manager binds the operator's default ports on this machine, as `cargo xtask run`
+    // does in memcached's tests, which may run at the same time.
+    let _ports = tokio::task::spawn_blocking(envtest::testing::OperatorPorts::hold)
+        .await
+        .unwrap()
+        .expect("holding the operator's ports");
     let mut manager = start_manager(&rootfs, &argv, &env, &scratch.join("manager.log"));
 
     // It elects itself leader under its own identity (from the pod's name), with its own RBAC.

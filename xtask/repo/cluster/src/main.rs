@@ -63,10 +63,14 @@ fn main() -> ExitCode {
         // control plane.
         Cmd::Standard(Standard::Test {
             strict_rbac,
+            lanes,
             test_args,
         }) => test::test(
-            &test_args,
-            strict_rbac,
+            &test::Options {
+                extra: test_args,
+                strict_rbac,
+                lanes: lanes.into(),
+            },
             scaffold::fresh_project_passes_its_tests,
         ),
         Cmd::Standard(command) => operator_xtask_cluster::run(command),

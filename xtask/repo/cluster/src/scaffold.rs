@@ -28,7 +28,7 @@
 //! packages) and its own.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context as _, Result, bail};
@@ -209,13 +209,14 @@ pub fn fresh_project_passes_its_tests(plane: &TestPlane) -> Result<()> {
     }
     let started = Instant::now();
     eprintln!("==> the new project's cargo xtask test");
-    let output = passed_through(in_project(&["xtask", "test"]))?;
+    passed_through(in_project(&["xtask", "test"]))?;
     let tested = started.elapsed();
     // Its controllers' cluster tests ran (not skipped) and passed, and so did its webhooks'
-    // unit tests (run beside the plane: their output is in that lane's log).
+    // unit tests (run beside the plane). Each lane's output is in its log.
     let log = operator_xtask_cluster::test::beside_log(&target, &project);
     let beside =
         std::fs::read_to_string(&log).with_context(|| format!("reading {}", log.display()))?;
+    let output = operator_xtask_cluster::test::cluster_tests_output(&target, &project)?;
     let cluster_tests = [
         "a_new_guestbook_becomes_ready_and_its_deletion_completes",
         "a_new_backup_becomes_ready_and_its_deletion_completes",
@@ -346,7 +347,8 @@ fn namespaced_project_passes_its_tests(
         .context("the control plane has no audit log to prove the Roles with")?;
     let from = envtest::audit::mark(&log);
     eprintln!("==> the namespace-scoped project's cargo xtask test");
-    let output = passed_through(in_project(&project, target, &["xtask", "test"]))?;
+    passed_through(in_project(&project, target, &["xtask", "test"]))?;
+    let output = operator_xtask_cluster::test::cluster_tests_output(target, &project)?;
     for test in [
         "a_new_memcached_becomes_ready_and_its_deletion_completes",
         "a_new_certificate_is_observed",
@@ -695,25 +697,13 @@ fn profile_settings(workspace_manifest: &str) -> Result<Vec<String>> {
     Ok(settings)
 }
 
-/// Runs `cmd`, its standard output shown as it comes and returned; fails if it fails.
-fn passed_through(mut cmd: Command) -> Result<String> {
-    use std::io::{BufRead as _, BufReader};
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .spawn()
-        .context("starting cargo")?;
-    let mut seen = String::new();
-    for line in BufReader::new(child.stdout.take().context("cargo's output")?).lines() {
-        let line = line.context("reading cargo's output")?;
-        println!("{line}");
-        seen.push_str(&line);
-        seen.push('\n');
-    }
-    let status = child.wait().context("waiting for cargo")?;
+/// Runs a project's `cargo xtask test`, its output shown as it comes; fails if it fails.
+fn passed_through(mut cmd: Command) -> Result<()> {
+    let status = cmd.status().context("starting cargo")?;
     if !status.success() {
         bail!("the new project's cargo xtask test failed ({status})");
     }
-    Ok(seen)
+    Ok(())
 }
 
 #[cfg(test)]
