@@ -339,7 +339,7 @@ pub const OPERATOR_PORTS: [u16; 3] = [9443, 8443, 8081];
 /// Held while a test runs an operator on [`OPERATOR_PORTS`] on this machine (`cargo xtask
 /// run`, a manager run as in the cluster): another test that would bind them waits for the
 /// hold to drop, whichever process it runs in (`cargo xtask test` runs the cluster tests of
-/// two packages at once). A lock on a file in the system's temporary directory, released
+/// several packages at once). A lock on a file in the system's temporary directory, released
 /// when dropped or when the process ends.
 #[derive(Debug)]
 pub struct OperatorPorts {

@@ -60,7 +60,7 @@ pub enum Standard {
         /// How many packages' cluster tests run at the same time on the control plane, each
         /// package's test binaries one after another (as `go test ./...` runs packages side by
         /// side); 1 runs every binary one after another.
-        #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
+        #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..))]
         lanes: u16,
         /// Arguments for the test binaries (after `--`), e.g. a name filter: `-- lifecycle`.
         #[arg(last = true)]
