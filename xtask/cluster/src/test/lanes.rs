@@ -330,16 +330,20 @@ mod tests {
         );
     }
 
-    /// A shell script standing in for a test binary: prints what libtest prints, after
-    /// waiting `secs`, and notes when it ran in `trace`.
-    fn script(dir: &Path, name: &str, secs: f64, pass: bool, trace: &Path) -> PathBuf {
+    /// A shell script standing in for a test binary: notes its start in `trace`, waits until
+    /// `trace` holds the line `after` (up to 20 s), then `secs`, prints what libtest prints
+    /// and notes its end.
+    fn script(dir: &Path, name: &str, after: &str, secs: f64, pass: bool, trace: &Path) -> PathBuf {
         let path = dir.join(name);
         let result = if pass { "ok" } else { "FAILED" };
         let (trace, code) = (trace.display(), if pass { 0 } else { 101 });
         std::fs::write(
             &path,
             format!(
-                "#!/bin/sh\necho \"start {name} $CARGO_PKG_NAME $1 $2 $(pwd)\" >> {trace}\n\
+                "#!/bin/sh
+echo \"start {name} $CARGO_PKG_NAME $1 $2 $(pwd)\" >> {trace}\n\
+                 n=0; while [ -n '{after}' ] && ! grep -qx '{after}' {trace} && [ $n -lt 400 ]; \
+                 do sleep 0.05; n=$((n+1)); done\n\
                  sleep {secs}\necho 'running 1 test'\necho 'test t ... {result}'\n\
                  echo 'test result: {result}. 1 passed; 0 failed'\n\
                  echo \"end {name}\" >> {trace}\nexit {code}\n",
@@ -349,6 +353,26 @@ mod tests {
         use std::os::unix::fs::PermissionsExt as _;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         path
+    }
+
+    /// A script's package, name, the trace line it waits for, seconds and whether it passes.
+    type Spec<'a> = (&'a str, &'a str, &'a str, f64, bool);
+
+    /// One script per [`Spec`], grouped by package as given, each package with its directory
+    /// under `dir`; the scripts note what they did in `dir/trace`.
+    fn packages(dir: &Path, specs: &[Spec<'_>]) -> Vec<Vec<Binary>> {
+        let trace = dir.join("trace");
+        let mut packages: Vec<Vec<Binary>> = Vec::new();
+        for &(package, name, after, secs, pass) in specs {
+            std::fs::create_dir_all(dir.join(package)).unwrap();
+            let exe = script(dir, name, after, secs, pass, &trace);
+            let binary = binary(package, &format!("tests/{name}.rs"), &exe);
+            match packages.last_mut() {
+                Some(last) if last[0].package == package => last.push(binary),
+                _ => packages.push(vec![binary]),
+            }
+        }
+        packages
     }
 
     fn lines(trace: &Path) -> Vec<String> {
@@ -364,20 +388,15 @@ mod tests {
     #[test]
     fn packages_run_side_by_side_and_a_packages_binaries_in_turn() {
         let dir = tempfile::tempdir().unwrap();
-        let trace = dir.path().join("trace");
-        for p in ["a", "b"] {
-            std::fs::create_dir_all(dir.path().join(p)).unwrap();
-        }
-        let a1 = script(dir.path(), "a1", 0.6, true, &trace);
-        let a2 = script(dir.path(), "a2", 0.1, true, &trace);
-        let b1 = script(dir.path(), "b1", 0.3, true, &trace);
-        let packages = vec![
-            vec![
-                binary("a", "tests/a1.rs", &a1),
-                binary("a", "tests/a2.rs", &a2),
+        // a1 ends only once b1 started: with one package at a time it would wait 20 s.
+        let packages = packages(
+            dir.path(),
+            &[
+                ("a", "a1", "end b1", 0.0, true),
+                ("a", "a2", "", 0.0, true),
+                ("b", "b1", "", 0.0, true),
             ],
-            vec![binary("b", "tests/b1.rs", &b1)],
-        ];
+        );
         let logs = dir.path().join("logs");
         std::fs::create_dir_all(&logs).unwrap();
         run(
@@ -389,22 +408,28 @@ mod tests {
             |lane| logs.join(format!("lane-{lane}.log")),
         )
         .unwrap();
-        let trace = lines(&trace);
+        let trace = lines(&dir.path().join("trace"));
         let at = |what: &str| trace.iter().position(|l| l.starts_with(what)).unwrap();
-        // b1 started before a1 ended, a2 only after it.
-        assert!(at("start b1") < at("end a1"), "{trace:?}");
+        assert!(at("end b1") < at("end a1"), "{trace:?}");
         assert!(at("end a1") < at("start a2"), "{trace:?}");
         let a_dir = dir.path().join("a").display().to_string();
         assert_eq!(
             trace[at("start a1")],
             format!("start a1 a --ignored lifecycle {a_dir}")
         );
-        let lane1 = std::fs::read_to_string(logs.join("lane-1.log")).unwrap();
+        // Package a's lane (whichever took it first) logged both its binaries, each under
+        // the line cargo test prints.
+        let lane_a = [1, 2]
+            .map(|lane| std::fs::read_to_string(logs.join(format!("lane-{lane}.log"))).unwrap())
+            .into_iter()
+            .find(|log| log.contains("tests/a1.rs"))
+            .unwrap();
         assert!(
-            lane1.contains("     Running tests/a1.rs (a1)\nrunning 1 test"),
-            "{lane1}"
+            lane_a.contains("     Running tests/a1.rs (a1)\nrunning 1 test"),
+            "{lane_a}"
         );
-        assert!(lane1.contains("Running tests/a2.rs (a2)"), "{lane1}");
+        assert!(lane_a.contains("Running tests/a2.rs (a2)"), "{lane_a}");
+        assert!(!lane_a.contains("tests/b1.rs"), "{lane_a}");
     }
 
     /// A failing binary fails the run by name; no binary starts after it, while the one
@@ -412,22 +437,17 @@ mod tests {
     #[test]
     fn after_a_failure_no_new_binary_starts() {
         let dir = tempfile::tempdir().unwrap();
-        let trace = dir.path().join("trace");
-        for p in ["a", "b", "c"] {
-            std::fs::create_dir_all(dir.path().join(p)).unwrap();
-        }
-        let a1 = script(dir.path(), "a1", 0.1, false, &trace);
-        let a2 = script(dir.path(), "a2", 0.1, true, &trace);
-        let b1 = script(dir.path(), "b1", 0.8, true, &trace);
-        let c1 = script(dir.path(), "c1", 0.1, true, &trace);
-        let packages = vec![
-            vec![
-                binary("a", "tests/a1.rs", &a1),
-                binary("a", "tests/a2.rs", &a2),
+        // b1 ends a second after a1 failed, long after its lane saw the failure (it looks
+        // every 250 ms).
+        let packages = packages(
+            dir.path(),
+            &[
+                ("a", "a1", "", 0.0, false),
+                ("a", "a2", "", 0.0, true),
+                ("b", "b1", "end a1", 1.0, true),
+                ("c", "c1", "", 0.0, true),
             ],
-            vec![binary("b", "tests/b1.rs", &b1)],
-            vec![binary("c", "tests/c1.rs", &c1)],
-        ];
+        );
         let err = run(packages, 2, &[], &[], dir.path(), |lane| {
             dir.path().join(format!("lane-{lane}.log"))
         })
@@ -437,7 +457,7 @@ mod tests {
             err,
             "cluster tests failed: tests/a1.rs (a) (the lanes' logs hold their whole output)"
         );
-        let trace = lines(&trace);
+        let trace = lines(&dir.path().join("trace"));
         assert!(trace.contains(&"end b1".to_string()), "{trace:?}");
         assert!(
             !trace
