@@ -122,7 +122,9 @@ fn run(
             packages,
             lanes,
             extra,
-            &[("KUBECONFIG", plane.kubeconfig.as_os_str())],
+            |cmd| {
+                cluster::with_kubeconfig(cmd, &plane);
+            },
             &root(),
             |lane| lane_log(&target, &root(), lane),
         )
@@ -369,10 +371,16 @@ pub fn lane_log(target: &Path, project: &Path, lane: usize) -> PathBuf {
 }
 
 fn lane_log_prefix(project: &Path) -> String {
-    let name = project
+    format!("{}-cluster-tests-", log_name(project))
+}
+
+/// The name a project's logs under `target/xtask` start with: its directory's. A project
+/// tested from inside another's run (this repository's scaffold test) may share the target
+/// directory.
+fn log_name(project: &Path) -> std::borrow::Cow<'_, str> {
+    project
         .file_name()
-        .map_or("project".into(), |n| n.to_string_lossy());
-    format!("{name}-cluster-tests-")
+        .map_or("project".into(), |n| n.to_string_lossy())
 }
 
 /// The lane logs of the last `cargo xtask test` of the project at `project`, lane by lane.
@@ -412,10 +420,7 @@ pub fn cluster_tests_output(target: &Path, project: &Path) -> Result<String> {
 /// project: a project tested from inside another's run (this repository's scaffold test)
 /// may share the target directory.
 pub fn beside_log(target: &Path, project: &Path) -> PathBuf {
-    let name = project
-        .file_name()
-        .map_or("project".into(), |n| n.to_string_lossy());
-    target.join(format!("xtask/{name}-tests-beside.log"))
+    target.join(format!("xtask/{}-tests-beside.log", log_name(project)))
 }
 
 #[cfg(test)]

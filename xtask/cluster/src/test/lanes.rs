@@ -178,13 +178,14 @@ pub fn by_package(mut binaries: Vec<Binary>) -> Vec<Vec<Binary>> {
     packages
 }
 
-/// Runs `packages` in `lanes` lanes, each binary as `<binary> --ignored <args>` with `env`
-/// set, lane `n`'s output in `log(n)`. Fails when a binary fails, naming them all.
+/// Runs `packages` in `lanes` lanes, each binary as `<binary> --ignored <args>` after
+/// `on_the_plane` gave it what it needs of the control plane, lane `n`'s output in `log(n)`.
+/// Fails when a binary fails, naming them all.
 pub fn run(
     packages: Vec<Vec<Binary>>,
     lanes: usize,
     args: &[String],
-    env: &[(&str, &std::ffi::OsStr)],
+    on_the_plane: impl Fn(&mut Command) + Sync,
     root: &Path,
     log: impl Fn(usize) -> PathBuf + Sync,
 ) -> Result<()> {
@@ -194,7 +195,8 @@ pub fn run(
     let failures = Mutex::new(Vec::<String>::new());
     std::thread::scope(|scope| {
         for lane in 1..=lanes {
-            let (queue, failed, failures, log) = (&queue, &failed, &failures, &log);
+            let (queue, failed, failures, log, on_the_plane) =
+                (&queue, &failed, &failures, &log, &on_the_plane);
             scope.spawn(move || {
                 let mark = if lanes == 1 {
                     "[cluster tests]".to_string()
@@ -210,9 +212,7 @@ pub fn run(
                         }
                         let running = binary.running(root);
                         let mut cmd = binary.command(args);
-                        for (key, value) in env {
-                            cmd.env(key, value);
-                        }
+                        on_the_plane(&mut cmd);
                         let what = format!("{} ({})", binary.name, binary.package);
                         let header = Header {
                             mark: &mark,
@@ -403,7 +403,7 @@ echo \"start {name} $CARGO_PKG_NAME $1 $2 $(pwd)\" >> {trace}\n\
             packages,
             2,
             &["lifecycle".to_string()],
-            &[],
+            |_| {},
             dir.path(),
             |lane| logs.join(format!("lane-{lane}.log")),
         )
@@ -448,9 +448,14 @@ echo \"start {name} $CARGO_PKG_NAME $1 $2 $(pwd)\" >> {trace}\n\
                 ("c", "c1", "", 0.0, true),
             ],
         );
-        let err = run(packages, 2, &[], &[], dir.path(), |lane| {
-            dir.path().join(format!("lane-{lane}.log"))
-        })
+        let err = run(
+            packages,
+            2,
+            &[],
+            |_| {},
+            dir.path(),
+            |lane| dir.path().join(format!("lane-{lane}.log")),
+        )
         .unwrap_err()
         .to_string();
         assert_eq!(
